@@ -1,0 +1,199 @@
+//! Incremental Server-Sent-Events parser for a streaming `fetch` body.
+//!
+//! Chunks may split anywhere: inside a UTF-8 sequence, between `\r` and `\n`, inside a
+//! field name. Bytes are buffered until a line ends, so decoding only ever sees whole lines.
+//! Only what the contract uses is interpreted (`data:` lines, `:` comments, blank-line
+//! dispatch); other fields are ignored as the SSE spec says.
+
+/// One dispatched unit of the stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SseItem {
+    /// A `:` comment line (the host sends `: connected` first).
+    Comment(String),
+    /// The joined `data:` lines of one event.
+    Data(String),
+    /// An event whose data exceeded the frame limit: dropped, its size reported.
+    Oversize(usize),
+}
+
+#[derive(Debug)]
+pub struct SseParser {
+    line: Vec<u8>,
+    data: String,
+    has_data: bool,
+    /// The previous chunk ended in `\r`: a leading `\n` of the next chunk belongs to it.
+    after_cr: bool,
+    /// Bytes of the event being assembled; once past `max_frame` the event is discarded.
+    event_bytes: usize,
+    discarding: bool,
+    /// The current line had bytes (needed while discarding, when they are not kept).
+    line_nonempty: bool,
+    max_frame: usize,
+}
+
+/// Default per-frame limit: far above any real frame, low enough to bound memory.
+pub const DEFAULT_MAX_FRAME: usize = 8 * 1024 * 1024;
+
+impl Default for SseParser {
+    fn default() -> Self {
+        SseParser::new(DEFAULT_MAX_FRAME)
+    }
+}
+
+impl SseParser {
+    pub fn new(max_frame: usize) -> Self {
+        SseParser {
+            line: Vec::new(),
+            data: String::new(),
+            has_data: false,
+            after_cr: false,
+            event_bytes: 0,
+            discarding: false,
+            line_nonempty: false,
+            max_frame,
+        }
+    }
+
+    /// Feeds one chunk; dispatched items are appended to `out`.
+    pub fn push(&mut self, mut chunk: &[u8], out: &mut Vec<SseItem>) {
+        if self.after_cr {
+            self.after_cr = false;
+            if chunk.first() == Some(&b'\n') {
+                chunk = &chunk[1..];
+            }
+        }
+        while !chunk.is_empty() {
+            match chunk.iter().position(|&b| b == b'\n' || b == b'\r') {
+                Some(i) => {
+                    self.take_bytes(&chunk[..i]);
+                    let cr = chunk[i] == b'\r';
+                    let mut next = i + 1;
+                    if cr {
+                        if next == chunk.len() {
+                            self.after_cr = true;
+                        } else if chunk[next] == b'\n' {
+                            next += 1;
+                        }
+                    }
+                    self.end_line(out);
+                    chunk = &chunk[next..];
+                }
+                None => {
+                    self.take_bytes(chunk);
+                    break;
+                }
+            }
+        }
+    }
+
+    fn take_bytes(&mut self, bytes: &[u8]) {
+        self.line_nonempty |= !bytes.is_empty();
+        self.event_bytes += bytes.len();
+        if self.event_bytes > self.max_frame {
+            self.discarding = true;
+            self.line.clear();
+            return;
+        }
+        self.line.extend_from_slice(bytes);
+    }
+
+    fn end_line(&mut self, out: &mut Vec<SseItem>) {
+        let blank = !std::mem::take(&mut self.line_nonempty);
+        if self.discarding {
+            if blank {
+                out.push(SseItem::Oversize(self.event_bytes));
+                self.reset_event();
+            }
+            self.line.clear();
+            return;
+        }
+        if blank {
+            if self.has_data {
+                out.push(SseItem::Data(std::mem::take(&mut self.data)));
+            }
+            self.reset_event();
+            return;
+        }
+        let line = String::from_utf8_lossy(&self.line);
+        if let Some(comment) = line.strip_prefix(':') {
+            out.push(SseItem::Comment(comment.trim_start().to_string()));
+        } else {
+            let (field, value) = match line.find(':') {
+                Some(i) => {
+                    let v = &line[i + 1..];
+                    (&line[..i], v.strip_prefix(' ').unwrap_or(v))
+                }
+                None => (&line[..], ""),
+            };
+            if field == "data" {
+                if self.has_data {
+                    self.data.push('\n');
+                }
+                self.data.push_str(value);
+                self.has_data = true;
+            }
+        }
+        self.line.clear();
+    }
+
+    fn reset_event(&mut self) {
+        self.data.clear();
+        self.has_data = false;
+        self.event_bytes = 0;
+        self.discarding = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed_all(chunks: &[&[u8]]) -> Vec<SseItem> {
+        let mut p = SseParser::default();
+        let mut out = Vec::new();
+        for c in chunks {
+            p.push(c, &mut out);
+        }
+        out
+    }
+
+    #[test]
+    fn a_frame_split_at_every_byte_decodes_the_same() {
+        let body = ": connected\r\n\r\ndata: {\"t\":\"h\u{e9}llo \u{1f600}\"}\r\n\r\ndata: a\ndata: b\n\n".as_bytes();
+        let whole = feed_all(&[body]);
+        assert_eq!(
+            whole,
+            vec![
+                SseItem::Comment("connected".into()),
+                SseItem::Data("{\"t\":\"h\u{e9}llo \u{1f600}\"}".into()),
+                SseItem::Data("a\nb".into()),
+            ]
+        );
+        for i in 0..=body.len() {
+            for j in i..=body.len() {
+                let got = feed_all(&[&body[..i], &body[i..j], &body[j..]]);
+                assert_eq!(got, whole, "split at {i},{j}");
+            }
+        }
+    }
+
+    #[test]
+    fn bare_cr_line_endings_dispatch() {
+        assert_eq!(feed_all(&[b"data: x\r\r"]), vec![SseItem::Data("x".into())]);
+        assert_eq!(feed_all(&[b"data: x\r", b"\r"]), vec![SseItem::Data("x".into())]);
+    }
+
+    #[test]
+    fn an_oversize_frame_is_dropped_and_the_next_one_survives() {
+        let mut p = SseParser::new(16);
+        let mut out = Vec::new();
+        p.push(b"data: 0123456789\ndata: abcdefghij\n\ndata: ok\n\n", &mut out);
+        assert!(matches!(out[0], SseItem::Oversize(n) if n > 16));
+        assert_eq!(out[1], SseItem::Data("ok".into()));
+    }
+
+    #[test]
+    fn other_fields_and_events_without_data_are_ignored() {
+        assert_eq!(feed_all(&[b"id: 4\nevent: x\n\nretry: 5\n\n"]), vec![]);
+    }
+}

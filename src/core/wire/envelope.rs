@@ -1,0 +1,73 @@
+//! The four JSON envelopes (first parse level).
+
+use super::error::{result_serde, RpcResult};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientRequest {
+    pub rpc_id: String,
+    pub method: String,
+    #[serde(default)]
+    pub payload: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerResponse {
+    pub rpc_id: String,
+    #[serde(with = "result_serde")]
+    pub result: RpcResult<Value>,
+}
+
+/// One SSE frame. `method` equals the payload's `type`; `payload` is the frame itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerRequest {
+    pub rpc_id: String,
+    pub method: String,
+    pub payload: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientResponse {
+    pub rpc_id: String,
+    #[serde(with = "result_serde")]
+    pub result: RpcResult<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum Envelope {
+    #[serde(rename = "client-request")]
+    ClientRequest(ClientRequest),
+    #[serde(rename = "server-response")]
+    ServerResponse(ServerResponse),
+    #[serde(rename = "server-request")]
+    ServerRequest(ServerRequest),
+    #[serde(rename = "client-response")]
+    ClientResponse(ClientResponse),
+}
+
+impl Envelope {
+    pub fn parse(text: &str) -> Result<Envelope, String> {
+        serde_json::from_str(text).map_err(|e| format!("bad envelope: {e}"))
+    }
+    pub fn to_json_string(&self) -> String {
+        serde_json::to_string(self).expect("envelopes always serialize")
+    }
+}
+
+/// Reads a unary response body: envelope, `type`, and the `rpcId` echo are all checked.
+/// Any failure is a transport error for the caller.
+pub fn parse_server_response(body: &str, expect_rpc_id: &str) -> Result<RpcResult<Value>, String> {
+    match Envelope::parse(body)? {
+        Envelope::ServerResponse(r) if r.rpc_id == expect_rpc_id => Ok(r.result),
+        Envelope::ServerResponse(r) => {
+            Err(format!("rpcId mismatch: sent {expect_rpc_id:?}, got {:?}", r.rpc_id))
+        }
+        _ => Err("expected a server-response envelope".into()),
+    }
+}

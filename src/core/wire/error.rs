@@ -1,0 +1,114 @@
+//! `RpcError` and the `RpcResult` wire form (`{ok:true,value}` | `{ok:false,error}`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+/// The closed set of business error codes. An unknown code from a newer host reads as
+/// `Internal` so callers can always match exhaustively.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorCode {
+    BadRequest,
+    Cancelled,
+    SessionNotFound,
+    AgentBusy,
+    #[serde(other)]
+    Internal,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadRequest => "bad-request",
+            ErrorCode::Cancelled => "cancelled",
+            ErrorCode::SessionNotFound => "session-not-found",
+            ErrorCode::AgentBusy => "agent-busy",
+            ErrorCode::Internal => "internal",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RpcError {
+    pub code: ErrorCode,
+    pub message: String,
+    #[serde(default = "empty_object")]
+    pub details: Value,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Map::new())
+}
+
+impl RpcError {
+    pub fn new(code: ErrorCode, message: impl Into<String>, details: Value) -> Self {
+        RpcError { code, message: message.into(), details }
+    }
+    /// A carrier failure (non-2xx, rpcId mismatch, bad body, value failing its schema,
+    /// timeout) folded into the business shape callers see.
+    pub fn transport(message: impl Into<String>) -> Self {
+        RpcError::new(ErrorCode::Internal, message, json!({ "transport": true }))
+    }
+    pub fn bad_request(message: impl Into<String>, issues: Vec<Value>) -> Self {
+        RpcError::new(ErrorCode::BadRequest, message, json!({ "issues": issues }))
+    }
+    pub fn session_not_found(session_id: &str) -> Self {
+        RpcError::new(
+            ErrorCode::SessionNotFound,
+            format!("session {session_id:?} not found"),
+            json!({ "sessionId": session_id }),
+        )
+    }
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+impl std::fmt::Display for RpcError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+/// `RpcResult<T>` is a plain Rust `Result`; these convert it to and from its wire object.
+pub type RpcResult<T> = Result<T, RpcError>;
+
+pub fn result_to_json(result: &RpcResult<Value>) -> Value {
+    match result {
+        Ok(value) => json!({ "ok": true, "value": value }),
+        Err(error) => json!({ "ok": false, "error": error.to_json() }),
+    }
+}
+
+/// Reads the wire object. `value` may legitimately be `null` (plan service absent), so a
+/// present-but-null value is kept distinct from a missing one (a schema failure).
+pub fn result_from_json(value: &Value) -> Result<RpcResult<Value>, String> {
+    let obj = value.as_object().ok_or("result is not an object")?;
+    match obj.get("ok") {
+        Some(Value::Bool(true)) => match obj.get("value") {
+            Some(v) => Ok(Ok(v.clone())),
+            None => Err("ok result without value".into()),
+        },
+        Some(Value::Bool(false)) => {
+            let error = obj.get("error").ok_or("error result without error")?;
+            let error: RpcError =
+                serde_json::from_value(error.clone()).map_err(|e| format!("bad error: {e}"))?;
+            Ok(Err(error))
+        }
+        _ => Err("result.ok is not a boolean".into()),
+    }
+}
+
+pub mod result_serde {
+    //! `#[serde(with)]` adapter for `RpcResult<Value>` fields.
+    use super::*;
+    use serde::{de::Error as _, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(r: &RpcResult<Value>, s: S) -> Result<S::Ok, S::Error> {
+        result_to_json(r).serialize(s)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<RpcResult<Value>, D::Error> {
+        let v = Value::deserialize(d)?;
+        result_from_json(&v).map_err(D::Error::custom)
+    }
+}

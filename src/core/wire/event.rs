@@ -1,0 +1,159 @@
+//! Session events: `{type, seq, time, data, sourceEventSeqs?, surfaceOp?}` and the typed
+//! bodies of the kinds the fold understands. Unknown kinds stay raw.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Sequence numbers are contiguous per session and start at 0. `-1` means "empty log" in
+/// the places that speak of a last seq, so positions use `i64`.
+pub type Seq = i64;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionEvent {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub seq: u64,
+    pub time: f64,
+    #[serde(default)]
+    pub data: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_event_seqs: Option<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface_op: Option<Value>,
+}
+
+impl SessionEvent {
+    pub fn new(kind: impl Into<String>, seq: u64, time: f64, data: Value) -> Self {
+        SessionEvent {
+            kind: kind.into(),
+            seq,
+            time,
+            data,
+            source_event_seqs: None,
+            surface_op: None,
+        }
+    }
+    pub fn seq(&self) -> Seq {
+        self.seq as Seq
+    }
+    /// Typed view for the fold; `None` for unknown kinds and malformed data of known kinds.
+    pub fn body(&self) -> Option<EventBody> {
+        EventBody::parse(&self.kind, &self.data)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct TurnRef {
+    pub turn: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct StepRef {
+    pub turn: u64,
+    pub step: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct MessageData {
+    #[serde(default)]
+    pub content: Value,
+    #[serde(default)]
+    pub source: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ChunkData {
+    pub turn: u64,
+    pub step: u64,
+    pub chunk: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct AssistantMessageData {
+    pub turn: u64,
+    pub step: u64,
+    #[serde(default)]
+    pub content: Value,
+    #[serde(default)]
+    pub provenance: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallData {
+    pub turn: u64,
+    pub step: u64,
+    pub call_id: String,
+    pub name: String,
+    #[serde(default)]
+    pub arguments: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResultData {
+    pub turn: u64,
+    pub step: u64,
+    pub call_id: String,
+    #[serde(default)]
+    pub content: Value,
+    #[serde(default)]
+    pub is_error: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct TurnEndData {
+    pub turn: u64,
+    pub reason: TurnEndReason,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct TurnEndReason {
+    pub kind: String,
+}
+
+/// The event kinds the conversation fold reads.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventBody {
+    TurnStart(TurnRef),
+    UserMessage(MessageData),
+    SteeringMessage(MessageData),
+    ContextMessage(MessageData),
+    StepStart(StepRef),
+    StepEnd(StepRef),
+    AssistantChunk(ChunkData),
+    AssistantMessage(AssistantMessageData),
+    ToolCall(ToolCallData),
+    ToolResult(ToolResultData),
+    TurnEnd(TurnEndData),
+    PlanMode(super::plan::PlanModeEvent),
+}
+
+impl EventBody {
+    pub fn parse(kind: &str, data: &Value) -> Option<EventBody> {
+        fn de<T: serde::de::DeserializeOwned>(data: &Value) -> Option<T> {
+            T::deserialize(data).ok()
+        }
+        Some(match kind {
+            "turn/start" => EventBody::TurnStart(de(data)?),
+            "user/message" => EventBody::UserMessage(de(data)?),
+            "steering/message" => EventBody::SteeringMessage(de(data)?),
+            "context/message" => EventBody::ContextMessage(de(data)?),
+            "step/start" => EventBody::StepStart(de(data)?),
+            "step/end" => EventBody::StepEnd(de(data)?),
+            "assistant/chunk" => EventBody::AssistantChunk(de(data)?),
+            "assistant/message" => EventBody::AssistantMessage(de(data)?),
+            "tool/call" => EventBody::ToolCall(de(data)?),
+            "tool/result" => EventBody::ToolResult(de(data)?),
+            "turn/end" => EventBody::TurnEnd(de(data)?),
+            "plan/mode" => EventBody::PlanMode(de(data)?),
+            _ => return None,
+        })
+    }
+}
+
+/// Message-boundary kinds: history pages end on these (counted backwards).
+pub fn is_message_kind(kind: &str) -> bool {
+    matches!(kind, "user/message" | "assistant/message" | "steering/message")
+}

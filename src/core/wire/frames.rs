@@ -1,0 +1,297 @@
+//! Stream frames (the payload of a `server-request` SSE frame), mux and host streams alike.
+
+use super::envelope::{Envelope, ServerRequest};
+use super::event::SessionEvent;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventFrame {
+    pub session_id: String,
+    pub event: SessionEvent,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view: Option<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscribedFrame {
+    pub session_id: String,
+    /// Last seq of the host's log, `-1` for an empty log.
+    pub last_seq: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TitleFrame {
+    pub session_id: String,
+    pub title: String,
+    pub event_seq: u64,
+    pub updated_at: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalRequested {
+    pub session_id: String,
+    pub approval_id: String,
+    pub tool_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApprovalOutcome {
+    AllowedOnce,
+    Rejected,
+    Cancelled,
+    Unavailable,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalResolved {
+    pub session_id: String,
+    pub approval_id: String,
+    pub outcome: ApprovalOutcome,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QuestionOption {
+    pub label: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Question {
+    pub id: String,
+    pub question: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<Vec<QuestionOption>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multi_select: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestionRequested {
+    pub session_id: String,
+    pub questions: Vec<Question>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QuestionOutcome {
+    Answered,
+    Cancelled,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestionResolved {
+    pub session_id: String,
+    pub question_rpc_id: String,
+    pub outcome: QuestionOutcome,
+}
+
+/// Extension 1: one projection row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectionFrame {
+    pub session_id: String,
+    pub key: String,
+    pub value: Value,
+    pub seq: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionIdFrame {
+    pub session_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionStatusFrame {
+    pub session_id: String,
+    pub running: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentErrorFrame {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StreamErrorFrame {
+    #[serde(default)]
+    pub error: Value,
+}
+
+/// Every frame type of both streams. The `type` tag equals the envelope `method`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum Frame {
+    #[serde(rename = "session/event")]
+    Event(EventFrame),
+    #[serde(rename = "session/subscribed")]
+    Subscribed(SubscribedFrame),
+    #[serde(rename = "session/title")]
+    Title(TitleFrame),
+    #[serde(rename = "session/projection")]
+    Projection(ProjectionFrame),
+    #[serde(rename = "approval/requested")]
+    ApprovalRequested(ApprovalRequested),
+    #[serde(rename = "approval/resolved")]
+    ApprovalResolved(ApprovalResolved),
+    #[serde(rename = "question/requested")]
+    QuestionRequested(QuestionRequested),
+    #[serde(rename = "question/resolved")]
+    QuestionResolved(QuestionResolved),
+    #[serde(rename = "stream/error")]
+    StreamError(StreamErrorFrame),
+    #[serde(rename = "host/session-added")]
+    SessionAdded(SessionIdFrame),
+    #[serde(rename = "host/session-removed")]
+    SessionRemoved(SessionIdFrame),
+    #[serde(rename = "host/session-status")]
+    SessionStatus(SessionStatusFrame),
+    #[serde(rename = "host/agent-error")]
+    AgentError(AgentErrorFrame),
+}
+
+impl Frame {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Frame::Event(_) => "session/event",
+            Frame::Subscribed(_) => "session/subscribed",
+            Frame::Title(_) => "session/title",
+            Frame::Projection(_) => "session/projection",
+            Frame::ApprovalRequested(_) => "approval/requested",
+            Frame::ApprovalResolved(_) => "approval/resolved",
+            Frame::QuestionRequested(_) => "question/requested",
+            Frame::QuestionResolved(_) => "question/resolved",
+            Frame::StreamError(_) => "stream/error",
+            Frame::SessionAdded(_) => "host/session-added",
+            Frame::SessionRemoved(_) => "host/session-removed",
+            Frame::SessionStatus(_) => "host/session-status",
+            Frame::AgentError(_) => "host/agent-error",
+        }
+    }
+
+    /// The session a frame speaks of, if any.
+    pub fn session_id(&self) -> Option<&str> {
+        Some(match self {
+            Frame::Event(f) => &f.session_id,
+            Frame::Subscribed(f) => &f.session_id,
+            Frame::Title(f) => &f.session_id,
+            Frame::Projection(f) => &f.session_id,
+            Frame::ApprovalRequested(f) => &f.session_id,
+            Frame::ApprovalResolved(f) => &f.session_id,
+            Frame::QuestionRequested(f) => &f.session_id,
+            Frame::QuestionResolved(f) => &f.session_id,
+            Frame::SessionAdded(f) | Frame::SessionRemoved(f) => &f.session_id,
+            Frame::SessionStatus(f) => &f.session_id,
+            Frame::AgentError(f) => return f.session_id.as_deref(),
+            Frame::StreamError(_) => return None,
+        })
+    }
+
+    /// Wraps this frame in its `server-request` envelope (host side).
+    pub fn to_envelope(&self, rpc_id: impl Into<String>) -> Envelope {
+        Envelope::ServerRequest(ServerRequest {
+            rpc_id: rpc_id.into(),
+            method: self.type_name().to_string(),
+            payload: serde_json::to_value(self).expect("frames always serialize"),
+        })
+    }
+}
+
+/// A decoded stream frame with the envelope rpcId it came in (questions are answered by it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct InboundFrame {
+    pub rpc_id: String,
+    pub frame: Frame,
+}
+
+/// Why a `data:` payload was skipped. The stream stays up either way.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FrameError {
+    /// Not a `server-request` envelope, or not JSON at all.
+    Envelope(String),
+    /// `method` differs from the payload's `type`.
+    MethodMismatch { method: String },
+    /// A frame type this client does not know (a newer host): skipped, counted apart.
+    Unknown { method: String },
+    /// A known frame type whose payload fails its schema.
+    Schema { method: String, error: String },
+}
+
+impl std::fmt::Display for FrameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FrameError::Envelope(e) => write!(f, "bad frame envelope: {e}"),
+            FrameError::MethodMismatch { method } => write!(f, "frame method {method:?} does not match payload type"),
+            FrameError::Unknown { method } => write!(f, "unknown frame type {method:?}"),
+            FrameError::Schema { method, error } => write!(f, "bad {method} frame: {error}"),
+        }
+    }
+}
+
+const KNOWN: &[&str] = &[
+    "session/event",
+    "session/subscribed",
+    "session/title",
+    "session/projection",
+    "approval/requested",
+    "approval/resolved",
+    "question/requested",
+    "question/resolved",
+    "stream/error",
+    "host/session-added",
+    "host/session-removed",
+    "host/session-status",
+    "host/agent-error",
+];
+
+/// Two-level parse of one SSE `data:` payload.
+pub fn parse_frame(data: &str) -> Result<InboundFrame, FrameError> {
+    let req = match Envelope::parse(data) {
+        Ok(Envelope::ServerRequest(r)) => r,
+        Ok(_) => return Err(FrameError::Envelope("not a server-request".into())),
+        Err(e) => return Err(FrameError::Envelope(e)),
+    };
+    let payload_type = req.payload.get("type").and_then(Value::as_str);
+    if payload_type != Some(req.method.as_str()) {
+        return Err(FrameError::MethodMismatch { method: req.method });
+    }
+    if !KNOWN.contains(&req.method.as_str()) {
+        return Err(FrameError::Unknown { method: req.method });
+    }
+    let frame = Frame::deserialize(&req.payload)
+        .map_err(|e| FrameError::Schema { method: req.method.clone(), error: e.to_string() })?;
+    if let Frame::QuestionRequested(q) = &frame {
+        if q.questions.is_empty() {
+            return Err(FrameError::Schema { method: req.method, error: "no questions".into() });
+        }
+    }
+    if let Frame::Subscribed(s) = &frame {
+        if s.last_seq < -1 {
+            return Err(FrameError::Schema { method: req.method, error: "lastSeq < -1".into() });
+        }
+    }
+    Ok(InboundFrame { rpc_id: req.rpc_id, frame })
+}

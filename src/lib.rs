@@ -1,0 +1,8 @@
+//! agent-session: the browser-side session object of an AI-coding-agent web UI.
+//!
+//! Layout:
+//! - [`core`]: the sans-IO brain (wire types, SSE parser, session state machine, projection
+//!   store). No I/O, no clock, no wasm types: it builds and tests natively.
+//! - `wasm` (only on `wasm32`): the thin shell that drives the core from the browser.
+
+pub mod core;
