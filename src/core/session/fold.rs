@@ -1,0 +1,240 @@
+//! Incremental fold of session events into conversation nodes.
+//!
+//! Appending an event is O(1) amortised in the window size: nodes are pushed, a tool result
+//! finds its call through an index, and nothing already folded is revisited. Only a
+//! replacement window (open, resync, repair) or a prepended page re-folds, and then unchanged
+//! nodes keep their `Rc` (and so their JS identity).
+
+use super::nodes::{same_node, Node, NodeKind, Partial, RunningToolCall, Stamps, ToolStatus};
+use crate::core::wire::{EventBody, SessionEvent, Seq};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Which parts of the fold an event touched.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Touched {
+    pub nodes: bool,
+    pub partial: bool,
+    pub running_calls: bool,
+    /// `Some(active)` for a valid `plan/mode` commit.
+    pub plan_commit: Option<bool>,
+    /// `Some(running)` for a turn start/end.
+    pub turn_running: Option<bool>,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Fold {
+    pub nodes: Vec<Rc<Node>>,
+    pub nodes_rev: u64,
+    pub partial: Option<Rc<Partial>>,
+    pub running: Vec<Rc<RunningToolCall>>,
+    pub running_rev: u64,
+    /// callId -> index into `nodes` of its tool node.
+    tool_index: HashMap<String, usize>,
+    /// Newest valid plan commit folded, by seq.
+    pub newest_plan: Option<(Seq, bool)>,
+}
+
+impl Fold {
+    pub fn apply(&mut self, ev: &SessionEvent, stamps: &mut Stamps) -> Touched {
+        let mut t = Touched::default();
+        let seq = ev.seq();
+        let Some(body) = ev.body() else { return t };
+        match body {
+            EventBody::TurnStart(_) => t.turn_running = Some(true),
+            EventBody::UserMessage(m) | EventBody::SteeringMessage(m) => {
+                let steering = ev.kind == "steering/message";
+                self.push(seq, None, NodeKind::User { content: m.content, source: m.source, steering }, stamps);
+                t.nodes = true;
+            }
+            EventBody::ContextMessage(m) => {
+                self.push(seq, None, NodeKind::Context { content: m.content, source: m.source }, stamps);
+                t.nodes = true;
+            }
+            EventBody::StepStart(_) | EventBody::StepEnd(_) => {}
+            EventBody::AssistantChunk(c) => {
+                t.partial = self.chunk(seq, c.turn, c.step, &c.chunk, stamps);
+            }
+            EventBody::AssistantMessage(m) => {
+                if self.partial.take().is_some() {
+                    t.partial = true;
+                }
+                let kind = NodeKind::Assistant { step: m.step, content: m.content, provenance: m.provenance };
+                self.push(seq, Some(m.turn), kind, stamps);
+                t.nodes = true;
+            }
+            EventBody::ToolCall(c) => {
+                let rev = stamps.next();
+                self.running.push(Rc::new(RunningToolCall {
+                    call_id: c.call_id.clone(),
+                    name: c.name.clone(),
+                    turn: c.turn,
+                    step: c.step,
+                    seq,
+                    rev,
+                }));
+                self.running_rev = stamps.next();
+                self.tool_index.insert(c.call_id.clone(), self.nodes.len());
+                let kind = NodeKind::Tool {
+                    step: c.step,
+                    call_id: c.call_id,
+                    name: c.name,
+                    arguments: c.arguments,
+                    status: ToolStatus::Running,
+                    result: None,
+                    is_error: false,
+                };
+                self.push(seq, Some(c.turn), kind, stamps);
+                t.nodes = true;
+                t.running_calls = true;
+            }
+            EventBody::ToolResult(r) => {
+                if let Some(&i) = self.tool_index.get(&r.call_id) {
+                    let mut node = (*self.nodes[i]).clone();
+                    if let NodeKind::Tool { status, result, is_error, .. } = &mut node.kind {
+                        *status = ToolStatus::Completed;
+                        *result = Some(r.content);
+                        *is_error = r.is_error;
+                    }
+                    node.rev = stamps.next();
+                    self.nodes[i] = Rc::new(node);
+                    self.nodes_rev = stamps.next();
+                    t.nodes = true;
+                }
+                if self.remove_running(|c| c.call_id == r.call_id, stamps) {
+                    t.running_calls = true;
+                }
+            }
+            EventBody::TurnEnd(end) => {
+                t.turn_running = Some(false);
+                let reason = end.reason.kind;
+                // A content-bearing partial of this turn is frozen; other turns' are untouched.
+                if let Some(p) = self.partial.as_ref().filter(|p| p.turn == end.turn).cloned() {
+                    self.partial = None;
+                    t.partial = true;
+                    if !p.text.is_empty() || !p.reasoning.is_empty() {
+                        let kind = NodeKind::Interrupted { step: p.step, text: p.text.clone(), reason: reason.clone() };
+                        self.push(p.first_seq, Some(p.turn), kind, stamps);
+                        t.nodes = true;
+                    }
+                }
+                // Orphan tool calls of this turn become interrupted.
+                let orphans: Vec<String> =
+                    self.running.iter().filter(|c| c.turn == end.turn).map(|c| c.call_id.clone()).collect();
+                for call_id in &orphans {
+                    if let Some(&i) = self.tool_index.get(call_id) {
+                        let mut node = (*self.nodes[i]).clone();
+                        if let NodeKind::Tool { status, .. } = &mut node.kind {
+                            *status = ToolStatus::Interrupted;
+                        }
+                        node.rev = stamps.next();
+                        self.nodes[i] = Rc::new(node);
+                        self.nodes_rev = stamps.next();
+                        t.nodes = true;
+                    }
+                }
+                if self.remove_running(|c| c.turn == end.turn, stamps) {
+                    t.running_calls = true;
+                }
+            }
+            EventBody::PlanMode(p) => {
+                if self.newest_plan.map_or(true, |(s, _)| seq > s) {
+                    self.newest_plan = Some((seq, p.active));
+                }
+                self.push(seq, None, NodeKind::PlanMode { active: p.active }, stamps);
+                t.nodes = true;
+                t.plan_commit = Some(p.active);
+            }
+        }
+        t
+    }
+
+    fn push(&mut self, seq: Seq, turn: Option<u64>, kind: NodeKind, stamps: &mut Stamps) {
+        let rev = stamps.next();
+        self.nodes.push(Rc::new(Node { id: format!("s{seq}"), seq, turn, kind, rev }));
+        self.nodes_rev = stamps.next();
+    }
+
+    fn remove_running(&mut self, pred: impl Fn(&RunningToolCall) -> bool, stamps: &mut Stamps) -> bool {
+        let before = self.running.len();
+        self.running.retain(|c| !pred(c));
+        let changed = self.running.len() != before;
+        if changed {
+            self.running_rev = stamps.next();
+        }
+        changed
+    }
+
+    fn chunk(&mut self, seq: Seq, turn: u64, step: u64, chunk: &Value, stamps: &mut Stamps) -> bool {
+        let kind = chunk.get("type").and_then(Value::as_str).unwrap_or("");
+        let text = chunk.get("text").and_then(Value::as_str);
+        let (text, reasoning) = match (kind, text) {
+            ("text-delta", Some(t)) => (t, ""),
+            ("reasoning-delta", Some(t)) => ("", t),
+            _ => ("", ""),
+        };
+        let same_step = self.partial.as_ref().is_some_and(|p| p.turn == turn && p.step == step);
+        if !same_step {
+            // A chunk of a new step starts a new partial; an older step's unfinished text
+            // would have been finalized by its own message.
+            self.partial = Some(Rc::new(Partial {
+                turn,
+                step,
+                text: text.to_string(),
+                reasoning: reasoning.to_string(),
+                first_seq: seq,
+                last_seq: seq,
+                rev: stamps.next(),
+            }));
+            return true;
+        }
+        if text.is_empty() && reasoning.is_empty() {
+            return false;
+        }
+        let p = Rc::make_mut(self.partial.as_mut().expect("same_step implies a partial"));
+        p.text.push_str(text);
+        p.reasoning.push_str(reasoning);
+        p.last_seq = seq;
+        p.rev = stamps.next();
+        true
+    }
+
+    /// Folds a whole window from scratch, then hands back the previous fold's `Rc`s for every
+    /// value that came out identical, so React children of unchanged nodes survive.
+    pub fn rebuild<'a>(
+        events: impl IntoIterator<Item = &'a SessionEvent>,
+        previous: &Fold,
+        stamps: &mut Stamps,
+    ) -> Fold {
+        let mut fresh = Fold::default();
+        for ev in events {
+            fresh.apply(ev, stamps);
+        }
+        let old: HashMap<&str, &Rc<Node>> = previous.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
+        for node in fresh.nodes.iter_mut() {
+            if let Some(prev) = old.get(node.id.as_str()).filter(|prev| same_node(prev, node)) {
+                *node = Rc::clone(prev);
+            }
+        }
+        let all_same = fresh.nodes.len() == previous.nodes.len()
+            && fresh.nodes.iter().zip(&previous.nodes).all(|(a, b)| Rc::ptr_eq(a, b));
+        if all_same {
+            fresh.nodes_rev = previous.nodes_rev;
+        }
+        if let (Some(a), Some(b)) = (&fresh.partial, &previous.partial) {
+            if a.turn == b.turn && a.step == b.step && a.text == b.text && a.reasoning == b.reasoning
+                && a.first_seq == b.first_seq && a.last_seq == b.last_seq
+            {
+                fresh.partial = Some(Rc::clone(b));
+            }
+        }
+        let running_same = fresh.running.len() == previous.running.len()
+            && fresh.running.iter().zip(&previous.running).all(|(a, b)| a.call_id == b.call_id && a.seq == b.seq);
+        if running_same {
+            fresh.running = previous.running.clone();
+            fresh.running_rev = previous.running_rev;
+        }
+        fresh
+    }
+}

@@ -1,0 +1,135 @@
+//! The session core's inputs and outputs that cross the sans-IO boundary: requests to send,
+//! operations to settle, and the "snapshot changed" signal.
+
+use crate::core::wire::{
+    self, HistoryPayload, PromptMode, PromptPayload, RpcError, RpcResult, SessionRef,
+    SetPlanModePayload,
+};
+use serde_json::{json, Value};
+
+/// Tags one request the core asked to send; its result must come back with the same id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ReqId(pub u64);
+
+/// Tags one UI operation (a JS promise in the shell); settled exactly once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OpId(pub u64);
+
+/// A unary call for the shell to perform.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Call {
+    History { before_seq: Option<u64>, max_messages: Option<u32> },
+    PlanMode,
+    SetPlanMode { active: bool },
+    Prompt { mode: PromptMode, content: Vec<Value> },
+    Cancel,
+    /// `POST /api/respond` with a client-response answering `rpc_id`.
+    Respond { rpc_id: String, result: RpcResult<Value> },
+}
+
+impl Call {
+    /// The path segment after `/api/`.
+    pub fn path(&self) -> &'static str {
+        match self {
+            Call::History { .. } => wire::SESSION_HISTORY,
+            Call::PlanMode => wire::SESSION_PLAN_MODE,
+            Call::SetPlanMode { .. } => wire::SESSION_SET_PLAN_MODE,
+            Call::Prompt { .. } => wire::SESSION_PROMPT,
+            Call::Cancel => wire::SESSION_CANCEL,
+            Call::Respond { .. } => wire::RESPOND_PATH,
+        }
+    }
+
+    /// The method payload (for `Respond`, the client-response's `result`).
+    pub fn payload(&self, session_id: &str) -> Value {
+        let session_id = session_id.to_string();
+        let v = match self {
+            Call::History { before_seq, max_messages } => serde_json::to_value(HistoryPayload {
+                session_id,
+                before_seq: *before_seq,
+                max_messages: max_messages.and_then(std::num::NonZeroU32::new),
+            }),
+            Call::PlanMode | Call::Cancel => serde_json::to_value(SessionRef { session_id }),
+            Call::SetPlanMode { active } => {
+                serde_json::to_value(SetPlanModePayload { session_id, active: *active })
+            }
+            Call::Prompt { mode, content } => serde_json::to_value(PromptPayload {
+                session_id,
+                mode: *mode,
+                content: content.clone(),
+            }),
+            Call::Respond { result, .. } => Ok(wire::result_to_json(result)),
+        };
+        v.unwrap_or(Value::Null)
+    }
+
+    /// The full request body for `POST /api/<path>` under envelope rpcId `rpc_id`.
+    pub fn body(&self, session_id: &str, rpc_id: &str) -> String {
+        let v = match self {
+            Call::Respond { rpc_id: answering, result } => json!({
+                "type": "client-response",
+                "rpcId": answering,
+                "result": wire::result_to_json(result),
+            }),
+            _ => json!({
+                "type": "client-request",
+                "rpcId": rpc_id,
+                "method": self.path(),
+                "payload": self.payload(session_id),
+            }),
+        };
+        v.to_string()
+    }
+
+    /// The rpcId the response envelope must echo.
+    pub fn expected_rpc_id<'a>(&'a self, minted: &'a str) -> &'a str {
+        match self {
+            Call::Respond { rpc_id, .. } => rpc_id,
+            _ => minted,
+        }
+    }
+}
+
+/// How an operation ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// `open()` / `loadOlder()`: the promise resolves with nothing.
+    Done,
+    /// A unary operation's result (already schema-checked; failures folded to `internal`).
+    Result(RpcResult<Value>),
+}
+
+/// What the core asks of its driver.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    Send { req: ReqId, call: Call },
+    Settle { op: OpId, outcome: Outcome },
+    /// The snapshot changed; emitted at most once per input.
+    Changed,
+}
+
+/// Counters of what was dropped or refused, for diagnostics and tests.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Diagnostics {
+    /// Results of requests superseded by a newer open generation, or unknown ids.
+    pub stale_responses: u64,
+    /// Live events at or below the window tail.
+    pub duplicate_events: u64,
+    /// Live events dropped because the session was cold or errored.
+    pub events_while_closed: u64,
+    /// Values that failed their method's schema (treated as transport errors).
+    pub bad_values: u64,
+    /// History pages rejected (non-contiguous, not abutting the window).
+    pub rejected_pages: u64,
+    /// Gap repairs sent.
+    pub repairs: u64,
+    /// Buffered frames discarded because the buffer hit its bound.
+    pub buffer_overflows: u64,
+    /// Plan responses dropped by the request fence or the event-version fence.
+    pub plan_responses_fenced: u64,
+}
+
+/// The folded form of a schema failure: a transport error for the caller.
+pub fn schema_error(method: &str, detail: impl std::fmt::Display) -> RpcError {
+    RpcError::transport(format!("{method}: value failed its schema: {detail}"))
+}

@@ -1,0 +1,304 @@
+//! The sans-IO session state machine.
+//!
+//! Inputs: UI requests (`open`, `resync`, `load_older`, `prompt`, `cancel`, `set_plan_mode`,
+//! `respond`), RPC results tagged with the [`ReqId`] that caused them, mux/host frames, and
+//! connection loss. Outputs: [`Effect`]s drained with [`Session::poll_effect`]. No I/O, no
+//! clock, no wasm: every race is reproducible natively.
+//!
+//! The file split follows the concerns: `ops` (UI requests), `responses` (RPC results),
+//! `live` (frames), `window` (install, stitch, gap repair).
+
+pub mod fences;
+pub mod fold;
+pub mod io;
+pub mod nodes;
+pub mod pending;
+pub mod plan;
+
+mod live;
+mod ops;
+mod responses;
+mod window;
+
+pub use fences::{EventVersion, OpenGeneration, PlanRequestFence, PlanTicket};
+pub use io::{Call, Diagnostics, Effect, OpId, Outcome, ReqId};
+pub use nodes::{Node, NodeKind, Partial, RunningToolCall, ToolStatus};
+pub use pending::{PendingInteraction, PendingKind};
+pub use plan::Capability;
+
+use crate::core::projection::ProjectionStore;
+use crate::core::wire::{PlanModeState, RpcError, SessionEvent, Seq};
+use fold::Fold;
+use nodes::Stamps;
+use pending::PendingSet;
+use plan::PlanTracker;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::rc::Rc;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenState {
+    Cold,
+    Loading,
+    Open,
+    Error,
+}
+
+impl OpenState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OpenState::Cold => "cold",
+            OpenState::Loading => "loading",
+            OpenState::Open => "open",
+            OpenState::Error => "error",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptOp {
+    Send,
+    Stop,
+}
+
+impl PromptOp {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PromptOp::Send => "send",
+            PromptOp::Stop => "stop",
+        }
+    }
+}
+
+/// Why a request was sent; decides what its result may touch.
+#[derive(Debug, Clone)]
+enum Purpose {
+    /// Tail page for open or resync.
+    Open { gen: OpenGeneration },
+    /// Tail page as a replacement window (gap repair or the subscribed stitch pull).
+    Repair { gen: OpenGeneration },
+    Older { gen: OpenGeneration, base_at_send: Seq },
+    PlanQuery { gen: OpenGeneration, ticket: PlanTicket },
+    Selection { ticket: PlanTicket, op: OpId },
+    Prompt { op: OpId, which: PromptOp },
+    Respond { op: OpId, key: String },
+}
+
+/// Most frames held while no window can take them; past this the buffer is dropped and
+/// the tail page (which holds them anyway) is pulled instead. Bounds memory.
+pub const MAX_BUFFERED: usize = 10_000;
+/// Repair attempts allowed at one window tail before repairs stop until the tail moves or
+/// a new open generation starts: a repair that fails or makes no progress never loops.
+pub const MAX_REPAIRS_PER_TAIL: u32 = 3;
+
+#[derive(Debug)]
+pub struct Session {
+    id: String,
+    stamps: Stamps,
+    state: OpenState,
+    open_error: Option<RpcError>,
+    /// Generation fence for everything tied to one window build.
+    gen: OpenGeneration,
+    /// The contiguous run of the host's log this client holds.
+    window: Vec<SessionEvent>,
+    has_more: bool,
+    fold: Fold,
+    /// Live events that cannot be appended yet (loading, repairing, stale), by seq.
+    buffer: BTreeMap<u64, SessionEvent>,
+    /// The connection dropped since the window was built: frames wait for the resync.
+    stale: bool,
+    /// A resync pull is in flight while the previous window stays visible.
+    resyncing: bool,
+    repair_in_flight: Option<ReqId>,
+    /// (window tail, attempts) for the repair budget.
+    repair_attempts: (Seq, u32),
+    /// `session/subscribed.lastSeq` of the current connection.
+    host_last_seq: Option<Seq>,
+    older_in_flight: Option<ReqId>,
+    older_waiters: Vec<OpId>,
+    open_waiters: Vec<OpId>,
+    plan: PlanTracker,
+    plan_rev: u64,
+    pending: PendingSet,
+    projections: ProjectionStore,
+    running: bool,
+    prompt_error: Option<(PromptOp, RpcError)>,
+    last_agent_error: Option<String>,
+    title: Option<String>,
+    /// Revision of the scalar parts of the snapshot.
+    meta_rev: u64,
+    inflight: HashMap<ReqId, Purpose>,
+    next_req: u64,
+    next_op: u64,
+    effects: VecDeque<Effect>,
+    dirty: bool,
+    diag: Diagnostics,
+}
+
+impl Session {
+    pub fn new(id: impl Into<String>) -> Self {
+        Session {
+            id: id.into(),
+            stamps: Stamps::default(),
+            state: OpenState::Cold,
+            open_error: None,
+            gen: OpenGeneration::default(),
+            window: Vec::new(),
+            has_more: false,
+            fold: Fold::default(),
+            buffer: BTreeMap::new(),
+            stale: false,
+            resyncing: false,
+            repair_in_flight: None,
+            repair_attempts: (-1, 0),
+            host_last_seq: None,
+            older_in_flight: None,
+            older_waiters: Vec::new(),
+            open_waiters: Vec::new(),
+            plan: PlanTracker::default(),
+            plan_rev: 0,
+            pending: PendingSet::default(),
+            projections: ProjectionStore::default(),
+            running: false,
+            prompt_error: None,
+            last_agent_error: None,
+            title: None,
+            meta_rev: 0,
+            inflight: HashMap::new(),
+            next_req: 0,
+            next_op: 0,
+            effects: VecDeque::new(),
+            dirty: false,
+            diag: Diagnostics::default(),
+        }
+    }
+
+    // ---- effects -------------------------------------------------------------------
+
+    /// Next effect for the driver, in the order they arose.
+    pub fn poll_effect(&mut self) -> Option<Effect> {
+        self.effects.pop_front()
+    }
+
+    pub fn drain_effects(&mut self) -> Vec<Effect> {
+        self.effects.drain(..).collect()
+    }
+
+    fn send(&mut self, call: Call, purpose: Purpose) -> ReqId {
+        self.next_req += 1;
+        let req = ReqId(self.next_req);
+        self.inflight.insert(req, purpose);
+        self.effects.push_back(Effect::Send { req, call });
+        req
+    }
+
+    fn new_op(&mut self) -> OpId {
+        self.next_op += 1;
+        OpId(self.next_op)
+    }
+
+    fn settle(&mut self, op: OpId, outcome: Outcome) {
+        self.effects.push_back(Effect::Settle { op, outcome });
+    }
+
+    fn meta_changed(&mut self) {
+        self.meta_rev = self.stamps.next();
+        self.dirty = true;
+    }
+
+    /// Ends every input: at most one `Changed` per input, after the state is consistent.
+    fn flush(&mut self) {
+        if std::mem::take(&mut self.dirty) {
+            self.effects.push_back(Effect::Changed);
+        }
+    }
+
+    // ---- snapshot accessors ----------------------------------------------------------
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+    pub fn open_state(&self) -> OpenState {
+        self.state
+    }
+    pub fn open_error(&self) -> Option<&RpcError> {
+        self.open_error.as_ref()
+    }
+    /// Oldest seq in the window (0 when empty).
+    pub fn base_seq(&self) -> Seq {
+        self.window.first().map_or(0, SessionEvent::seq)
+    }
+    /// Newest seq in the window (-1 when empty).
+    pub fn tail_seq(&self) -> Seq {
+        self.window.last().map_or(-1, SessionEvent::seq)
+    }
+    pub fn window(&self) -> &[SessionEvent] {
+        &self.window
+    }
+    pub fn has_more(&self) -> bool {
+        self.has_more
+    }
+    pub fn loading_older(&self) -> bool {
+        self.older_in_flight.is_some()
+    }
+    pub fn nodes(&self) -> &[Rc<Node>] {
+        &self.fold.nodes
+    }
+    pub fn nodes_rev(&self) -> u64 {
+        self.fold.nodes_rev
+    }
+    pub fn partial(&self) -> Option<&Rc<Partial>> {
+        self.fold.partial.as_ref()
+    }
+    pub fn running_calls(&self) -> &[Rc<RunningToolCall>] {
+        &self.fold.running
+    }
+    pub fn running_calls_rev(&self) -> u64 {
+        self.fold.running_rev
+    }
+    pub fn pending(&self) -> &[Rc<PendingInteraction>] {
+        &self.pending.items
+    }
+    pub fn pending_rev(&self) -> u64 {
+        self.pending.rev
+    }
+    pub fn plan_mode(&self) -> Option<PlanModeState> {
+        self.plan.shown()
+    }
+    pub fn plan_capability(&self) -> Capability {
+        self.plan.capability()
+    }
+    pub fn plan_rev(&self) -> u64 {
+        self.plan_rev
+    }
+    pub fn running(&self) -> bool {
+        self.running
+    }
+    pub fn prompt_error(&self) -> Option<(PromptOp, &RpcError)> {
+        self.prompt_error.as_ref().map(|(op, e)| (*op, e))
+    }
+    pub fn last_agent_error(&self) -> Option<&str> {
+        self.last_agent_error.as_deref()
+    }
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+    pub fn projections(&self) -> &ProjectionStore {
+        &self.projections
+    }
+    pub fn meta_rev(&self) -> u64 {
+        self.meta_rev
+    }
+    pub fn generation(&self) -> OpenGeneration {
+        self.gen
+    }
+    pub fn diagnostics(&self) -> &Diagnostics {
+        &self.diag
+    }
+    /// Requests sent and not yet answered (for drivers and tests).
+    pub fn in_flight(&self) -> usize {
+        self.inflight.len()
+    }
+}
+
+#[cfg(test)]
+mod tests;

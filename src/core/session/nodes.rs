@@ -1,0 +1,109 @@
+//! The renderable conversation: nodes, the streaming partial, running tool calls.
+//! Each value carries a `rev` stamp; an unchanged value keeps its `Rc` and its stamp, which is
+//! what the wasm export cache keys JS object identity on.
+
+use crate::core::wire::Seq;
+use serde_json::Value;
+
+/// Monotonic per-session stamp source for revisions.
+#[derive(Debug, Default, Clone)]
+pub struct Stamps(u64);
+
+impl Stamps {
+    pub fn next(&mut self) -> u64 {
+        self.0 += 1;
+        self.0
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// Stable id: the seq of the event that created the node (`"s<seq>"`).
+    pub id: String,
+    pub seq: Seq,
+    pub turn: Option<u64>,
+    pub kind: NodeKind,
+    pub rev: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolStatus {
+    Running,
+    Completed,
+    /// The turn ended with no result for the call.
+    Interrupted,
+}
+
+impl ToolStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolStatus::Running => "running",
+            ToolStatus::Completed => "completed",
+            ToolStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeKind {
+    /// `user/message` (steering = false) or `steering/message` (steering = true).
+    User { content: Value, source: Value, steering: bool },
+    /// `context/message`: host-injected context (e.g. a plan-mode switch notice).
+    Context { content: Value, source: Value },
+    Assistant { step: u64, content: Value, provenance: Value },
+    Tool {
+        step: u64,
+        call_id: String,
+        name: String,
+        arguments: Value,
+        status: ToolStatus,
+        result: Option<Value>,
+        is_error: bool,
+    },
+    /// Streamed assistant text frozen by a `turn/end` before its `assistant/message`.
+    Interrupted { step: u64, text: String, reason: String },
+    /// A committed plan-mode change, shown as a divider.
+    PlanMode { active: bool },
+}
+
+impl NodeKind {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            NodeKind::User { steering: false, .. } => "user",
+            NodeKind::User { steering: true, .. } => "steering",
+            NodeKind::Context { .. } => "context",
+            NodeKind::Assistant { .. } => "assistant",
+            NodeKind::Tool { .. } => "tool",
+            NodeKind::Interrupted { .. } => "interrupted",
+            NodeKind::PlanMode { .. } => "plan-mode",
+        }
+    }
+}
+
+/// Streaming assistant text not yet finalized by `assistant/message`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Partial {
+    pub turn: u64,
+    pub step: u64,
+    pub text: String,
+    pub reasoning: String,
+    /// First and last chunk seqs folded in.
+    pub first_seq: Seq,
+    pub last_seq: Seq,
+    pub rev: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunningToolCall {
+    pub call_id: String,
+    pub name: String,
+    pub turn: u64,
+    pub step: u64,
+    pub seq: Seq,
+    pub rev: u64,
+}
+
+/// Equality that ignores revision stamps: used to keep identity across re-folds.
+pub fn same_node(a: &Node, b: &Node) -> bool {
+    a.id == b.id && a.seq == b.seq && a.turn == b.turn && a.kind == b.kind
+}

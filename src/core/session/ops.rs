@@ -1,0 +1,170 @@
+//! UI requests: each returns at once; its promise settles through an `Effect::Settle`.
+
+use super::io::{Call, Outcome};
+use super::{OpId, OpenState, PromptOp, Purpose, Session};
+use crate::core::wire::{PromptMode, Receipt, ReceiptReason, RpcError, RpcResult};
+use serde_json::Value;
+
+impl Session {
+    /// Idempotent. Concurrent calls share one history request; settles once the tail window
+    /// is installed or the open failed into `OpenState::Error`.
+    pub fn open(&mut self) -> OpId {
+        let op = self.new_op();
+        match self.state {
+            OpenState::Open => self.settle(op, Outcome::Done),
+            OpenState::Loading => self.open_waiters.push(op),
+            OpenState::Cold | OpenState::Error => {
+                self.open_waiters.push(op);
+                self.state = OpenState::Loading;
+                self.open_error = None;
+                self.start_open_pull();
+                self.meta_changed();
+            }
+        }
+        self.flush();
+        op
+    }
+
+    /// Rebuilds from a fresh tail page under a new open generation. The current window stays
+    /// visible meanwhile; live frames are buffered and stitched onto the new window.
+    pub fn resync(&mut self) {
+        self.resync_inner();
+        self.flush();
+    }
+
+    pub(super) fn resync_inner(&mut self) {
+        match self.state {
+            OpenState::Cold => return,
+            OpenState::Error => {
+                self.state = OpenState::Loading;
+                self.open_error = None;
+            }
+            OpenState::Loading => {}
+            OpenState::Open => self.resyncing = true,
+        }
+        self.start_open_pull();
+        self.meta_changed();
+    }
+
+    /// New generation + tail pull. Everything tied to the old generation is forgotten.
+    fn start_open_pull(&mut self) {
+        let gen = self.gen.bump();
+        self.forget_window_requests();
+        self.send(Call::History { before_seq: None, max_messages: None }, Purpose::Open { gen });
+    }
+
+    /// Drops in-flight pulls bound to the window (their results would be stale) and
+    /// settles the waiters of a superseded older-page load.
+    pub(super) fn forget_window_requests(&mut self) {
+        self.inflight.retain(|_, p| {
+            !matches!(p, Purpose::Open { .. } | Purpose::Repair { .. } | Purpose::Older { .. } | Purpose::PlanQuery { .. })
+        });
+        self.repair_in_flight = None;
+        if self.older_in_flight.take().is_some() {
+            self.dirty = true;
+        }
+        for op in std::mem::take(&mut self.older_waiters) {
+            self.settle(op, Outcome::Done);
+        }
+    }
+
+    /// Prepends the page before `baseSeq`. One in flight; later calls share it.
+    pub fn load_older(&mut self) -> OpId {
+        let op = self.new_op();
+        if self.older_in_flight.is_some() {
+            self.older_waiters.push(op);
+        } else if self.state != OpenState::Open || !self.has_more || self.window.is_empty() {
+            self.settle(op, Outcome::Done);
+        } else {
+            let base = self.base_seq();
+            let purpose = Purpose::Older { gen: self.gen, base_at_send: base };
+            let req = self.send(Call::History { before_seq: Some(base as u64), max_messages: None }, purpose);
+            self.older_in_flight = Some(req);
+            self.older_waiters.push(op);
+            self.meta_changed();
+        }
+        self.flush();
+        op
+    }
+
+    pub fn prompt(&mut self, content: Vec<Value>, mode: PromptMode) -> OpId {
+        self.prompt_like(Call::Prompt { mode, content }, PromptOp::Send)
+    }
+
+    pub fn cancel(&mut self) -> OpId {
+        self.prompt_like(Call::Cancel, PromptOp::Stop)
+    }
+
+    fn prompt_like(&mut self, call: Call, which: PromptOp) -> OpId {
+        let op = self.new_op();
+        if self.prompt_error.take().is_some() {
+            self.meta_changed();
+        }
+        self.send(call, Purpose::Prompt { op, which });
+        self.flush();
+        op
+    }
+
+    /// Sends a selection. The display changes only when the host answers (no speculation).
+    pub fn set_plan_mode(&mut self, active: bool) -> OpId {
+        let op = self.new_op();
+        let ticket = self.plan.issue();
+        self.send(Call::SetPlanMode { active }, Purpose::Selection { ticket, op });
+        self.flush();
+        op
+    }
+
+    /// Answers a pending approval/question. A key that is not pending (never was, or was
+    /// settled by its resolved frame) is refused locally without a request.
+    pub fn respond(&mut self, key: &str, result: RpcResult<Value>) -> OpId {
+        let op = self.new_op();
+        match self.pending.get(key).map(|p| p.rpc_id.clone()) {
+            Some(rpc_id) => {
+                self.send(Call::Respond { rpc_id, result }, Purpose::Respond { op, key: key.to_string() });
+            }
+            None => {
+                let receipt = Receipt::refused(ReceiptReason::NotPending);
+                let value = serde_json::to_value(receipt).unwrap_or(Value::Null);
+                self.settle(op, Outcome::Result(Ok(value)));
+            }
+        }
+        self.flush();
+        op
+    }
+
+    /// The mux connection ended. The window stays visible but no longer advances: frames of
+    /// the next connection are buffered until that connection's resync installs a window.
+    pub fn connection_lost(&mut self) {
+        self.host_last_seq = None;
+        if self.state == OpenState::Open && !self.stale {
+            self.stale = true;
+            if let Some(req) = self.repair_in_flight.take() {
+                self.inflight.remove(&req);
+            }
+        }
+        self.flush();
+    }
+
+    /// Ends the session object: every unsettled operation settles now (unary ones with a
+    /// `cancelled` error), and every later result is ignored.
+    pub fn close(&mut self) {
+        let inflight: Vec<_> = self.inflight.drain().map(|(_, p)| p).collect();
+        for purpose in inflight {
+            let op = match purpose {
+                Purpose::Selection { op, .. } | Purpose::Prompt { op, .. } | Purpose::Respond { op, .. } => op,
+                _ => continue,
+            };
+            let err = RpcError::new(crate::core::wire::ErrorCode::Cancelled, "session closed", serde_json::json!({}));
+            self.settle(op, Outcome::Result(Err(err)));
+        }
+        for op in std::mem::take(&mut self.open_waiters) {
+            self.settle(op, Outcome::Done);
+        }
+        for op in std::mem::take(&mut self.older_waiters) {
+            self.settle(op, Outcome::Done);
+        }
+        self.older_in_flight = None;
+        self.repair_in_flight = None;
+        self.buffer.clear();
+    }
+}

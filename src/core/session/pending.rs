@@ -1,0 +1,97 @@
+//! Pending approvals and questions awaiting `respond()`.
+
+use crate::core::wire::{ApprovalRequested, Question};
+use std::collections::HashSet;
+use std::rc::Rc;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum PendingKind {
+    Approval { approval_id: String, tool_name: String, call_id: Option<String>, reason: Option<String> },
+    Question { questions: Vec<Question> },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingInteraction {
+    /// `approval:<approvalId>` or `question:<rpcId>`; what `respond(key, …)` takes.
+    pub key: String,
+    /// The envelope rpcId of the requested frame: the client-response answers it.
+    pub rpc_id: String,
+    pub kind: PendingKind,
+    pub rev: u64,
+}
+
+impl PendingInteraction {
+    pub fn kind_name(&self) -> &'static str {
+        match self.kind {
+            PendingKind::Approval { .. } => "approval",
+            PendingKind::Question { .. } => "question",
+        }
+    }
+}
+
+pub fn approval_key(approval_id: &str) -> String {
+    format!("approval:{approval_id}")
+}
+pub fn question_key(rpc_id: &str) -> String {
+    format!("question:{rpc_id}")
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct PendingSet {
+    pub items: Vec<Rc<PendingInteraction>>,
+    pub rev: u64,
+    /// Keys settled by a resolved frame: a late `respond` is refused without a request.
+    settled: HashSet<String>,
+}
+
+impl PendingSet {
+    pub fn get(&self, key: &str) -> Option<&Rc<PendingInteraction>> {
+        self.items.iter().find(|p| p.key == key)
+    }
+
+    /// A requested frame, live or replayed on a mux open: (re-)mints the wait.
+    /// Returns whether the set changed.
+    pub fn request(&mut self, key: String, rpc_id: String, kind: PendingKind, rev: u64) -> bool {
+        self.settled.remove(&key);
+        let item = PendingInteraction { key, rpc_id, kind, rev };
+        match self.items.iter_mut().find(|p| p.key == item.key) {
+            Some(existing) if existing.rpc_id == item.rpc_id && existing.kind == item.kind => false,
+            Some(existing) => {
+                *existing = Rc::new(item);
+                self.rev = rev;
+                true
+            }
+            None => {
+                self.items.push(Rc::new(item));
+                self.rev = rev;
+                true
+            }
+        }
+    }
+
+    pub fn approval(&mut self, f: &ApprovalRequested, rpc_id: &str, rev: u64) -> bool {
+        let kind = PendingKind::Approval {
+            approval_id: f.approval_id.clone(),
+            tool_name: f.tool_name.clone(),
+            call_id: f.call_id.clone(),
+            reason: f.reason.clone(),
+        };
+        self.request(approval_key(&f.approval_id), rpc_id.to_string(), kind, rev)
+    }
+
+    /// A resolved frame (or a host that says the wait is gone). Duplicates are no-ops.
+    pub fn resolve(&mut self, key: &str, rev: u64) -> bool {
+        self.settled.insert(key.to_string());
+        let before = self.items.len();
+        self.items.retain(|p| p.key != key);
+        let changed = self.items.len() != before;
+        if changed {
+            self.rev = rev;
+        }
+        changed
+    }
+
+    pub fn is_settled(&self, key: &str) -> bool {
+        self.settled.contains(key)
+    }
+}

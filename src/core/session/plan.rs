@@ -1,0 +1,121 @@
+//! Plan-mode projection: what `snapshot.planMode` shows, through the request fence and the
+//! event-version fence. Only host-confirmed values are ever shown.
+
+use super::fences::{EventVersion, PlanRequestFence, PlanTicket};
+use crate::core::wire::{PlanModeState, Seq};
+
+/// Whether the host's plan service is known to exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capability {
+    /// No query or selection has answered yet.
+    Unknown,
+    /// The service answered `null`.
+    Absent,
+    /// The service answered a `PlanModeState`.
+    Present,
+}
+
+#[derive(Debug, Clone)]
+pub struct PlanTracker {
+    shown: Option<PlanModeState>,
+    capability: Capability,
+    requests: PlanRequestFence,
+    /// Newest commit observed, kept even while the capability is unconfirmed (private).
+    commit: Option<(Seq, bool)>,
+}
+
+/// What became of a plan response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanApply {
+    Applied,
+    /// A later-issued plan request was applied first.
+    StaleRequest,
+    /// A commit overtook the request; the commit stays. `requery` asks for a fresh query
+    /// because the dropped response may have carried a pending selection.
+    Overtaken { requery: bool },
+}
+
+impl Default for PlanTracker {
+    fn default() -> Self {
+        PlanTracker {
+            shown: None,
+            capability: Capability::Unknown,
+            requests: PlanRequestFence::default(),
+            commit: None,
+        }
+    }
+}
+
+impl PlanTracker {
+    pub fn shown(&self) -> Option<PlanModeState> {
+        self.shown
+    }
+    pub fn capability(&self) -> Capability {
+        self.capability
+    }
+    pub fn version(&self) -> EventVersion {
+        EventVersion(self.commit.map(|(s, _)| s))
+    }
+
+    /// Mints the ticket for a query or selection about to be sent.
+    pub fn issue(&mut self) -> PlanTicket {
+        let seen = self.version();
+        self.requests.issue(seen)
+    }
+
+    pub fn is_latest(&self, ticket: PlanTicket) -> bool {
+        self.requests.is_latest(ticket)
+    }
+
+    /// A successful query/selection response. Returns whether `shown` changed too.
+    pub fn on_response(&mut self, ticket: PlanTicket, value: Option<PlanModeState>) -> (PlanApply, bool) {
+        if !self.requests.admit(ticket) {
+            return (PlanApply::StaleRequest, false);
+        }
+        let before = self.shown;
+        let outcome = match value {
+            None => {
+                self.capability = Capability::Absent;
+                self.shown = None;
+                PlanApply::Applied
+            }
+            Some(state) => {
+                self.capability = Capability::Present;
+                match self.commit {
+                    Some((seq, active)) if EventVersion(Some(seq)).is_newer_than(ticket.seen) => {
+                        self.shown = Some(PlanModeState::committed(active));
+                        let requery = state.pending.is_some() || state.active != active;
+                        PlanApply::Overtaken { requery }
+                    }
+                    _ => {
+                        self.shown = Some(state);
+                        PlanApply::Applied
+                    }
+                }
+            }
+        };
+        (outcome, before != self.shown)
+    }
+
+    /// A `plan/mode {active}` commit at `seq` (live or the newest in a window).
+    /// Returns whether `shown` changed.
+    pub fn on_commit(&mut self, seq: Seq, active: bool) -> bool {
+        if matches!(self.commit, Some((s, _)) if s >= seq) {
+            return false;
+        }
+        self.commit = Some((seq, active));
+        if self.capability == Capability::Present {
+            let next = Some(PlanModeState::committed(active));
+            if self.shown != next {
+                self.shown = next;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The host lost its log: its seq space restarted, so older commit versions are void.
+    pub fn forget_commits(&mut self) {
+        self.commit = None;
+    }
+}

@@ -1,0 +1,194 @@
+//! RPC results. Each is matched to the request that caused it; results of requests that a
+//! newer open generation superseded are dropped here, before they touch anything.
+
+use super::io::{schema_error, Call, Outcome};
+use super::plan::PlanApply;
+use super::{OpenState, PromptOp, Purpose, ReqId, Session};
+use crate::core::wire::{self, HistoryValue, PlanModeState, Receipt, ReceiptReason, RpcResult, Seq};
+use serde::Deserialize;
+use serde_json::Value;
+
+impl Session {
+    /// The result of request `req`: the business result, or a transport failure already
+    /// folded into `Err(RpcError{code: internal})` by the driver. The value is checked here
+    /// against its method's schema; a failing value is a transport error too.
+    pub fn on_response(&mut self, req: ReqId, result: RpcResult<Value>) {
+        let Some(purpose) = self.inflight.remove(&req) else {
+            self.diag.stale_responses += 1;
+            return self.flush();
+        };
+        match purpose {
+            Purpose::Open { gen } | Purpose::Repair { gen, .. } | Purpose::Older { gen, .. }
+                if gen != self.gen =>
+            {
+                self.diag.stale_responses += 1;
+            }
+            Purpose::PlanQuery { gen, .. } if gen != self.gen => self.diag.stale_responses += 1,
+            Purpose::Open { .. } => {
+                let page = self.history(result);
+                self.on_open_page(page);
+            }
+            Purpose::Repair { .. } => {
+                let page = self.history(result);
+                self.on_repair_page(req, page);
+            }
+            Purpose::Older { base_at_send, .. } => {
+                let page = self.history(result);
+                self.on_older_page(base_at_send, page);
+            }
+            Purpose::PlanQuery { ticket, .. } => {
+                if let Ok(value) = self.plan_value(wire::SESSION_PLAN_MODE, result) {
+                    self.apply_plan_response(ticket, value);
+                }
+                // A failed query is fail-soft: history stays usable, last capability kept.
+            }
+            Purpose::Selection { ticket, op } => {
+                let checked = self.plan_value(wire::SESSION_SET_PLAN_MODE, result);
+                if let Ok(value) = &checked {
+                    self.apply_plan_response(ticket, *value);
+                }
+                // A failed selection keeps the prior state.
+                let outcome = checked.map(wire::plan_value);
+                self.settle(op, Outcome::Result(outcome));
+            }
+            Purpose::Prompt { op, which } => {
+                let method = if which == PromptOp::Send { wire::SESSION_PROMPT } else { wire::SESSION_CANCEL };
+                let checked = self.checked(method, result);
+                if let Err(e) = &checked {
+                    self.prompt_error = Some((which, e.clone()));
+                    self.meta_changed();
+                }
+                self.settle(op, Outcome::Result(checked));
+            }
+            Purpose::Respond { op, key } => {
+                let checked = self.checked(wire::RESPOND_PATH, result);
+                if let Ok(v) = &checked {
+                    let receipt = Receipt::deserialize(v).ok();
+                    if receipt.is_some_and(|r| r.reason == Some(ReceiptReason::NotPending)) {
+                        // The host no longer waits on it: drop the stale card.
+                        let rev = self.stamps.next();
+                        self.dirty |= self.pending.resolve(&key, rev);
+                    }
+                }
+                self.settle(op, Outcome::Result(checked));
+            }
+        }
+        self.flush();
+    }
+
+    /// Second-level check of an ok value against the method's schema.
+    fn checked(&mut self, method: &str, result: RpcResult<Value>) -> RpcResult<Value> {
+        let value = result?;
+        match wire::validate_value(method, &value) {
+            Ok(()) => Ok(value),
+            Err(e) => {
+                self.diag.bad_values += 1;
+                Err(schema_error(method, e))
+            }
+        }
+    }
+
+    fn history(&mut self, result: RpcResult<Value>) -> RpcResult<HistoryValue> {
+        let value = self.checked(wire::SESSION_HISTORY, result)?;
+        HistoryValue::deserialize(&value).map_err(|e| schema_error(wire::SESSION_HISTORY, e))
+    }
+
+    fn plan_value(&mut self, method: &str, result: RpcResult<Value>) -> RpcResult<Option<PlanModeState>> {
+        let value = self.checked(method, result)?;
+        wire::parse_plan_value(&value).map_err(|e| schema_error(method, e))
+    }
+
+    fn on_open_page(&mut self, page: RpcResult<HistoryValue>) {
+        match page {
+            Ok(page) => {
+                self.install_window(page);
+                for op in std::mem::take(&mut self.open_waiters) {
+                    self.settle(op, Outcome::Done);
+                }
+                self.send_plan_query();
+            }
+            Err(_) if self.state == OpenState::Open => {
+                // A failed resync keeps the window; buffered frames go through the live path.
+                self.resyncing = false;
+                self.stale = false;
+                self.diag.rejected_pages += 1;
+                self.stitch();
+            }
+            Err(error) => {
+                self.state = OpenState::Error;
+                self.open_error = Some(error);
+                self.buffer.clear();
+                self.meta_changed();
+                for op in std::mem::take(&mut self.open_waiters) {
+                    self.settle(op, Outcome::Done);
+                }
+            }
+        }
+    }
+
+    fn on_repair_page(&mut self, req: ReqId, page: RpcResult<HistoryValue>) {
+        if self.repair_in_flight == Some(req) {
+            self.repair_in_flight = None;
+        }
+        match page {
+            // A page behind the window would move it backwards: keep the window.
+            Ok(page) if page.events.last().map_or(-1, |i| i.event.seq()) >= self.tail_seq() => {
+                self.install_window(page);
+            }
+            Ok(_) | Err(_) => {
+                self.diag.rejected_pages += 1;
+                self.maybe_repair();
+            }
+        }
+    }
+
+    fn on_older_page(&mut self, base_at_send: Seq, page: RpcResult<HistoryValue>) {
+        self.older_in_flight = None;
+        match page {
+            Ok(page) if base_at_send == self.base_seq() => self.prepend_page(page),
+            Ok(_) => self.diag.rejected_pages += 1,
+            Err(_) => {}
+        }
+        self.meta_changed();
+        for op in std::mem::take(&mut self.older_waiters) {
+            self.settle(op, Outcome::Done);
+        }
+    }
+
+    pub(super) fn send_plan_query(&mut self) {
+        let ticket = self.plan.issue();
+        self.send(Call::PlanMode, Purpose::PlanQuery { gen: self.gen, ticket });
+    }
+
+    fn apply_plan_response(&mut self, ticket: super::PlanTicket, value: Option<PlanModeState>) {
+        let (outcome, changed) = self.plan.on_response(ticket, value);
+        if changed {
+            self.plan_changed();
+        }
+        match outcome {
+            PlanApply::Applied => {}
+            PlanApply::StaleRequest | PlanApply::Overtaken { requery: false } => {
+                self.diag.plan_responses_fenced += 1;
+            }
+            PlanApply::Overtaken { requery: true } => {
+                self.diag.plan_responses_fenced += 1;
+                // The dropped answer may have carried a pending selection the commit does
+                // not show: ask again, unless a newer request is already on its way.
+                if self.plan.is_latest(ticket) && self.state == OpenState::Open {
+                    self.send_plan_query();
+                }
+            }
+        }
+    }
+
+    pub(super) fn commit_plan(&mut self, seq: Seq, active: bool) {
+        if self.plan.on_commit(seq, active) {
+            self.plan_changed();
+        }
+    }
+
+    fn plan_changed(&mut self) {
+        self.plan_rev = self.stamps.next();
+        self.dirty = true;
+    }
+}

@@ -1,0 +1,174 @@
+//! The window: installing a tail page as a replacement window, stitching buffered live
+//! frames onto it, appending live events, prepending older pages, and gap repair.
+
+use super::fold::{Fold, Touched};
+use super::io::{Call, Outcome};
+use super::{OpenState, Purpose, Session, MAX_BUFFERED, MAX_REPAIRS_PER_TAIL};
+use crate::core::wire::{HistoryValue, SessionEvent, Seq};
+
+impl Session {
+    /// Installs a tail page as the whole window (open, resync, repair), then stitches the
+    /// buffered frames onto it.
+    pub(super) fn install_window(&mut self, page: HistoryValue) {
+        let previous_tail = self.tail_seq();
+        let events: Vec<SessionEvent> = page.events.into_iter().map(|i| i.event).collect();
+        if let Some(req) = self.older_in_flight.take() {
+            // The page it asked for abutted the old window, not this one.
+            self.inflight.remove(&req);
+            for op in std::mem::take(&mut self.older_waiters) {
+                self.settle(op, Outcome::Done);
+            }
+        }
+        let new_tail = events.last().map_or(-1, SessionEvent::seq);
+        if new_tail < previous_tail && self.state == OpenState::Open {
+            // The host's log went backwards (it lost part of it): its seq space restarted.
+            self.plan.forget_commits();
+        }
+        self.fold = Fold::rebuild(&events, &self.fold, &mut self.stamps);
+        self.window = events;
+        self.has_more = page.has_more;
+        if let Some(b) = page.projections {
+            self.projections.apply_baseline(b.as_of_seq, &b.values, self.stamps.next());
+        }
+        if let Some((seq, active)) = self.fold.newest_plan {
+            self.commit_plan(seq, active);
+        }
+        if let Some(running) = self.fold_turn_running() {
+            self.running = running;
+        }
+        self.state = OpenState::Open;
+        self.stale = false;
+        self.resyncing = false;
+        self.dirty = true;
+        self.meta_changed();
+        self.stitch();
+    }
+
+    /// Whether the window's last turn is still open, if the window says anything about it.
+    fn fold_turn_running(&self) -> Option<bool> {
+        self.window.iter().rev().find_map(|e| match e.kind.as_str() {
+            "turn/start" => Some(true),
+            "turn/end" => Some(false),
+            _ => None,
+        })
+    }
+
+    /// Applies buffered frames that continue the window, drops the ones it already holds,
+    /// and starts a repair if a gap (or the subscribed tail) is still ahead.
+    pub(super) fn stitch(&mut self) {
+        while let Some((&seq, _)) = self.buffer.first_key_value() {
+            let seq = seq as Seq;
+            let tail = self.tail_seq();
+            if seq <= tail {
+                self.buffer.pop_first();
+                self.diag.duplicate_events += 1;
+            } else if seq == tail + 1 {
+                let (_, ev) = self.buffer.pop_first().expect("peeked");
+                self.append(ev);
+            } else {
+                break;
+            }
+        }
+        self.maybe_repair();
+    }
+
+    /// Whether the window is known to be behind the host: a buffered frame past a gap, or
+    /// a subscribed `lastSeq` past the tail.
+    fn behind(&self) -> bool {
+        !self.buffer.is_empty() || self.host_last_seq.is_some_and(|last| last > self.tail_seq())
+    }
+
+    pub(super) fn maybe_repair(&mut self) {
+        if self.state != OpenState::Open || self.stale || self.resyncing || self.repair_in_flight.is_some() {
+            return;
+        }
+        if !self.behind() {
+            return;
+        }
+        let tail = self.tail_seq();
+        if self.repair_attempts.0 != tail {
+            self.repair_attempts = (tail, 0);
+        }
+        if self.repair_attempts.1 >= MAX_REPAIRS_PER_TAIL {
+            return;
+        }
+        self.repair_attempts.1 += 1;
+        self.diag.repairs += 1;
+        let purpose = Purpose::Repair { gen: self.gen };
+        let req = self.send(Call::History { before_seq: None, max_messages: None }, purpose);
+        self.repair_in_flight = Some(req);
+    }
+
+    /// Appends one event that continues the window (seq == tail + 1), folding it in O(1).
+    pub(super) fn append(&mut self, ev: SessionEvent) {
+        let touched: Touched = self.fold.apply(&ev, &mut self.stamps);
+        let seq = ev.seq();
+        self.window.push(ev);
+        if let Some(active) = touched.plan_commit {
+            self.commit_plan(seq, active);
+        }
+        if let Some(running) = touched.turn_running {
+            self.running = running;
+        }
+        self.dirty = true;
+        self.meta_changed();
+    }
+
+    /// A live event from the mux.
+    pub(super) fn on_live_event(&mut self, ev: SessionEvent) {
+        match self.state {
+            OpenState::Cold | OpenState::Error => {
+                self.diag.events_while_closed += 1;
+                return;
+            }
+            OpenState::Loading => return self.buffer_event(ev),
+            OpenState::Open => {}
+        }
+        if self.stale || self.resyncing {
+            return self.buffer_event(ev);
+        }
+        let tail = self.tail_seq();
+        let seq = ev.seq();
+        if seq <= tail {
+            self.diag.duplicate_events += 1;
+        } else if seq == tail + 1 {
+            self.append(ev);
+            if !self.buffer.is_empty() {
+                self.stitch();
+            }
+        } else {
+            self.buffer_event(ev);
+            self.maybe_repair();
+        }
+    }
+
+    fn buffer_event(&mut self, ev: SessionEvent) {
+        if self.buffer.len() >= MAX_BUFFERED && !self.buffer.contains_key(&ev.seq) {
+            // The tail page holds all of these; keep memory bounded and let it bring them.
+            self.diag.buffer_overflows += self.buffer.len() as u64;
+            self.buffer.clear();
+        }
+        if self.buffer.insert(ev.seq, ev).is_some() {
+            self.diag.duplicate_events += 1;
+        }
+    }
+
+    /// An older page: prepended only if it ends exactly at `baseSeq - 1`.
+    pub(super) fn prepend_page(&mut self, page: HistoryValue) {
+        let base = self.base_seq();
+        let abuts = page.events.last().is_some_and(|i| i.event.seq() == base - 1);
+        if !abuts {
+            self.diag.rejected_pages += 1;
+            self.has_more = false;
+            self.meta_changed();
+            return;
+        }
+        let mut events: Vec<SessionEvent> = page.events.into_iter().map(|i| i.event).collect();
+        events.append(&mut self.window);
+        self.fold = Fold::rebuild(&events, &self.fold, &mut self.stamps);
+        self.window = events;
+        self.has_more = page.has_more;
+        self.dirty = true;
+        self.meta_changed();
+    }
+}
