@@ -1,0 +1,10 @@
+//! Named scenario tests of the session core, one per anchor behaviour.
+
+mod harness;
+
+mod live_path;
+mod open;
+mod pending_and_prompt;
+mod plan_mode;
+mod repair_and_paging;
+mod resync;
