@@ -1,0 +1,218 @@
+//! Decodes every raw transcript under `shared/wire-captures/` (captured from the origin host)
+//! with the core's wire types and SSE parser, and replays the mounted capture through the
+//! session core. The captures are ground truth: a drift in the wire types fails here first.
+
+#[path = "captures/transcript.rs"]
+mod transcript;
+
+use agent_session::core::session::{NodeKind, Session};
+use agent_session::core::sse::{SseItem, SseParser};
+use agent_session::core::wire::{self, parse_frame, ClientRequest, Envelope, Frame, PlanModeState};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use transcript::{captures_dir, rpc_exchange, sse_body, RpcExchange};
+
+fn files(sub: &str) -> Vec<PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(captures_dir().join(sub))
+        .unwrap_or_else(|e| panic!("read {sub}: {e}"))
+        .map(|e| e.unwrap().path())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Every frame of an SSE body, fed in awkward chunks to prove the parser is split-proof.
+fn frames_of(body: &[u8]) -> (Vec<String>, Vec<wire::InboundFrame>) {
+    let mut parser = SseParser::default();
+    let mut items = Vec::new();
+    for chunk in body.chunks(7) {
+        parser.push(chunk, &mut items);
+    }
+    let mut comments = Vec::new();
+    let mut frames = Vec::new();
+    for item in items {
+        match item {
+            SseItem::Comment(c) => comments.push(c),
+            SseItem::Data(d) => frames.push(parse_frame(&d).unwrap_or_else(|e| panic!("{e}: {d}"))),
+            SseItem::Oversize(n) => panic!("oversize frame of {n} bytes"),
+        }
+    }
+    (comments, frames)
+}
+
+fn event_seqs(frames: &[wire::InboundFrame]) -> Vec<u64> {
+    frames
+        .iter()
+        .filter_map(|f| match &f.frame {
+            Frame::Event(e) => Some(e.event.seq),
+            _ => None,
+        })
+        .collect()
+}
+
+fn plan_events(frames: &[wire::InboundFrame]) -> Vec<(u64, bool)> {
+    frames
+        .iter()
+        .filter_map(|f| match &f.frame {
+            Frame::Event(e) if e.event.kind == "plan/mode" => Some((e.event.seq, e.event.data["active"].as_bool()?)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Checks one RPC transcript at both parse levels and returns its decoded value.
+fn check_rpc(ex: &RpcExchange) -> Option<Result<Value, wire::RpcError>> {
+    let req: ClientRequest = match Envelope::parse(&ex.request).unwrap() {
+        Envelope::ClientRequest(r) => r,
+        other => panic!("not a client-request: {other:?}"),
+    };
+    assert_eq!(format!("/api/{}", req.method), ex.path, "method equals the path");
+    if ex.status != 200 {
+        assert_eq!((ex.status, ex.response.trim()), (404, "not found"), "only the unknown method is non-200");
+        assert!(!wire::METHODS.contains(&req.method.as_str()));
+        return None;
+    }
+    let result = wire::parse_server_response(&ex.response, &req.rpc_id).expect("server-response echoing rpcId");
+    if let Ok(value) = &result {
+        wire::validate_value(&req.method, value).unwrap_or_else(|e| panic!("{}: {e}", ex.path));
+    }
+    Some(result)
+}
+
+#[test]
+fn every_capture_file_decodes() {
+    let mut decoded = 0;
+    for sub in ["plan-mode-service-mounted", "plan-mode-service-absent"] {
+        for path in files(sub) {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if name.ends_with(".sse.txt") {
+                let (comments, frames) = frames_of(sse_body(&text).as_bytes());
+                assert_eq!(comments.first().map(String::as_str), Some("connected"), "{name}");
+                assert!(!frames.is_empty(), "{name}");
+            } else {
+                check_rpc(&rpc_exchange(&text));
+            }
+            decoded += 1;
+        }
+    }
+    assert_eq!(decoded, 2 * 20, "every transcript of both captures was read");
+}
+
+#[test]
+fn the_mounted_mux_capture_has_a_contiguous_log_with_two_plan_commits() {
+    let text = std::fs::read_to_string(captures_dir().join("plan-mode-service-mounted/00-events.mux.sse.txt")).unwrap();
+    let (_, frames) = frames_of(sse_body(&text).as_bytes());
+    assert!(matches!(&frames[0].frame, Frame::Subscribed(s) if s.last_seq == -1));
+    assert_eq!(event_seqs(&frames), (0..=39).collect::<Vec<_>>());
+    assert_eq!(plan_events(&frames), vec![(1, true), (22, false)]);
+    let titles = frames.iter().filter(|f| matches!(f.frame, Frame::Title(_))).count();
+    assert_eq!(titles, 2);
+}
+
+#[test]
+fn the_absent_mux_capture_has_no_plan_events_and_two_subscriptions() {
+    let text = std::fs::read_to_string(captures_dir().join("plan-mode-service-absent/00-events.mux.sse.txt")).unwrap();
+    let (_, frames) = frames_of(sse_body(&text).as_bytes());
+    let subs = frames.iter().filter(|f| matches!(f.frame, Frame::Subscribed(_))).count();
+    assert_eq!(subs, 2);
+    assert_eq!(event_seqs(&frames), (0..=35).collect::<Vec<_>>());
+    assert!(plan_events(&frames).is_empty());
+}
+
+#[test]
+fn the_host_stream_captures_carry_session_added_and_status_frames() {
+    for sub in ["plan-mode-service-mounted", "plan-mode-service-absent"] {
+        let text = std::fs::read_to_string(captures_dir().join(sub).join("00-events.host.sse.txt")).unwrap();
+        let (_, frames) = frames_of(sse_body(&text).as_bytes());
+        assert!(matches!(frames[0].frame, Frame::SessionAdded(_)));
+        let running: Vec<bool> = frames
+            .iter()
+            .filter_map(|f| match &f.frame {
+                Frame::SessionStatus(s) => Some(s.running),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(running, vec![true, false, true, false], "{sub}");
+    }
+}
+
+#[test]
+fn the_plan_rpc_values_follow_the_captured_sequence() {
+    let value = |sub: &str, file: &str| {
+        let text = std::fs::read_to_string(captures_dir().join(sub).join(file)).unwrap();
+        check_rpc(&rpc_exchange(&text)).unwrap()
+    };
+    let plan = |v: Value| wire::parse_plan_value(&v).unwrap();
+    let m = "plan-mode-service-mounted";
+    let expect = [
+        ("04-session.planMode.txt", Some(PlanModeState { active: false, pending: None })),
+        ("05-session.setPlanMode.txt", Some(PlanModeState { active: false, pending: Some(true) })),
+        ("06-session.planMode.txt", Some(PlanModeState { active: false, pending: Some(true) })),
+        ("08-session.planMode.txt", Some(PlanModeState { active: true, pending: None })),
+        ("11-session.setPlanMode.txt", Some(PlanModeState { active: true, pending: Some(false) })),
+        ("14-session.planMode.txt", Some(PlanModeState { active: false, pending: None })),
+    ];
+    for (file, want) in expect {
+        assert_eq!(plan(value(m, file).unwrap()), want, "{file}");
+    }
+    for file in ["04-session.planMode.txt", "05-session.setPlanMode.txt", "11-session.setPlanMode.txt"] {
+        assert_eq!(plan(value("plan-mode-service-absent", file).unwrap()), None, "absent {file}");
+    }
+    let err = value(m, "17-session.planMode.txt").unwrap_err();
+    assert_eq!(err.code, wire::ErrorCode::SessionNotFound);
+    assert_eq!(err.details, json!({"sessionId": "no-such-session"}));
+}
+
+#[test]
+fn the_edge_case_capture_error_shapes_decode() {
+    let text = std::fs::read_to_string(captures_dir().join("edge-cases.txt")).unwrap();
+    let sections = transcript::edge_sections(&text);
+    assert_eq!(sections.len(), 6);
+    let bad = &sections[0];
+    let err = wire::result_from_json(&serde_json::from_str::<Value>(&bad.body).unwrap()["result"]).unwrap().unwrap_err();
+    assert_eq!(err.code, wire::ErrorCode::BadRequest);
+    assert_eq!(err.details["issues"][0]["path"], json!(["active"]));
+    let mismatch = wire::parse_server_response(&sections[1].body, "e2").unwrap().unwrap_err();
+    assert!(mismatch.message.contains("does not match path"));
+    assert_eq!((sections[2].status, sections[2].body.trim()), (400, "body is not JSON"));
+    assert_eq!((sections[3].status, sections[3].body.trim()), (404, "not found"));
+    assert_eq!(sections[4].status, 404, "the origin answers no CORS preflight");
+    let ok = wire::parse_server_response(&sections[5].body, "c1").unwrap().unwrap();
+    wire::validate_value(wire::HOST_DESCRIBE, &ok).unwrap();
+}
+
+#[test]
+fn the_mounted_capture_replays_through_the_session_core() {
+    let dir = captures_dir().join("plan-mode-service-mounted");
+    let text = std::fs::read_to_string(dir.join("00-events.mux.sse.txt")).unwrap();
+    let (_, frames) = frames_of(sse_body(&text).as_bytes());
+    let sid = match &frames[0].frame {
+        Frame::Subscribed(s) => s.session_id.clone(),
+        _ => unreachable!(),
+    };
+    let mut s = Session::new(&sid);
+    s.open();
+    let history = std::fs::read_to_string(dir.join("10-session.history.txt")).unwrap();
+    let mut sent = s.drain_effects();
+    let req = match sent.remove(0) {
+        agent_session::core::session::Effect::Send { req, .. } => req,
+        e => panic!("{e:?}"),
+    };
+    // Every live frame arrives while the history call is in flight: all buffered, then
+    // stitched onto the page (which covers seq 0..=20) without duplicates.
+    for f in frames.iter().cloned() {
+        s.on_frame(f);
+    }
+    s.on_response(req, check_rpc(&rpc_exchange(&history)).unwrap());
+    let seqs: Vec<i64> = s.window().iter().map(|e| e.seq()).collect();
+    assert_eq!(seqs, (0..=39).collect::<Vec<_>>());
+    let kinds: Vec<&str> = s.nodes().iter().map(|n| n.kind.type_name()).collect();
+    assert_eq!(
+        kinds,
+        vec!["plan-mode", "user", "assistant", "plan-mode", "context", "user", "assistant"]
+    );
+    assert!(s.partial().is_none());
+    assert!(!s.running());
+    assert!(matches!(&s.nodes()[2].kind, NodeKind::Assistant { content, .. } if content[0]["text"] == "Hello from the fake DeepSeek server."));
+}

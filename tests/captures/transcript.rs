@@ -1,0 +1,77 @@
+//! Reads the capture transcripts' text format (curl-like `>`/`<` lines, raw SSE bodies).
+
+use std::path::PathBuf;
+
+/// `shared/wire-captures`, beside the repository (CI lays a copy of `shared/` there);
+/// `AGENT_SESSION_SHARED` overrides.
+pub fn captures_dir() -> PathBuf {
+    let shared = std::env::var_os("AGENT_SESSION_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"));
+    shared.join("wire-captures")
+}
+
+/// The body of a raw HTTP response transcript: everything after the blank line.
+pub fn sse_body(text: &str) -> String {
+    let normalized = text.replace("\r\n", "\n");
+    match normalized.split_once("\n\n") {
+        Some((_, body)) => body.to_string(),
+        None => String::new(),
+    }
+}
+
+pub struct RpcExchange {
+    pub path: String,
+    pub request: String,
+    pub status: u16,
+    pub response: String,
+}
+
+/// Parses a `> POST /api/x` … body … `< HTTP/1.1 200` … `< body` transcript.
+pub fn rpc_exchange(text: &str) -> RpcExchange {
+    let mut path = String::new();
+    let mut request = String::new();
+    let mut status = 0;
+    let mut response = String::new();
+    let mut in_response_body = false;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("> POST ") {
+            path = rest.split_whitespace().next().unwrap_or("").to_string();
+        } else if let Some(rest) = line.strip_prefix("< HTTP/1.1 ") {
+            status = rest.split_whitespace().next().and_then(|s| s.parse().ok()).unwrap_or(0);
+        } else if line == "< " || line == "<" {
+            in_response_body = true;
+        } else if let Some(rest) = line.strip_prefix("< ") {
+            if in_response_body {
+                response.push_str(rest);
+            }
+        } else if line.starts_with('{') && request.is_empty() {
+            request = line.to_string();
+        }
+    }
+    RpcExchange { path, request, status, response }
+}
+
+pub struct EdgeSection {
+    pub title: String,
+    pub status: u16,
+    pub body: String,
+}
+
+/// `### title` sections of `edge-cases.txt`, each a status line, headers, blank, body.
+pub fn edge_sections(text: &str) -> Vec<EdgeSection> {
+    text.split("### ")
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| {
+            let (title, rest) = s.split_once('\n').unwrap_or((s, ""));
+            let status = rest
+                .lines()
+                .next()
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|c| c.parse().ok())
+                .unwrap_or(0);
+            let body = rest.split_once("\n\n").map(|(_, b)| b.trim().to_string()).unwrap_or_default();
+            EdgeSection { title: title.trim().to_string(), status, body }
+        })
+        .collect()
+}
