@@ -1,5 +1,6 @@
 //! The sans-IO core. Everything here is deterministic: inputs in, effects out.
 
+pub mod client;
 pub mod projection;
 pub mod session;
 pub mod sse;

@@ -1,0 +1,13 @@
+//! The sans-IO host client: the connection controller ([`connection`]) and the host-level
+//! router ([`router`]). The wasm shell performs the I/O these ask for and feeds back the
+//! results together with the time and randomness they need, so every connection race is
+//! reproducible natively.
+
+pub mod connection;
+pub mod router;
+
+pub use connection::{Backoff, ConnCommand, ConnState, Connection, StreamKind};
+pub use router::Router;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,169 @@
+//! The host-level router: the registry of resident sessions, frame routing by `sessionId`,
+//! connection-loss fan-out and the generation resync rules (API.md):
+//!
+//! > A session opened on an established connection is not resynced by it; every later
+//! > generation resyncs every session that is not cold (and re-queries plan state).
+//!
+//! A session counts as "opened on" the connection generation that was live (in flight or
+//! established) when `open()` moved it out of `cold`/`error`. When that generation becomes
+//! established, the session is left alone; every generation established after it resyncs
+//! the session (unless it is cold).
+
+use crate::core::session::{OpId, OpenState, Session};
+use crate::core::wire::{Frame, InboundFrame};
+use std::collections::BTreeMap;
+
+/// Most interaction frames held for a session that is not resident yet.
+pub const MAX_STASHED: usize = 256;
+
+#[derive(Debug)]
+struct Entry {
+    session: Session,
+    /// The connection generation live when the session was last opened from cold/error.
+    opened_on: Option<u64>,
+}
+
+#[derive(Debug, Default)]
+pub struct Router {
+    sessions: BTreeMap<String, Entry>,
+    /// Interaction and status frames for sessions not resident yet, replayed on creation
+    /// (the host replays pending questions only on a mux open).
+    stash: BTreeMap<String, Vec<InboundFrame>>,
+    /// Frames that named no resident session and were not stashed.
+    pub unrouted: u64,
+}
+
+impl Router {
+    pub fn new() -> Self {
+        Router::default()
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.sessions.contains_key(id)
+    }
+
+    pub fn ids(&self) -> Vec<String> {
+        self.sessions.keys().cloned().collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.sessions.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sessions.is_empty()
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Session> {
+        self.sessions.get(id).map(|e| &e.session)
+    }
+
+    pub fn get_mut(&mut self, id: &str) -> Option<&mut Session> {
+        self.sessions.get_mut(id).map(|e| &mut e.session)
+    }
+
+    pub fn sessions_mut(&mut self) -> impl Iterator<Item = (&String, &mut Session)> {
+        self.sessions.iter_mut().map(|(k, e)| (k, &mut e.session))
+    }
+
+    /// The resident session for `id` (created cold on first use; the same one afterwards).
+    /// Returns whether it was created now.
+    pub fn ensure(&mut self, id: &str) -> bool {
+        if self.sessions.contains_key(id) {
+            return false;
+        }
+        let mut session = Session::new(id);
+        for frame in self.stash.remove(id).unwrap_or_default() {
+            session.on_frame(frame);
+        }
+        self.sessions.insert(id.to_string(), Entry { session, opened_on: None });
+        true
+    }
+
+    /// `open()` on session `id` while connection generation `live_gen` is live (`None` while
+    /// no generation runs).
+    pub fn open(&mut self, id: &str, live_gen: Option<u64>) -> OpId {
+        self.ensure(id);
+        let entry = self.sessions.get_mut(id).expect("ensured");
+        if matches!(entry.session.open_state(), OpenState::Cold | OpenState::Error) {
+            entry.opened_on = live_gen;
+        }
+        entry.session.open()
+    }
+
+    /// Which generation the session was opened on (for tests and diagnostics).
+    pub fn opened_on(&self, id: &str) -> Option<u64> {
+        self.sessions.get(id).and_then(|e| e.opened_on)
+    }
+
+    /// Routes one decoded frame. Returns the id of the session it was delivered to.
+    pub fn on_frame(&mut self, inbound: InboundFrame) -> Option<String> {
+        let id = inbound.frame.session_id()?.to_string();
+        if let Some(entry) = self.sessions.get_mut(&id) {
+            entry.session.on_frame(inbound);
+            return Some(id);
+        }
+        match &inbound.frame {
+            Frame::ApprovalRequested(_) | Frame::QuestionRequested(_) | Frame::SessionStatus(_) => {
+                let list = self.stash.entry(id).or_default();
+                if let Frame::SessionStatus(_) = inbound.frame {
+                    list.retain(|f| !matches!(f.frame, Frame::SessionStatus(_)));
+                }
+                if list.len() < MAX_STASHED {
+                    list.push(inbound);
+                } else {
+                    self.unrouted += 1;
+                }
+            }
+            Frame::ApprovalResolved(r) => {
+                if let Some(list) = self.stash.get_mut(&id) {
+                    list.retain(|f| !matches!(&f.frame, Frame::ApprovalRequested(a) if a.approval_id == r.approval_id));
+                }
+            }
+            Frame::QuestionResolved(r) => {
+                if let Some(list) = self.stash.get_mut(&id) {
+                    list.retain(|f| !(matches!(f.frame, Frame::QuestionRequested(_)) && f.rpc_id == r.question_rpc_id));
+                }
+            }
+            Frame::SessionRemoved(_) => {
+                self.stash.remove(&id);
+            }
+            _ => self.unrouted += 1,
+        }
+        None
+    }
+
+    /// The connection generation ended: every session's connection is lost.
+    pub fn connection_lost(&mut self) {
+        for entry in self.sessions.values_mut() {
+            entry.session.connection_lost();
+        }
+    }
+
+    /// Generation `gen` is established: resync every session that is not cold, except those
+    /// opened on `gen` itself. Returns the ids resynced.
+    pub fn established(&mut self, gen: u64) -> Vec<String> {
+        let mut resynced = Vec::new();
+        for (id, entry) in self.sessions.iter_mut() {
+            if entry.session.open_state() == OpenState::Cold || entry.opened_on == Some(gen) {
+                continue;
+            }
+            entry.session.resync();
+            resynced.push(id.clone());
+        }
+        resynced
+    }
+
+    /// Closes every session (settles their operations) and forgets them.
+    pub fn close_all(&mut self) -> Vec<(String, Session)> {
+        self.stash.clear();
+        let sessions = std::mem::take(&mut self.sessions);
+        sessions
+            .into_iter()
+            .map(|(id, mut e)| {
+                e.session.close();
+                (id, e.session)
+            })
+            .collect()
+    }
+}
