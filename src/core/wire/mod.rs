@@ -9,6 +9,7 @@ pub mod envelope;
 pub mod error;
 pub mod event;
 pub mod frames;
+pub mod interaction;
 pub mod methods;
 pub mod plan;
 
