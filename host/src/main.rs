@@ -1,1 +1,82 @@
-fn main() {}
+//! agent-session-host: the reference host of the agent-session wire contract.
+
+mod agent;
+mod api;
+mod app;
+mod cli;
+mod faults;
+mod history;
+mod hub;
+mod interact;
+mod limits;
+mod plan;
+mod rpc;
+mod script;
+mod security;
+mod server;
+mod session;
+mod store;
+mod streams;
+
+use app::{App, Options};
+use clap::Parser;
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    match run(cli).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("agent-session-host: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: cli::Cli) -> Result<(), String> {
+    let db = cli.db_path();
+    if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let store = store::Store::open(&db)?;
+    let options = Options { plan_mode: !cli.no_plan_mode, chunk_delay: Duration::from_millis(cli.chunk_delay_ms) };
+    let app = Arc::new(App::new(store, options, cli.faults)?);
+    let router = server::router(app.clone(), &cli)?;
+    let listener = tokio::net::TcpListener::bind(&cli.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", cli.listen))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "listening on http://{addr}");
+        let _ = out.flush();
+    }
+    eprintln!("agent-session-host: db {}", db.display());
+    tokio::select! {
+        r = axum::serve(listener, router) => r.map_err(|e| e.to_string()),
+        // Every commit is already durable: on a signal there is nothing to flush, and
+        // open streams would keep a graceful shutdown waiting forever.
+        _ = shutdown_signal() => Ok(()),
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(t) => t,
+            Err(_) => return std::future::pending().await,
+        };
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
+}

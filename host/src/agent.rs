@@ -1,0 +1,469 @@
+//! The scripted agent: no model, deterministic, paced by `--chunk-delay-ms`.
+//!
+//! A prompt on an idle session starts a turn before the RPC answers (so `turn/start`, the
+//! plan commit and `user/message` are committed by the time the client hears `accepted`);
+//! the rest of the turn streams from a driver task. While a turn runs, `queue` prompts wait
+//! for it and `steer` interrupts it (`turn/end {reason:{kind:'interrupted'}}`) and starts a
+//! new turn with the steering message as its `user/message`. `session.cancel` interrupts the
+//! turn, drops queued prompts and answers once `turn/end` is committed.
+
+use crate::app::App;
+use crate::hub::OutFrame;
+use crate::interact::Kind;
+use crate::plan;
+use crate::script::{self, Markers};
+use crate::session::{AppendError, NewEvent, Prompt, Session, SessionRef};
+use crate::store::SessionUpdate;
+use agent_session::core::wire::{
+    AgentErrorFrame, ApprovalOutcome, ApprovalRequested, ApprovalResolved, Frame, PromptMode, QuestionOutcome,
+    QuestionRequested, QuestionResolved, RpcError, SessionStatusFrame, TitleFrame,
+};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// How long `session.cancel` waits for the turn to wind down before answering anyway.
+const CANCEL_WAIT: Duration = Duration::from_secs(10);
+
+/// Why a turn stopped early.
+enum Stop {
+    Interrupted,
+    Failed(AppendError),
+}
+
+impl From<AppendError> for Stop {
+    fn from(e: AppendError) -> Self {
+        Stop::Failed(e)
+    }
+}
+
+/// A started turn.
+struct Turn {
+    number: u64,
+    text: String,
+    plan_mode: bool,
+    user_seq: u64,
+    /// The first turn of a session also "asks the model" for a title mid-stream.
+    title_request: bool,
+}
+
+fn internal(e: impl std::fmt::Display) -> RpcError {
+    RpcError::new(agent_session::core::wire::ErrorCode::Internal, e.to_string(), json!({}))
+}
+
+pub async fn prompt(app: &Arc<App>, s: &SessionRef, mode: PromptMode, prompt: Prompt) -> Result<(), RpcError> {
+    let mut ctl = s.ctl.lock().await;
+    if ctl.running {
+        match mode {
+            PromptMode::Queue => ctl.queue.push_back(prompt),
+            PromptMode::Steer => {
+                ctl.queue.push_front(prompt);
+                if let Some(tx) = &ctl.interrupt {
+                    tx.send_replace(true);
+                }
+            }
+        }
+        return Ok(());
+    }
+    let turn = begin_turn(app, s, prompt).await.map_err(internal)?;
+    let (tx, rx) = watch::channel(false);
+    ctl.running = true;
+    ctl.interrupt = Some(tx);
+    s.running.send_replace(true);
+    drop(ctl);
+    tokio::spawn(drive(app.clone(), s.clone(), turn, rx));
+    Ok(())
+}
+
+pub async fn cancel(s: &Session) {
+    let mut running = s.running.subscribe();
+    {
+        let mut ctl = s.ctl.lock().await;
+        if !ctl.running {
+            return;
+        }
+        ctl.queue.clear();
+        if let Some(tx) = &ctl.interrupt {
+            tx.send_replace(true);
+        }
+    }
+    let _ = tokio::time::timeout(CANCEL_WAIT, running.wait_for(|r| !*r)).await;
+}
+
+fn status(app: &App, s: &Session, running: bool) {
+    app.hub.host(OutFrame::new(&Frame::SessionStatus(SessionStatusFrame { session_id: s.id.clone(), running })));
+}
+
+fn title_frame(app: &App, s: &Session, title: &str, event_seq: u64, time: f64) {
+    app.hub.mux(OutFrame::new(&Frame::Title(TitleFrame {
+        session_id: s.id.clone(),
+        title: title.to_string(),
+        event_seq,
+        updated_at: time,
+    })));
+}
+
+/// `turn/start`, the pending plan commit, `user/message` and (first message) the title.
+async fn begin_turn(app: &App, s: &Session, p: Prompt) -> Result<Turn, AppendError> {
+    let mut log = s.log.lock().await;
+    let number = log.turn + 1;
+    let source = json!({ "kind": "user", "rpcId": p.rpc_id });
+    s.append_locked(
+        app,
+        &mut log,
+        NewEvent::new("turn/start", json!({ "turn": number, "trigger": { "kind": "message", "source": source } })),
+        &[],
+    )?;
+    log.turn = number;
+    if app.options.plan_mode {
+        plan::commit_at_turn_start(app, s, &mut log)?;
+    }
+    let text = script::prompt_text(&p.content);
+    let user = s.append_locked(
+        app,
+        &mut log,
+        NewEvent::message("user/message", json!({ "content": p.content, "source": source })),
+        &[],
+    )?;
+    let mut title_request = false;
+    if log.title.is_none() {
+        let title = script::fallback_title(&text);
+        let ev = s.append_locked(
+            app,
+            &mut log,
+            NewEvent::new(
+                "session/title",
+                json!({ "title": title, "messageSeqs": [user.seq], "source": { "kind": "fallback" } }),
+            ),
+            &[SessionUpdate::Title(title.clone())],
+        )?;
+        title_frame(app, s, &title, ev.seq, ev.time);
+        title_request = true;
+    }
+    let plan_mode = app.options.plan_mode && log.plan.active;
+    drop(log);
+    status(app, s, true);
+    Ok(Turn { number, text, plan_mode, user_seq: user.seq, title_request })
+}
+
+/// Runs turns until the queue is empty.
+async fn drive(app: Arc<App>, s: SessionRef, mut turn: Turn, mut interrupt: watch::Receiver<bool>) {
+    loop {
+        let mut run = Run { app: &app, s: &s, turn: &turn, interrupt: &mut interrupt, title_due: turn.title_request };
+        let outcome = run.body().await;
+        let kind = match &outcome {
+            Ok(()) => "completed",
+            Err(Stop::Interrupted) => "interrupted",
+            Err(Stop::Failed(_)) => "error",
+        };
+        if let Err(Stop::Failed(e)) = &outcome {
+            app.hub.host(OutFrame::new(&Frame::AgentError(AgentErrorFrame {
+                session_id: Some(s.id.clone()),
+                message: format!("turn {} failed: {e}", turn.number),
+            })));
+        }
+        let ended = s
+            .append(&app, NewEvent::new("turn/end", json!({ "turn": turn.number, "reason": { "kind": kind } })))
+            .await;
+        status(&app, &s, false);
+        let mut ctl = s.ctl.lock().await;
+        let next = if ended.is_ok() { ctl.queue.pop_front() } else { None };
+        if let Some(p) = next {
+            match begin_turn(&app, &s, p).await {
+                Ok(t) => {
+                    let (tx, rx) = watch::channel(false);
+                    ctl.interrupt = Some(tx);
+                    interrupt = rx;
+                    turn = t;
+                    continue;
+                }
+                Err(_) => {}
+            }
+        }
+        ctl.running = false;
+        ctl.interrupt = None;
+        ctl.queue.clear();
+        s.running.send_replace(false);
+        return;
+    }
+}
+
+struct Run<'a> {
+    app: &'a App,
+    s: &'a Session,
+    turn: &'a Turn,
+    interrupt: &'a mut watch::Receiver<bool>,
+    title_due: bool,
+}
+
+impl Run<'_> {
+    async fn log(&self, kind: &'static str, data: Value) -> Result<u64, Stop> {
+        Ok(self.s.append(self.app, NewEvent::new(kind, data)).await?.seq)
+    }
+
+    fn interrupted(&self) -> bool {
+        *self.interrupt.borrow()
+    }
+
+    /// The pacing point between chunks; where an interrupt takes effect.
+    async fn pause(&mut self) -> Result<(), Stop> {
+        let delay = self.app.options.chunk_delay;
+        if !delay.is_zero() {
+            tokio::select! {
+                _ = tokio::time::sleep(delay) => {}
+                _ = self.interrupt.wait_for(|i| *i) => {}
+            }
+        } else {
+            tokio::task::yield_now().await;
+        }
+        if self.interrupted() {
+            return Err(Stop::Interrupted);
+        }
+        Ok(())
+    }
+
+    async fn body(&mut self) -> Result<(), Stop> {
+        let t = self.turn;
+        let markers = if t.plan_mode { Markers::default() } else { Markers::parse(&t.text) };
+        let mut step = 1;
+        self.step_start(step).await?;
+        let mut notes = Vec::new();
+        if markers.any() {
+            self.stream_message(step, &script::tool_intro(markers), "tool-use").await?;
+            if markers.question {
+                notes.push(self.ask_question(step).await?);
+            }
+            if markers.approval {
+                notes.push(self.run_approved_tool(step).await?);
+            }
+            if markers.tool {
+                notes.push(self.run_tool(step).await?);
+            }
+            self.log("step/end", json!({ "turn": t.number, "step": step })).await?;
+            step += 1;
+            self.step_start(step).await?;
+        }
+        self.stream_message(step, &script::reply(&t.text, t.plan_mode, &notes), "stop").await?;
+        self.log("step/end", json!({ "turn": t.number, "step": step })).await?;
+        Ok(())
+    }
+
+    /// `step/start`, then `request/header` when the header differs from the last logged.
+    async fn step_start(&mut self, step: u64) -> Result<(), Stop> {
+        self.pause().await?;
+        let mut log = self.s.log.lock().await;
+        self.s.append_locked(self.app, &mut log, NewEvent::new("step/start", json!({ "turn": self.turn.number, "step": step })), &[])?;
+        let header = script::request_header(self.turn.plan_mode);
+        if log.last_header.as_ref() != Some(&header) {
+            let reason = if log.last_header.is_none() { "initial" } else { "change" };
+            self.s.append_locked(
+                self.app,
+                &mut log,
+                NewEvent::new("request/header", json!({ "header": header, "reason": reason })),
+                &[],
+            )?;
+            log.last_header = Some(header);
+        }
+        drop(log);
+        if self.title_due && step == 1 {
+            self.log(
+                "session/title-llm-request",
+                json!({
+                    "titleProvider": "scripted-title",
+                    "messageSeqs": [self.turn.user_seq],
+                    "route": { "provider": script::PROVIDER, "model": script::MODEL },
+                    "maxTokens": 64
+                }),
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// The "model" title arrives while the first reply streams (as the origin's does).
+    async fn model_title(&mut self) -> Result<(), Stop> {
+        self.title_due = false;
+        let title = script::model_title(&self.turn.text);
+        let mut log = self.s.log.lock().await;
+        let ev = self.s.append_locked(
+            self.app,
+            &mut log,
+            NewEvent::new(
+                "session/title",
+                json!({
+                    "title": title,
+                    "messageSeqs": [self.turn.user_seq],
+                    "source": { "kind": "provider", "provider": "scripted-title",
+                                "model": { "provider": script::PROVIDER, "model": script::MODEL } }
+                }),
+            ),
+            &[SessionUpdate::Title(title.clone())],
+        )?;
+        drop(log);
+        title_frame(self.app, self.s, &title, ev.seq, ev.time);
+        Ok(())
+    }
+
+    /// Streams one assistant message as chunks, then logs `assistant/message`. An interrupt
+    /// leaves the streamed chunks in the log and no message.
+    async fn stream_message(&mut self, step: u64, text: &str, finish: &str) -> Result<(), Stop> {
+        let turn = self.turn.number;
+        let mut seqs = Vec::new();
+        let chunk = |c: Value| json!({ "turn": turn, "step": step, "chunk": c });
+        seqs.push(self.log("assistant/chunk", chunk(json!({ "type": "block-start", "index": 0, "blockType": "text" }))).await?);
+        let deltas = script::deltas(text);
+        for (i, d) in deltas.iter().enumerate() {
+            self.pause().await?;
+            seqs.push(self.log("assistant/chunk", chunk(json!({ "type": "text-delta", "index": 0, "text": d }))).await?);
+            if self.title_due && i == 1 {
+                self.model_title().await?;
+            }
+        }
+        if self.title_due {
+            self.model_title().await?;
+        }
+        let usage = json!({ "inputTokens": 100 + self.turn.text.len(), "outputTokens": deltas.len(), "cacheReadTokens": 0 });
+        seqs.push(
+            self.log("assistant/chunk", chunk(json!({ "type": "block-end", "index": 0, "block": { "type": "text", "text": text } })))
+                .await?,
+        );
+        seqs.push(self.log("assistant/chunk", chunk(json!({ "type": "usage", "usage": usage })).clone()).await?);
+        seqs.push(self.log("assistant/chunk", chunk(json!({ "type": "finish", "reason": { "kind": finish } }))).await?);
+        let mut ev = NewEvent::message(
+            "assistant/message",
+            json!({
+                "turn": turn, "step": step,
+                "content": [{ "type": "text", "text": text }],
+                "provenance": { "provider": self.s.provider.as_deref().unwrap_or(script::PROVIDER), "model": script::MODEL },
+                "usage": usage
+            }),
+        );
+        ev.source_event_seqs = Some(seqs);
+        self.s.append(self.app, ev).await?;
+        Ok(())
+    }
+
+    async fn tool_call(&self, step: u64, call_id: &str, name: &str, arguments: Value) -> Result<(), Stop> {
+        self.log("tool/call", json!({ "turn": self.turn.number, "step": step, "callId": call_id, "name": name, "arguments": arguments }))
+            .await
+            .map(|_| ())
+    }
+
+    async fn tool_result(&self, step: u64, call_id: &str, text: &str, is_error: bool) -> Result<(), Stop> {
+        self.log(
+            "tool/result",
+            json!({ "turn": self.turn.number, "step": step, "callId": call_id,
+                    "content": [{ "type": "text", "text": text }], "isError": is_error }),
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// Waits for the client's answer; an interrupt withdraws the interaction.
+    async fn wait_answer(
+        &mut self,
+        rpc_id: &str,
+        rx: tokio::sync::oneshot::Receiver<agent_session::core::wire::RpcResult<Value>>,
+    ) -> Result<Option<agent_session::core::wire::RpcResult<Value>>, Stop> {
+        tokio::select! {
+            r = rx => Ok(r.ok()),
+            _ = self.interrupt.wait_for(|i| *i) => {
+                self.app.interactions.remove(rpc_id);
+                Ok(None)
+            }
+        }
+    }
+
+    async fn ask_question(&mut self, step: u64) -> Result<String, Stop> {
+        let call_id = format!("call-{}", uuid::Uuid::new_v4());
+        let q = script::question("approach");
+        self.tool_call(step, &call_id, "ask_user_question", json!({ "questions": [q.clone()] })).await?;
+        let rpc_id = uuid::Uuid::new_v4().to_string();
+        let questions = serde_json::from_value(json!([q])).map_err(|e| Stop::Failed(AppendError::Store(e.to_string())))?;
+        let frame = Frame::QuestionRequested(QuestionRequested { session_id: self.s.id.clone(), questions });
+        let out = OutFrame::with_rpc_id(&frame, rpc_id.clone());
+        let rx = self.app.interactions.register(&self.s.id, Kind::Question, out.clone());
+        self.app.hub.mux(out);
+        let answer = self.wait_answer(&rpc_id, rx).await?;
+        let outcome = match &answer {
+            Some(Ok(_)) => QuestionOutcome::Answered,
+            _ => QuestionOutcome::Cancelled,
+        };
+        self.app.hub.mux(OutFrame::new(&Frame::QuestionResolved(QuestionResolved {
+            session_id: self.s.id.clone(),
+            question_rpc_id: rpc_id,
+            outcome,
+        })));
+        if self.interrupted() || answer.is_none() {
+            return Err(Stop::Interrupted);
+        }
+        let text = match answer {
+            Some(Ok(v)) => format!("The user answered: {}", serde_json::to_string(&v).unwrap_or_default()),
+            _ => "The user dismissed the question.".to_string(),
+        };
+        self.tool_result(step, &call_id, &text, false).await?;
+        Ok(text + ".")
+    }
+
+    async fn run_approved_tool(&mut self, step: u64) -> Result<String, Stop> {
+        let call_id = format!("call-{}", uuid::Uuid::new_v4());
+        self.tool_call(step, &call_id, "bash", json!({ "command": "echo scripted" })).await?;
+        let rpc_id = uuid::Uuid::new_v4().to_string();
+        let approval_id = format!("approval-{}", uuid::Uuid::new_v4());
+        let frame = Frame::ApprovalRequested(ApprovalRequested {
+            session_id: self.s.id.clone(),
+            approval_id: approval_id.clone(),
+            tool_name: "bash".into(),
+            call_id: Some(call_id.clone()),
+            reason: Some("runs a shell command".into()),
+        });
+        let out = OutFrame::with_rpc_id(&frame, rpc_id.clone());
+        let rx = self.app.interactions.register(&self.s.id, Kind::Approval, out.clone());
+        self.app.hub.mux(out);
+        let answer = self.wait_answer(&rpc_id, rx).await?;
+        let outcome = match &answer {
+            None => ApprovalOutcome::Cancelled,
+            Some(Err(_)) => ApprovalOutcome::Rejected,
+            Some(Ok(v)) => v
+                .get("outcome")
+                .and_then(|o| serde_json::from_value(o.clone()).ok())
+                .unwrap_or(ApprovalOutcome::Rejected),
+        };
+        self.app.hub.mux(OutFrame::new(&Frame::ApprovalResolved(ApprovalResolved {
+            session_id: self.s.id.clone(),
+            approval_id,
+            outcome,
+        })));
+        if self.interrupted() || answer.is_none() {
+            return Err(Stop::Interrupted);
+        }
+        if outcome == ApprovalOutcome::AllowedOnce {
+            self.tool_result(step, &call_id, "scripted\n[exit code: 0]", false).await?;
+            Ok("The command ran (allowed once).".into())
+        } else {
+            self.tool_result(step, &call_id, "The user rejected this tool call.", true).await?;
+            Ok("The command was rejected.".into())
+        }
+    }
+
+    async fn run_tool(&mut self, step: u64) -> Result<String, Stop> {
+        self.pause().await?;
+        let call_id = format!("call-{}", uuid::Uuid::new_v4());
+        self.tool_call(step, &call_id, "read", json!({ "file_path": "README.md" })).await?;
+        self.pause().await?;
+        self.tool_result(step, &call_id, "1\t# Scripted README\n2\tNothing to see here.", false).await?;
+        Ok("I read README.md.".into())
+    }
+}
+
+/// Logs `turn/end {interrupted}` for turns a previous process left open (killed mid-turn),
+/// so the log is consistent before anyone reads it.
+pub fn close_dangling_turns(app: &App, dangling: &[(SessionRef, u64)]) -> Result<(), String> {
+    for (s, turn) in dangling {
+        let mut log = s.log.try_lock().map_err(|e| e.to_string())?;
+        s.append_locked(app, &mut log, NewEvent::new("turn/end", json!({ "turn": turn, "reason": { "kind": "interrupted" } })), &[])
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,150 @@
+//! Unary endpoints: `POST /api/<method>` and `POST /api/respond`.
+//!
+//! Carrier errors are plain text (404 unknown method, 400 body not JSON, 413 too large);
+//! everything else is HTTP 200 with a `server-response` envelope echoing the rpcId.
+
+use crate::app::App;
+use crate::rpc::{self, custom_issue, internal, invalid_payload, payload};
+use crate::session::Prompt;
+use crate::{agent, history, plan, script};
+use agent_session::core::wire::{
+    self as wire, ClientResponse, CreatePayload, CreateValue, HostDescription, ListPayload, ListValue, PromptPayload,
+    Receipt, RpcError, RpcResult, SessionRef, SessionSummary, SetPlanModePayload,
+};
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::response::Response;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+fn to_value<T: serde::Serialize>(v: T) -> RpcResult<Value> {
+    serde_json::to_value(v).map_err(internal)
+}
+
+pub async fn call(State(app): State<Arc<App>>, Path(method): Path<String>, body: Bytes) -> Response {
+    if !wire::METHODS.contains(&method.as_str()) {
+        return rpc::not_found();
+    }
+    let Ok(v) = serde_json::from_slice::<Value>(&body) else { return rpc::not_json() };
+    let rpc_id = rpc::rpc_id_of(&v);
+    let result = match rpc::check_envelope(&v, "client-request") {
+        Err(e) => Err(e),
+        Ok(()) => match v.get("method").and_then(Value::as_str) {
+            Some(m) if m == method => {
+                let payload = v.get("payload").cloned().unwrap_or(Value::Null);
+                dispatch(&app, &method, &rpc_id, &payload).await
+            }
+            other => Err(RpcError::bad_request(
+                format!("method {:?} does not match path {:?}", other.unwrap_or_default(), method),
+                vec![],
+            )),
+        },
+    };
+    rpc::respond(&rpc_id, result)
+}
+
+/// `describe`, `list` and `create` take an all-optional payload: a missing one reads as `{}`.
+fn optional_payload(p: &Value) -> Value {
+    if p.is_null() { json!({}) } else { p.clone() }
+}
+
+async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcResult<Value> {
+    match method {
+        wire::HOST_DESCRIBE => {
+            let _: Value = payload(method, &optional_payload(p))?;
+            to_value(HostDescription {
+                version: env!("CARGO_PKG_VERSION").to_string(),
+                cwd: std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default(),
+                provider: script::PROVIDER.to_string(),
+                model: script::MODEL.to_string(),
+                attached_sessions: app.sessions().len() as u64,
+            })
+        }
+        wire::SESSION_LIST => {
+            let _: ListPayload = payload(method, &optional_payload(p))?;
+            let mut items: Vec<SessionSummary> = app
+                .sessions()
+                .iter()
+                .map(|s| SessionSummary {
+                    session_id: s.id.clone(),
+                    updated_at: s.updated_at(),
+                    running: s.is_running(),
+                    parent_session_id: None,
+                    cwd: s.cwd.clone(),
+                })
+                .collect();
+            items.sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at));
+            to_value(ListValue { items })
+        }
+        wire::SESSION_CREATE => {
+            let p: CreatePayload = payload(method, &optional_payload(p))?;
+            let s = app.create_session(p.cwd, p.provider).map_err(internal)?;
+            to_value(CreateValue { session_id: s.id.clone() })
+        }
+        wire::SESSION_HISTORY => {
+            let p: wire::HistoryPayload = payload(method, p)?;
+            let s = app.session(&p.session_id)?;
+            to_value(history::page(app, &s, &p).await?)
+        }
+        wire::SESSION_PROMPT => {
+            let p: PromptPayload = payload(method, p)?;
+            check_content(method, &p.content)?;
+            let s = app.session(&p.session_id)?;
+            agent::prompt(app, &s, p.mode, Prompt { content: p.content, rpc_id: rpc_id.to_string() }).await?;
+            Ok(json!({ "accepted": true }))
+        }
+        wire::SESSION_CANCEL => {
+            let p: SessionRef = payload(method, p)?;
+            let s = app.session(&p.session_id)?;
+            agent::cancel(&s).await;
+            Ok(json!({ "accepted": true }))
+        }
+        wire::SESSION_PLAN_MODE => {
+            let p: SessionRef = payload(method, p)?;
+            let s = app.session(&p.session_id)?;
+            if !app.options.plan_mode {
+                return Ok(Value::Null);
+            }
+            let state = s.log.lock().await.plan.state();
+            Ok(plan::value(state))
+        }
+        wire::SESSION_SET_PLAN_MODE => {
+            let p: SetPlanModePayload = payload(method, p)?;
+            let s = app.session(&p.session_id)?;
+            if !app.options.plan_mode {
+                return Ok(Value::Null);
+            }
+            Ok(plan::value(plan::select(app, &s, p.active).await.map_err(internal)?))
+        }
+        _ => Err(internal(format!("no handler for {method}"))),
+    }
+}
+
+/// A prompt is a non-empty array of content blocks, each an object with a string `type`.
+fn check_content(method: &str, content: &[Value]) -> Result<(), RpcError> {
+    if content.is_empty() {
+        return Err(invalid_payload(method, vec![custom_issue(vec![json!("content")], "expected at least one content block")]));
+    }
+    let issues: Vec<Value> = content
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| !b.get("type").is_some_and(Value::is_string))
+        .map(|(i, _)| custom_issue(vec![json!("content"), json!(i), json!("type")], "expected a content block with a string type"))
+        .collect();
+    if issues.is_empty() { Ok(()) } else { Err(invalid_payload(method, issues)) }
+}
+
+/// `POST /api/respond`: a client-response answering a question/approval frame's rpcId.
+pub async fn respond(State(app): State<Arc<App>>, body: Bytes) -> Response {
+    let Ok(v) = serde_json::from_slice::<Value>(&body) else { return rpc::not_json() };
+    let rpc_id = rpc::rpc_id_of(&v);
+    let result = rpc::check_envelope(&v, "client-response").and_then(|()| {
+        let response: ClientResponse = payload("respond", &v)?;
+        let receipt = match app.interactions.answer(&response.rpc_id, response.result) {
+            Ok(()) => Receipt::accepted(),
+            Err(reason) => Receipt::refused(reason),
+        };
+        to_value(receipt)
+    });
+    rpc::respond(&rpc_id, result)
+}

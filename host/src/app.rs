@@ -1,0 +1,88 @@
+//! Shared host state: the store, the stream hub, the session registry and the options that
+//! shape behaviour (plan service present or not, chunk pacing, faults).
+
+use crate::faults::Faults;
+use crate::hub::{Hub, OutFrame};
+use crate::interact::Interactions;
+use crate::plan::PlanState;
+use crate::session::{now_ms, LogState, Session, SessionRef};
+use crate::store::Store;
+use agent_session::core::wire::{Frame, RpcError, SessionIdFrame};
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+pub struct Options {
+    pub plan_mode: bool,
+    pub chunk_delay: Duration,
+}
+
+pub struct App {
+    pub store: Store,
+    pub hub: Hub,
+    pub interactions: Interactions,
+    pub faults: Option<Faults>,
+    pub options: Options,
+    sessions: RwLock<HashMap<String, SessionRef>>,
+}
+
+impl App {
+    pub fn new(store: Store, options: Options, faults: bool) -> Result<App, String> {
+        let mut dangling = Vec::new();
+        let mut sessions = HashMap::new();
+        for l in store.load_sessions()? {
+            let open_turn = match (&l.last_turn_start, l.last_turn_end_seq) {
+                (Some((start, data)), end) if end.is_none_or(|e| e < *start) => data.get("turn").and_then(|t| t.as_u64()),
+                _ => None,
+            };
+            let s = Arc::new(Session::from_loaded(l));
+            if let Some(turn) = open_turn {
+                dangling.push((s.clone(), turn));
+            }
+            sessions.insert(s.id.clone(), s);
+        }
+        let app = App {
+            store,
+            hub: Hub::default(),
+            interactions: Interactions::default(),
+            faults: faults.then(Faults::default),
+            options,
+            sessions: RwLock::new(sessions),
+        };
+        crate::agent::close_dangling_turns(&app, &dangling)?;
+        Ok(app)
+    }
+
+    pub fn session(&self, id: &str) -> Result<SessionRef, RpcError> {
+        self.sessions
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(id)
+            .cloned()
+            .ok_or_else(|| RpcError::session_not_found(id))
+    }
+
+    /// Every session, oldest first.
+    pub fn sessions(&self) -> Vec<SessionRef> {
+        let mut all: Vec<_> = self.sessions.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
+        all.sort_by(|a, b| a.created_at.total_cmp(&b.created_at).then(a.pk.cmp(&b.pk)));
+        all
+    }
+
+    pub fn create_session(&self, cwd: Option<String>, provider: Option<String>) -> Result<SessionRef, String> {
+        let id = format!("session-{}", uuid::Uuid::new_v4());
+        let created_at = now_ms();
+        let pk = self.store.create_session(&id, cwd.as_deref(), provider.as_deref(), created_at)?;
+        let log = LogState { last_seq: -1, title: None, plan: PlanState::default(), turn: 0, last_header: None };
+        let session = Arc::new(Session::new(id.clone(), pk, cwd, provider, created_at, log, created_at));
+        self.sessions.write().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), session.clone());
+        self.hub.host(OutFrame::new(&Frame::SessionAdded(SessionIdFrame { session_id: id })));
+        Ok(session)
+    }
+
+    /// Drops sessions from the registry (store reset).
+    pub fn forget_sessions(&self) -> Vec<SessionRef> {
+        let mut map = self.sessions.write().unwrap_or_else(|e| e.into_inner());
+        map.drain().map(|(_, s)| s).collect()
+    }
+}

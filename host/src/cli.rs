@@ -1,0 +1,62 @@
+//! Command line. Other tools rely on these exact flag names and on the first stdout line.
+
+use clap::Parser;
+use std::path::PathBuf;
+
+/// Reference agent host for agent-session: the host wire contract over a durable SQLite log,
+/// with a scripted (model-free, deterministic) agent.
+///
+/// The first stdout line is always `listening on http://ADDR:PORT` with the bound address.
+#[derive(Debug, Parser)]
+#[command(name = "agent-session-host", version)]
+pub struct Cli {
+    /// Address to listen on; port 0 picks a free port (see the first stdout line).
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:7878")]
+    pub listen: String,
+
+    /// SQLite database file (created with its parent directories).
+    /// Default: $XDG_DATA_HOME/agent-session-host/host.sqlite, else ~/.local/share/agent-session-host/host.sqlite.
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    /// Start without the plan-mode service: session.planMode / session.setPlanMode answer
+    /// null (capability absent) and no plan/mode event is ever logged.
+    #[arg(long)]
+    pub no_plan_mode: bool,
+
+    /// Enable fault injection at POST /admin/faults (drop streams, withhold/delay responses,
+    /// skip mux frames, reset the store, seed events). The route is 404 without this flag.
+    #[arg(long)]
+    pub faults: bool,
+
+    /// Require `Authorization: Bearer TOKEN` on every /api/ (and /admin/) route; 401 otherwise.
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+
+    /// Allow cross-origin requests from ORIGIN (repeatable), e.g. http://127.0.0.1:8000.
+    /// CORS is off without it.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
+
+    /// Serve static files from DIR at / (the web demo), so one process serves everything.
+    #[arg(long = "static", value_name = "DIR")]
+    pub static_dir: Option<PathBuf>,
+
+    /// Milliseconds the scripted agent waits between streamed chunks (0 = as fast as possible).
+    #[arg(long, value_name = "N", default_value_t = 40)]
+    pub chunk_delay_ms: u64,
+}
+
+impl Cli {
+    pub fn db_path(&self) -> PathBuf {
+        if let Some(p) = &self.db {
+            return p.clone();
+        }
+        let base = std::env::var_os("XDG_DATA_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+            .unwrap_or_else(|| PathBuf::from("."));
+        base.join("agent-session-host").join("host.sqlite")
+    }
+}

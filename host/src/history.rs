@@ -1,0 +1,38 @@
+//! `session.history`: pages that end on message boundaries, plus the projection baseline on
+//! the tail page (Extension 1).
+
+use crate::app::App;
+use crate::limits::{DEFAULT_PAGE_MESSAGES, MAX_PAGE_EVENTS, MAX_PAGE_MESSAGES};
+use crate::plan;
+use crate::rpc::internal;
+use crate::session::Session;
+use agent_session::core::wire::{HistoryItem, HistoryPayload, HistoryValue, ProjectionBaseline, RpcError};
+use serde_json::Map;
+
+pub async fn page(app: &App, s: &Session, p: &HistoryPayload) -> Result<HistoryValue, RpcError> {
+    let max_messages = p
+        .max_messages
+        .map_or(DEFAULT_PAGE_MESSAGES, |m| m.get())
+        .clamp(1, MAX_PAGE_MESSAGES);
+    // Under the log lock the tail page and its baseline describe the same instant.
+    let log = s.log.lock().await;
+    let last = log.last_seq;
+    let upper = match p.before_seq {
+        Some(before) => (before.min(i64::MAX as u64) as i64 - 1).min(last),
+        None => last,
+    };
+    let (events, start) = app.store.page(s.pk, upper, max_messages, MAX_PAGE_EVENTS).map_err(internal)?;
+    let projections = p.before_seq.is_none().then(|| {
+        let mut values = Map::new();
+        if app.options.plan_mode {
+            values.insert(plan::PROJECTION_KEY.to_string(), plan::value(log.plan.state()));
+        }
+        ProjectionBaseline { as_of_seq: last, values }
+    });
+    drop(log);
+    Ok(HistoryValue {
+        has_more: !events.is_empty() && start > 0,
+        events: events.into_iter().map(|event| HistoryItem { event, view: None }).collect(),
+        projections,
+    })
+}

@@ -1,0 +1,69 @@
+//! Fan-out of stream frames. Each frame is serialized once into its `server-request`
+//! envelope and shared (`Arc`) by every subscriber of its stream.
+
+use agent_session::core::wire::Frame;
+use std::sync::Arc;
+use tokio::sync::{broadcast, watch};
+
+/// Frames a subscriber may fall behind by before its stream is ended (it then repairs
+/// from history, which is cheaper than buffering without bound).
+const CAPACITY: usize = 8192;
+
+pub struct OutFrame {
+    /// The whole envelope JSON (`data:` payload).
+    pub json: String,
+    pub rpc_id: String,
+    pub session_id: Option<String>,
+    /// Seq of the carried session event, for `session/event` frames.
+    pub event_seq: Option<u64>,
+}
+
+impl OutFrame {
+    pub fn new(frame: &Frame) -> Arc<OutFrame> {
+        OutFrame::with_rpc_id(frame, uuid::Uuid::new_v4().to_string())
+    }
+
+    /// Question and approval frames keep their rpcId: `/api/respond` answers by it.
+    pub fn with_rpc_id(frame: &Frame, rpc_id: String) -> Arc<OutFrame> {
+        let event_seq = match frame {
+            Frame::Event(e) => Some(e.event.seq),
+            _ => None,
+        };
+        Arc::new(OutFrame {
+            json: frame.to_envelope(rpc_id.clone()).to_json_string(),
+            rpc_id,
+            session_id: frame.session_id().map(str::to_owned),
+            event_seq,
+        })
+    }
+}
+
+pub struct Hub {
+    pub mux: broadcast::Sender<Arc<OutFrame>>,
+    pub host: broadcast::Sender<Arc<OutFrame>>,
+    /// Bumped to end every open stream (fault injection, store reset, shutdown).
+    pub epoch: watch::Sender<u64>,
+}
+
+impl Default for Hub {
+    fn default() -> Self {
+        Hub {
+            mux: broadcast::channel(CAPACITY).0,
+            host: broadcast::channel(CAPACITY).0,
+            epoch: watch::channel(0).0,
+        }
+    }
+}
+
+impl Hub {
+    pub fn mux(&self, frame: Arc<OutFrame>) {
+        // No receivers is not an error: nobody is listening yet.
+        let _ = self.mux.send(frame);
+    }
+    pub fn host(&self, frame: Arc<OutFrame>) {
+        let _ = self.host.send(frame);
+    }
+    pub fn drop_streams(&self) {
+        self.epoch.send_modify(|e| *e += 1);
+    }
+}

@@ -1,0 +1,132 @@
+//! Plan-mode service with the origin's semantics.
+//!
+//! A selection is recorded as pending intent (persisted, so it survives a restart) and is
+//! committed — `plan/mode {active}` logged — only at the next model-request boundary, the
+//! start of the next prompt's turn. A selection never touches a running turn. Re-selecting
+//! the committed value while a different one is pending is net zero (pending cleared, no
+//! event). `PlanModeState.pending` carries the *selected value*, so it always differs from
+//! `active` when present.
+
+use crate::app::App;
+use crate::hub::OutFrame;
+use crate::session::{AppendError, LogState, NewEvent, Session};
+use crate::store::SessionUpdate;
+use agent_session::core::wire::{Frame, PlanModeState, ProjectionFrame};
+use serde_json::{json, Value};
+
+/// The projection key of the plan value (Extension 1).
+pub const PROJECTION_KEY: &str = "plan";
+
+/// What the origin logs when the user leaves plan mode.
+const LEAVE_TEXT: &str = "The user switched this session back to the default mode.";
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PlanState {
+    pub active: bool,
+    pending: Option<bool>,
+}
+
+impl PlanState {
+    pub fn restore(active: bool, pending: Option<bool>) -> Self {
+        PlanState { active, pending: pending.filter(|p| *p != active) }
+    }
+
+    pub fn state(&self) -> PlanModeState {
+        PlanModeState { active: self.active, pending: self.pending }
+    }
+
+    pub fn pending(&self) -> Option<bool> {
+        self.pending
+    }
+
+    /// Records a selection; true when the readable state changed.
+    pub fn select(&mut self, want: bool) -> bool {
+        let before = *self;
+        self.pending = (want != self.active).then_some(want);
+        *self != before
+    }
+
+    /// At a turn start: the selection to commit, if any.
+    fn take_commit(&mut self) -> Option<bool> {
+        let p = self.pending.take()?;
+        self.active = p;
+        Some(p)
+    }
+}
+
+pub fn value(state: PlanModeState) -> Value {
+    serde_json::to_value(state).unwrap_or(Value::Null)
+}
+
+fn publish_projection(app: &App, session: &Session, log: &LogState) {
+    let frame = Frame::Projection(ProjectionFrame {
+        session_id: session.id.clone(),
+        key: PROJECTION_KEY.to_string(),
+        value: value(log.plan.state()),
+        seq: log.last_seq,
+    });
+    app.hub.mux(OutFrame::new(&frame));
+}
+
+/// `session.setPlanMode`: record the selection, persist it, announce the new value.
+pub async fn select(app: &App, session: &Session, active: bool) -> Result<PlanModeState, String> {
+    let mut log = session.log.lock().await;
+    let mut next = log.plan;
+    if next.select(active) {
+        app.store.update_session(session.pk, &SessionUpdate::PlanPending(next.pending()))?;
+        log.plan = next;
+        publish_projection(app, session, &log);
+    }
+    Ok(log.plan.state())
+}
+
+/// At the start of a turn (after `turn/start`): commit a pending selection. Leaving plan
+/// mode also tells the model so with a `context/message`, as the origin does.
+pub fn commit_at_turn_start(app: &App, session: &Session, log: &mut LogState) -> Result<(), AppendError> {
+    let mut next = log.plan;
+    let Some(active) = next.take_commit() else { return Ok(()) };
+    session.append_locked(
+        app,
+        log,
+        NewEvent::new("plan/mode", json!({ "active": active })),
+        &[SessionUpdate::PlanPending(None)],
+    )?;
+    log.plan = next;
+    if !active {
+        session.append_locked(
+            app,
+            log,
+            NewEvent::message(
+                "context/message",
+                json!({
+                    "content": [{ "type": "text", "text": LEAVE_TEXT }],
+                    "source": { "kind": "plugin", "plugin": "plan-mode" },
+                }),
+            ),
+            &[],
+        )?;
+    }
+    publish_projection(app, session, log);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selection_semantics_match_the_captures() {
+        let mut p = PlanState::default();
+        assert!(p.select(true));
+        assert_eq!(p.state(), PlanModeState { active: false, pending: Some(true) });
+        assert_eq!(p.take_commit(), Some(true));
+        assert_eq!(p.state(), PlanModeState::committed(true));
+        assert!(p.select(false));
+        assert_eq!(p.state(), PlanModeState { active: true, pending: Some(false) });
+        // Re-selecting the committed value is net zero.
+        assert!(p.select(true));
+        assert_eq!(p.state(), PlanModeState::committed(true));
+        assert!(!p.select(true));
+        assert_eq!(p.take_commit(), None);
+    }
+}

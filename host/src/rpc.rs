@@ -1,0 +1,103 @@
+//! Carrier-level helpers: the client-request envelope check, payload schema errors in the
+//! origin's `details.issues[]` shape, and the plain-text carrier errors.
+
+use agent_session::core::wire::{Envelope, RpcError, RpcResult, ServerResponse};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+
+pub fn text(status: StatusCode, body: &'static str) -> Response {
+    (status, [(header::CONTENT_TYPE, "text/plain;charset=UTF-8")], body).into_response()
+}
+
+pub fn not_found() -> Response {
+    text(StatusCode::NOT_FOUND, "not found")
+}
+
+pub async fn not_found_handler() -> Response {
+    not_found()
+}
+
+pub fn not_json() -> Response {
+    text(StatusCode::BAD_REQUEST, "body is not JSON")
+}
+
+/// A `server-response` envelope echoing `rpc_id`.
+pub fn respond(rpc_id: &str, result: RpcResult<Value>) -> Response {
+    let body = Envelope::ServerResponse(ServerResponse { rpc_id: rpc_id.to_string(), result }).to_json_string();
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// The envelope's `rpcId`, or `""` when it has none (it is then echoed as such).
+pub fn rpc_id_of(v: &Value) -> String {
+    v.get("rpcId").and_then(Value::as_str).unwrap_or_default().to_string()
+}
+
+fn issue(path: Vec<Value>, message: impl Into<String>) -> Value {
+    json!({ "code": "invalid_type", "path": path, "message": message.into() })
+}
+
+/// Checks `type` and `rpcId` of an inbound envelope.
+pub fn check_envelope(v: &Value, kind: &str) -> Result<(), RpcError> {
+    let mut issues = Vec::new();
+    if v.get("type").and_then(Value::as_str) != Some(kind) {
+        issues.push(issue(vec![json!("type")], format!("expected \"{kind}\"")));
+    }
+    if !v.get("rpcId").is_some_and(Value::is_string) {
+        issues.push(issue(vec![json!("rpcId")], "expected string"));
+    }
+    if issues.is_empty() {
+        Ok(())
+    } else {
+        Err(RpcError::bad_request(format!("invalid {kind} envelope"), issues))
+    }
+}
+
+/// Deserializes a method payload; a failure names the path and reason like the origin.
+pub fn payload<T: DeserializeOwned>(method: &str, payload: &Value) -> Result<T, RpcError> {
+    serde_path_to_error::deserialize(payload).map_err(|e| {
+        let mut path: Vec<Value> = e
+            .path()
+            .iter()
+            .filter_map(|seg| match seg {
+                serde_path_to_error::Segment::Seq { index } => Some(json!(index)),
+                serde_path_to_error::Segment::Map { key } => Some(json!(key)),
+                serde_path_to_error::Segment::Enum { variant } => Some(json!(variant)),
+                serde_path_to_error::Segment::Unknown => None,
+            })
+            .collect();
+        let message = e.inner().to_string();
+        if let Some(field) = message.strip_prefix("missing field `").and_then(|m| m.split('`').next()) {
+            path.push(json!(field));
+        }
+        invalid_payload(method, vec![issue(path, message)])
+    })
+}
+
+pub fn invalid_payload(method: &str, issues: Vec<Value>) -> RpcError {
+    RpcError::bad_request(format!("invalid payload for {method}"), issues)
+}
+
+pub fn custom_issue(path: Vec<Value>, message: &str) -> Value {
+    json!({ "code": "custom", "path": path, "message": message })
+}
+
+pub fn internal(e: impl std::fmt::Display) -> RpcError {
+    RpcError::new(agent_session::core::wire::ErrorCode::Internal, e.to_string(), json!({}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_session::core::wire::SetPlanModePayload;
+
+    #[test]
+    fn missing_field_names_its_path() {
+        let err = payload::<SetPlanModePayload>("session.setPlanMode", &json!({ "sessionId": "s" })).unwrap_err();
+        assert_eq!(err.message, "invalid payload for session.setPlanMode");
+        assert_eq!(err.details["issues"][0]["path"], json!(["active"]));
+        let err = payload::<SetPlanModePayload>("m", &json!({ "sessionId": "s", "active": 1 })).unwrap_err();
+        assert_eq!(err.details["issues"][0]["path"], json!(["active"]));
+    }
+}

@@ -1,0 +1,39 @@
+//! Bearer-token check and the CORS allow-list. CORS is off unless origins are named: the
+//! origin host answers cross-origin preflights with 404, and so do we by default.
+
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+
+pub async fn require_token(State(token): State<Arc<str>>, req: Request, next: Next) -> Response {
+    let presented = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    if presented == Some(&*token) {
+        return next.run(req).await;
+    }
+    (
+        StatusCode::UNAUTHORIZED,
+        [(header::CONTENT_TYPE, "text/plain;charset=UTF-8"), (header::WWW_AUTHENTICATE, "Bearer")],
+        "unauthorized: this host requires `Authorization: Bearer <token>`",
+    )
+        .into_response()
+}
+
+/// Preflights from listed origins are answered; every response (streams included) carries
+/// the CORS headers for them.
+pub fn cors(origins: &[String]) -> Result<CorsLayer, String> {
+    let list = origins
+        .iter()
+        .map(|o| HeaderValue::from_str(o.trim_end_matches('/')).map_err(|_| format!("bad --allow-origin {o:?}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(CorsLayer::new()
+        .allow_origin(AllowOrigin::list(list))
+        .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+        .allow_headers([header::CONTENT_TYPE, header::AUTHORIZATION]))
+}

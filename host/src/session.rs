@@ -1,0 +1,226 @@
+//! In-memory state of one session and the only path that writes its log: seq assignment,
+//! commit, then broadcast, all under the session's log lock so frames leave in seq order.
+
+use crate::app::App;
+use crate::hub::OutFrame;
+use crate::plan::PlanState;
+use crate::store::{LoadedSession, SessionUpdate};
+use agent_session::core::wire::{EventFrame, Frame, SessionEvent};
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+use tokio::sync::{watch, Mutex};
+
+pub fn now_ms() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as f64)
+        .unwrap_or(0.0)
+}
+
+/// State that changes only together with the log (guarded by the log lock).
+pub struct LogState {
+    pub last_seq: i64,
+    pub title: Option<String>,
+    pub plan: PlanState,
+    pub turn: u64,
+    /// The last logged `request/header` data: a new one is logged only when it changes.
+    pub last_header: Option<Value>,
+}
+
+/// A prompt waiting for (or starting) a turn.
+pub struct Prompt {
+    pub content: Vec<Value>,
+    pub rpc_id: String,
+}
+
+/// The agent's run control: one driver task per running session.
+#[derive(Default)]
+pub struct Control {
+    pub running: bool,
+    pub queue: VecDeque<Prompt>,
+    /// Set to `true` to interrupt the running turn.
+    pub interrupt: Option<watch::Sender<bool>>,
+}
+
+pub struct Session {
+    pub id: String,
+    pub pk: i64,
+    pub cwd: Option<String>,
+    pub provider: Option<String>,
+    pub created_at: f64,
+    pub log: Mutex<LogState>,
+    pub ctl: Mutex<Control>,
+    /// Mirrors of log state readable without the lock (list, mux open).
+    pub last_seq: AtomicI64,
+    updated_at: AtomicU64,
+    pub running: watch::Sender<bool>,
+    /// Set when the store was reset under it: appends fail from then on.
+    pub removed: AtomicBool,
+}
+
+#[derive(Debug)]
+pub enum AppendError {
+    Removed,
+    Store(String),
+}
+
+impl std::fmt::Display for AppendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AppendError::Removed => write!(f, "session was removed"),
+            AppendError::Store(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// One event to append; `seq` and `time` are assigned by the log.
+pub struct NewEvent {
+    pub kind: &'static str,
+    pub data: Value,
+    pub source_event_seqs: Option<Vec<u64>>,
+    pub surface_op: Option<&'static str>,
+}
+
+impl NewEvent {
+    pub fn new(kind: &'static str, data: Value) -> Self {
+        NewEvent { kind, data, source_event_seqs: None, surface_op: None }
+    }
+    /// Messages are appended to the conversation surface (as the origin marks them).
+    pub fn message(kind: &'static str, data: Value) -> Self {
+        NewEvent { surface_op: Some("append"), ..NewEvent::new(kind, data) }
+    }
+}
+
+impl Session {
+    pub fn new(
+        id: String,
+        pk: i64,
+        cwd: Option<String>,
+        provider: Option<String>,
+        created_at: f64,
+        log: LogState,
+        updated_at: f64,
+    ) -> Session {
+        Session {
+            id,
+            pk,
+            cwd,
+            provider,
+            created_at,
+            last_seq: AtomicI64::new(log.last_seq),
+            log: Mutex::new(log),
+            ctl: Mutex::new(Control::default()),
+            updated_at: AtomicU64::new(updated_at.to_bits()),
+            running: watch::channel(false).0,
+            removed: AtomicBool::new(false),
+        }
+    }
+
+    /// Rebuilds a session from its stored row and log tail.
+    pub fn from_loaded(l: LoadedSession) -> Session {
+        let plan_active = l
+            .last_plan_mode
+            .as_ref()
+            .and_then(|d| d.get("active"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let turn = l
+            .last_turn_start
+            .as_ref()
+            .and_then(|(_, d)| d.get("turn"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        let log = LogState {
+            last_seq: l.last_seq,
+            title: l.title,
+            plan: PlanState::restore(plan_active, l.plan_pending),
+            turn,
+            last_header: l.last_request_header,
+        };
+        let updated = l.last_time.unwrap_or(l.created_at).max(l.created_at);
+        Session::new(l.id, l.pk, l.cwd, l.provider, l.created_at, log, updated)
+    }
+
+    pub fn updated_at(&self) -> f64 {
+        f64::from_bits(self.updated_at.load(Ordering::Relaxed))
+    }
+
+    pub fn is_running(&self) -> bool {
+        *self.running.borrow()
+    }
+
+    /// Commits `ev` (with `updates` in the same transaction), then broadcasts it on the mux.
+    /// The caller holds the log lock, so seqs stay contiguous and frames leave in order.
+    pub fn append_locked(
+        &self,
+        app: &App,
+        log: &mut LogState,
+        ev: NewEvent,
+        updates: &[SessionUpdate],
+    ) -> Result<SessionEvent, AppendError> {
+        if self.removed.load(Ordering::SeqCst) {
+            return Err(AppendError::Removed);
+        }
+        let seq = (log.last_seq + 1) as u64;
+        let time = now_ms();
+        let event = SessionEvent {
+            kind: ev.kind.to_string(),
+            seq,
+            time,
+            data: ev.data,
+            source_event_seqs: ev.source_event_seqs.map(|v| v.into_iter().map(|s| s as f64).collect()),
+            surface_op: ev.surface_op.map(|s| Value::String(s.to_string())),
+        };
+        app.store.append(self.pk, &event, updates).map_err(AppendError::Store)?;
+        log.last_seq = seq as i64;
+        self.last_seq.store(seq as i64, Ordering::SeqCst);
+        self.updated_at.store(time.to_bits(), Ordering::Relaxed);
+        for u in updates {
+            if let SessionUpdate::Title(t) = u {
+                log.title = Some(t.clone());
+            }
+        }
+        let frame = Frame::Event(EventFrame { session_id: self.id.clone(), event: event.clone(), view: None });
+        if !app.faults.as_ref().is_some_and(|f| f.take_skip_mux_event()) {
+            app.hub.mux(OutFrame::new(&frame));
+        }
+        Ok(event)
+    }
+
+    /// Appends one event under a short-lived log lock.
+    pub async fn append(&self, app: &App, ev: NewEvent) -> Result<SessionEvent, AppendError> {
+        let mut log = self.log.lock().await;
+        self.append_locked(app, &mut log, ev, &[])
+    }
+
+    /// Bulk append for load checks: one transaction, no broadcast.
+    pub async fn seed_silent(&self, app: &App, make: impl Fn(u64) -> (&'static str, Value), count: u64) -> Result<i64, AppendError> {
+        let mut log = self.log.lock().await;
+        if self.removed.load(Ordering::SeqCst) {
+            return Err(AppendError::Removed);
+        }
+        let first = (log.last_seq + 1) as u64;
+        let time = now_ms();
+        let events: Vec<SessionEvent> = (first..first + count)
+            .map(|seq| {
+                let (kind, data) = make(seq);
+                SessionEvent::new(kind, seq, time, data)
+            })
+            .collect();
+        app.store.append_many(self.pk, &events).map_err(AppendError::Store)?;
+        log.last_seq = (first + count) as i64 - 1;
+        self.last_seq.store(log.last_seq, Ordering::SeqCst);
+        self.updated_at.store(time.to_bits(), Ordering::Relaxed);
+        Ok(log.last_seq)
+    }
+
+    /// Forgets the log (store reset keeping sessions).
+    pub fn clear_log(&self, log: &mut LogState) {
+        *log = LogState { last_seq: -1, title: None, plan: PlanState::default(), turn: 0, last_header: None };
+        self.last_seq.store(-1, Ordering::SeqCst);
+    }
+}
+
+pub type SessionRef = Arc<Session>;

@@ -1,0 +1,333 @@
+//! Durable session log in SQLite.
+//!
+//! WAL journal with `synchronous=NORMAL`: a commit is a `write()` into the WAL file, so it
+//! survives `kill -9` of the host (the OS page cache still holds it); only an OS crash or
+//! power loss can drop the last commits. That is the failure model of a local dev host, and
+//! it keeps appends cheap enough to stream chunks one transaction each.
+//!
+//! Events are keyed by `(sid, seq)` (a clustered WITHOUT ROWID table), and message-kind rows
+//! carry a partial index so a history page finds its message boundary by walking at most
+//! `maxMessages` index entries, whatever the log length.
+
+use agent_session::core::wire::{is_message_kind, SessionEvent};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde_json::Value;
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+
+pub type StoreResult<T> = Result<T, String>;
+
+fn err(e: rusqlite::Error) -> String {
+    format!("store: {e}")
+}
+
+pub struct Store {
+    conn: Mutex<Connection>,
+}
+
+/// A session row plus what the runtime rebuilds from its log at startup.
+pub struct LoadedSession {
+    pub pk: i64,
+    pub id: String,
+    pub cwd: Option<String>,
+    pub provider: Option<String>,
+    pub created_at: f64,
+    pub title: Option<String>,
+    pub plan_pending: Option<bool>,
+    pub last_seq: i64,
+    pub last_time: Option<f64>,
+    /// Data of the last event of each of these kinds, if any.
+    pub last_plan_mode: Option<Value>,
+    pub last_turn_start: Option<(i64, Value)>,
+    pub last_turn_end_seq: Option<i64>,
+    pub last_request_header: Option<Value>,
+}
+
+/// Session-row changes committed in the same transaction as an event.
+pub enum SessionUpdate {
+    Title(String),
+    PlanPending(Option<bool>),
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS sessions (
+    pk INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    cwd TEXT,
+    provider TEXT,
+    created_at REAL NOT NULL,
+    title TEXT,
+    plan_pending INTEGER
+);
+CREATE TABLE IF NOT EXISTS events (
+    sid INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    is_msg INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (sid, seq)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS events_msg ON events (sid, seq) WHERE is_msg = 1;
+CREATE INDEX IF NOT EXISTS events_kind ON events (sid, kind, seq);
+";
+
+impl Store {
+    pub fn open(path: &Path) -> StoreResult<Store> {
+        let conn = Connection::open(path).map_err(err)?;
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;",
+        )
+        .map_err(err)?;
+        conn.execute_batch(SCHEMA).map_err(err)?;
+        Ok(Store { conn: Mutex::new(conn) })
+    }
+
+    /// A poisoned lock only means another request panicked mid-call; SQLite's own
+    /// transactions keep the data consistent, so the connection stays usable.
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn create_session(
+        &self,
+        id: &str,
+        cwd: Option<&str>,
+        provider: Option<&str>,
+        created_at: f64,
+    ) -> StoreResult<i64> {
+        let conn = self.conn();
+        conn.execute(
+            "INSERT INTO sessions (id, cwd, provider, created_at) VALUES (?1, ?2, ?3, ?4)",
+            params![id, cwd, provider, created_at],
+        )
+        .map_err(err)?;
+        Ok(conn.last_insert_rowid())
+    }
+
+    pub fn load_sessions(&self) -> StoreResult<Vec<LoadedSession>> {
+        let conn = self.conn();
+        let mut rows = {
+            let mut stmt = conn
+                .prepare(
+                    "SELECT pk, id, cwd, provider, created_at, title, plan_pending
+                     FROM sessions ORDER BY created_at, pk",
+                )
+                .map_err(err)?;
+            let mapped = stmt
+                .query_map([], |r| {
+                    Ok(LoadedSession {
+                        pk: r.get(0)?,
+                        id: r.get(1)?,
+                        cwd: r.get(2)?,
+                        provider: r.get(3)?,
+                        created_at: r.get(4)?,
+                        title: r.get(5)?,
+                        plan_pending: r.get::<_, Option<i64>>(6)?.map(|v| v != 0),
+                        last_seq: -1,
+                        last_time: None,
+                        last_plan_mode: None,
+                        last_turn_start: None,
+                        last_turn_end_seq: None,
+                        last_request_header: None,
+                    })
+                })
+                .map_err(err)?;
+            mapped.collect::<Result<Vec<_>, _>>().map_err(err)?
+        };
+        for s in &mut rows {
+            if let Some((seq, body)) = last_of(&conn, s.pk, None)? {
+                s.last_seq = seq;
+                s.last_time = serde_json::from_str::<SessionEvent>(&body).ok().map(|e| e.time);
+            }
+            s.last_plan_mode = last_of(&conn, s.pk, Some("plan/mode"))?.and_then(|(_, b)| data_of(&b));
+            s.last_turn_start = last_of(&conn, s.pk, Some("turn/start"))?
+                .and_then(|(seq, b)| data_of(&b).map(|d| (seq, d)));
+            s.last_turn_end_seq = last_of(&conn, s.pk, Some("turn/end"))?.map(|(seq, _)| seq);
+            s.last_request_header =
+                last_of(&conn, s.pk, Some("request/header"))?.and_then(|(_, b)| data_of(&b));
+        }
+        Ok(rows)
+    }
+
+    /// Appends one event (and any session-row changes) in one transaction.
+    pub fn append(&self, pk: i64, event: &SessionEvent, updates: &[SessionUpdate]) -> StoreResult<()> {
+        let body = serde_json::to_string(event).map_err(|e| format!("store: {e}"))?;
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(err)?;
+        tx.execute(
+            "INSERT INTO events (sid, seq, kind, is_msg, body) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![pk, event.seq as i64, event.kind, is_message_kind(&event.kind) as i64, body],
+        )
+        .map_err(err)?;
+        for u in updates {
+            apply_update(&tx, pk, u)?;
+        }
+        tx.commit().map_err(err)
+    }
+
+    /// Bulk append in a single transaction (seeding for load checks).
+    pub fn append_many(&self, pk: i64, events: &[SessionEvent]) -> StoreResult<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(err)?;
+        {
+            let mut stmt = tx
+                .prepare("INSERT INTO events (sid, seq, kind, is_msg, body) VALUES (?1, ?2, ?3, ?4, ?5)")
+                .map_err(err)?;
+            for event in events {
+                let body = serde_json::to_string(event).map_err(|e| format!("store: {e}"))?;
+                stmt.execute(params![
+                    pk,
+                    event.seq as i64,
+                    event.kind,
+                    is_message_kind(&event.kind) as i64,
+                    body
+                ])
+                .map_err(err)?;
+            }
+        }
+        tx.commit().map_err(err)
+    }
+
+    pub fn update_session(&self, pk: i64, update: &SessionUpdate) -> StoreResult<()> {
+        let conn = self.conn();
+        apply_update(&conn, pk, update)
+    }
+
+    /// One history page ending at `upper` (inclusive): it starts at the `max_messages`-th
+    /// message counted back from `upper` (or at 0), and holds at most `max_events` events.
+    /// Returns the events and the page's first seq.
+    pub fn page(
+        &self,
+        pk: i64,
+        upper: i64,
+        max_messages: u32,
+        max_events: u32,
+    ) -> StoreResult<(Vec<SessionEvent>, i64)> {
+        if upper < 0 {
+            return Ok((Vec::new(), 0));
+        }
+        let conn = self.conn();
+        let boundary: Option<i64> = conn
+            .prepare_cached(
+                "SELECT seq FROM events WHERE sid = ?1 AND is_msg = 1 AND seq <= ?2
+                 ORDER BY seq DESC LIMIT 1 OFFSET ?3",
+            )
+            .map_err(err)?
+            .query_row(params![pk, upper, max_messages.saturating_sub(1) as i64], |r| r.get(0))
+            .optional()
+            .map_err(err)?;
+        let start = boundary.unwrap_or(0).max(upper - max_events as i64 + 1).max(0);
+        let mut stmt = conn
+            .prepare_cached("SELECT body FROM events WHERE sid = ?1 AND seq >= ?2 AND seq <= ?3 ORDER BY seq")
+            .map_err(err)?;
+        let bodies = stmt
+            .query_map(params![pk, start, upper], |r| r.get::<_, String>(0))
+            .map_err(err)?;
+        let mut events = Vec::new();
+        for body in bodies {
+            let body = body.map_err(err)?;
+            let event: SessionEvent =
+                serde_json::from_str(&body).map_err(|e| format!("store: corrupt event row: {e}"))?;
+            events.push(event);
+        }
+        Ok((events, start))
+    }
+
+    /// Fault injection: the host "loses its log". With `keep_sessions` only the events go
+    /// (and the per-session state they imply).
+    pub fn reset(&self, keep_sessions: bool) -> StoreResult<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(err)?;
+        tx.execute("DELETE FROM events", []).map_err(err)?;
+        if keep_sessions {
+            tx.execute("UPDATE sessions SET title = NULL, plan_pending = NULL", []).map_err(err)?;
+        } else {
+            tx.execute("DELETE FROM sessions", []).map_err(err)?;
+        }
+        tx.commit().map_err(err)
+    }
+}
+
+fn apply_update(conn: &Connection, pk: i64, u: &SessionUpdate) -> StoreResult<()> {
+    match u {
+        SessionUpdate::Title(t) => conn.execute("UPDATE sessions SET title = ?1 WHERE pk = ?2", params![t, pk]),
+        SessionUpdate::PlanPending(p) => conn.execute(
+            "UPDATE sessions SET plan_pending = ?1 WHERE pk = ?2",
+            params![p.map(|b| b as i64), pk],
+        ),
+    }
+    .map(|_| ())
+    .map_err(err)
+}
+
+/// The last event of a session (optionally of one kind), via the primary key or kind index.
+fn last_of(conn: &Connection, pk: i64, kind: Option<&str>) -> StoreResult<Option<(i64, String)>> {
+    let row = match kind {
+        None => conn
+            .query_row(
+                "SELECT seq, body FROM events WHERE sid = ?1 ORDER BY seq DESC LIMIT 1",
+                params![pk],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional(),
+        Some(k) => conn
+            .query_row(
+                "SELECT seq, body FROM events WHERE sid = ?1 AND kind = ?2 ORDER BY seq DESC LIMIT 1",
+                params![pk, k],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional(),
+    };
+    row.map_err(err)
+}
+
+fn data_of(body: &str) -> Option<Value> {
+    serde_json::from_str::<SessionEvent>(body).ok().map(|e| e.data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ev(seq: u64, kind: &str) -> SessionEvent {
+        SessionEvent::new(kind, seq, 1.0, json!({}))
+    }
+
+    #[test]
+    fn boundary_query_uses_the_partial_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.sqlite")).unwrap();
+        let conn = store.conn();
+        let plan: Vec<String> = conn
+            .prepare(
+                "EXPLAIN QUERY PLAN SELECT seq FROM events WHERE sid = 1 AND is_msg = 1 AND seq <= 5
+                 ORDER BY seq DESC LIMIT 1 OFFSET 3",
+            )
+            .unwrap()
+            .query_map([], |r| r.get::<_, String>(3))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        assert!(plan.iter().any(|p| p.contains("events_msg")), "{plan:?}");
+    }
+
+    #[test]
+    fn pages_start_on_the_nth_message_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.sqlite")).unwrap();
+        let pk = store.create_session("s", None, None, 0.0).unwrap();
+        let kinds = ["turn/start", "user/message", "assistant/chunk", "assistant/message", "turn/end"];
+        let events: Vec<_> = (0..10).map(|i| ev(i, kinds[i as usize % 5])).collect();
+        store.append_many(pk, &events).unwrap();
+        // messages at 1, 3, 6, 8
+        let (page, start) = store.page(pk, 9, 2, 1000).unwrap();
+        assert_eq!((start, page.len()), (6, 4));
+        let (page, start) = store.page(pk, 5, 2, 1000).unwrap();
+        assert_eq!((start, page.len()), (1, 5));
+        let (_, start) = store.page(pk, 9, 50, 1000).unwrap();
+        assert_eq!(start, 0);
+        let (page, start) = store.page(pk, 9, 50, 3).unwrap();
+        assert_eq!((start, page.len()), (7, 3));
+    }
+}
