@@ -5,7 +5,7 @@
 //! replacement window (open, resync, repair) or a prepended page re-folds, and then unchanged
 //! nodes keep their `Rc` (and so their JS identity).
 
-use super::nodes::{same_node, Node, NodeKind, Partial, RunningToolCall, Stamps, ToolStatus};
+use super::nodes::{same_node, Node, NodeKind, Partial, PlanText, RunningToolCall, Stamps, ToolStatus};
 use crate::core::wire::{EventBody, SessionEvent, Seq};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -17,6 +17,7 @@ pub struct Touched {
     pub nodes: bool,
     pub partial: bool,
     pub running_calls: bool,
+    pub plan_text: bool,
     /// `Some(active)` for a valid `plan/mode` commit.
     pub plan_commit: Option<bool>,
     /// `Some(running)` for a turn start/end.
@@ -34,6 +35,8 @@ pub struct Fold {
     tool_index: HashMap<String, usize>,
     /// Newest valid plan commit folded, by seq.
     pub newest_plan: Option<(Seq, bool)>,
+    /// The newest plan-text item, accumulating deltas until its done event.
+    pub plan_text: Option<Rc<PlanText>>,
 }
 
 impl Fold {
@@ -146,6 +149,36 @@ impl Fold {
                 t.nodes = true;
                 t.plan_commit = Some(p.active);
             }
+            EventBody::PlanTextDelta(d) => {
+                t.plan_text = true;
+                let rev = stamps.next();
+                match self.plan_text.as_mut().filter(|p| p.item_id == d.body.item_id && !p.done) {
+                    Some(p) => {
+                        let p = Rc::make_mut(p);
+                        p.text.push_str(&d.body.text);
+                        p.rev = rev;
+                    }
+                    None => {
+                        let text = PlanText { item_id: d.body.item_id, turn: d.turn, text: d.body.text, done: false, rev };
+                        self.plan_text = Some(Rc::new(text));
+                    }
+                }
+            }
+            EventBody::PlanTextDone(d) => {
+                t.plan_text = true;
+                let rev = stamps.next();
+                let text = PlanText { item_id: d.body.item_id, turn: d.turn, text: d.body.text, done: true, rev };
+                self.plan_text = Some(Rc::new(text));
+            }
+            EventBody::PlanProposed(p) => {
+                self.push(seq, p.turn, NodeKind::ProposedPlan { plan: p.body }, stamps);
+                t.nodes = true;
+            }
+            EventBody::PromptResolved(r) => {
+                let kind = NodeKind::Interaction { prompt: Rc::new(r.prompt), answers: r.answers, outcome: r.outcome };
+                self.push(seq, None, kind, stamps);
+                t.nodes = true;
+            }
         }
         t
     }
@@ -227,6 +260,11 @@ impl Fold {
                 && a.first_seq == b.first_seq && a.last_seq == b.last_seq
             {
                 fresh.partial = Some(Rc::clone(b));
+            }
+        }
+        if let (Some(a), Some(b)) = (&fresh.plan_text, &previous.plan_text) {
+            if a.item_id == b.item_id && a.text == b.text && a.done == b.done && a.turn == b.turn {
+                fresh.plan_text = Some(Rc::clone(b));
             }
         }
         let running_same = fresh.running.len() == previous.running.len()

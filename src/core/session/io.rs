@@ -25,6 +25,8 @@ pub enum Call {
     Cancel,
     /// `POST /api/respond` with a client-response answering `rpc_id`.
     Respond { rpc_id: String, result: RpcResult<Value> },
+    /// Extension: `session.answer` for a user-input prompt.
+    Answer { prompt_id: String, answers: Vec<Value> },
 }
 
 impl Call {
@@ -37,6 +39,7 @@ impl Call {
             Call::Prompt { .. } => wire::SESSION_PROMPT,
             Call::Cancel => wire::SESSION_CANCEL,
             Call::Respond { .. } => wire::RESPOND_PATH,
+            Call::Answer { .. } => wire::interaction::SESSION_ANSWER,
         }
     }
 
@@ -59,6 +62,9 @@ impl Call {
                 content: content.clone(),
             }),
             Call::Respond { result, .. } => Ok(wire::result_to_json(result)),
+            Call::Answer { prompt_id, answers } => {
+                Ok(json!({ "sessionId": session_id, "promptId": prompt_id, "answers": answers }))
+            }
         };
         v.unwrap_or(Value::Null)
     }

@@ -10,6 +10,7 @@
 
 pub mod fences;
 pub mod fold;
+pub mod interaction;
 pub mod io;
 pub mod nodes;
 pub mod pending;
@@ -22,7 +23,8 @@ mod window;
 
 pub use fences::{EventVersion, OpenGeneration, PlanRequestFence, PlanTicket};
 pub use io::{Call, Diagnostics, Effect, OpId, Outcome, ReqId};
-pub use nodes::{Node, NodeKind, Partial, RunningToolCall, ToolStatus};
+pub use interaction::Interaction;
+pub use nodes::{Node, NodeKind, Partial, PlanText, RunningToolCall, ToolStatus};
 pub use pending::{PendingInteraction, PendingKind};
 pub use plan::Capability;
 
@@ -81,6 +83,7 @@ enum Purpose {
     Selection { ticket: PlanTicket, op: OpId },
     Prompt { op: OpId, which: PromptOp },
     Respond { op: OpId, key: String },
+    Answer { op: OpId, prompt_id: String },
 }
 
 /// Most frames held while no window can take them; past this the buffer is dropped and

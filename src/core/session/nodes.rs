@@ -2,8 +2,10 @@
 //! Each value carries a `rev` stamp; an unchanged value keeps its `Rc` and its stamp, which is
 //! what the wasm export cache keys JS object identity on.
 
+use crate::core::wire::interaction::{Answer, PromptOutcome, ProposedPlan, UserInputPrompt};
 use crate::core::wire::Seq;
 use serde_json::Value;
+use std::rc::Rc;
 
 /// Monotonic per-session stamp source for revisions.
 #[derive(Debug, Default, Clone)]
@@ -64,6 +66,10 @@ pub enum NodeKind {
     Interrupted { step: u64, text: String, reason: String },
     /// A committed plan-mode change, shown as a divider.
     PlanMode { active: bool },
+    /// A user-input prompt that was answered or cancelled, with the chosen answers.
+    Interaction { prompt: Rc<UserInputPrompt>, answers: Vec<Answer>, outcome: PromptOutcome },
+    /// The agent's final plan, handed off for review.
+    ProposedPlan { plan: ProposedPlan },
 }
 
 impl NodeKind {
@@ -76,6 +82,8 @@ impl NodeKind {
             NodeKind::Tool { .. } => "tool",
             NodeKind::Interrupted { .. } => "interrupted",
             NodeKind::PlanMode { .. } => "plan-mode",
+            NodeKind::Interaction { .. } => "interaction",
+            NodeKind::ProposedPlan { .. } => "proposed-plan",
         }
     }
 }
@@ -90,6 +98,17 @@ pub struct Partial {
     /// First and last chunk seqs folded in.
     pub first_seq: Seq,
     pub last_seq: Seq,
+    pub rev: u64,
+}
+
+/// Streaming plan prose (the newest plan-text item of the window).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanText {
+    pub item_id: String,
+    pub turn: Option<u64>,
+    pub text: String,
+    /// `plan/text-done` arrived: the text is final.
+    pub done: bool,
     pub rev: u64,
 }
 

@@ -151,7 +151,10 @@ impl Session {
         let inflight: Vec<_> = self.inflight.drain().map(|(_, p)| p).collect();
         for purpose in inflight {
             let op = match purpose {
-                Purpose::Selection { op, .. } | Purpose::Prompt { op, .. } | Purpose::Respond { op, .. } => op,
+                Purpose::Selection { op, .. }
+                | Purpose::Prompt { op, .. }
+                | Purpose::Respond { op, .. }
+                | Purpose::Answer { op, .. } => op,
                 _ => continue,
             };
             let err = RpcError::new(crate::core::wire::ErrorCode::Cancelled, "session closed", serde_json::json!({}));

@@ -72,6 +72,10 @@ impl Session {
                 }
                 self.settle(op, Outcome::Result(checked));
             }
+            Purpose::Answer { op, .. } => {
+                let checked = self.checked(wire::RESPOND_PATH, result);
+                self.settle(op, Outcome::Result(checked));
+            }
         }
         self.flush();
     }

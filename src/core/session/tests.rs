@@ -2,6 +2,7 @@
 
 mod harness;
 
+mod interaction;
 mod live_path;
 mod open;
 mod pending_and_prompt;

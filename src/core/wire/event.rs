@@ -128,6 +128,19 @@ pub enum EventBody {
     ToolResult(ToolResultData),
     TurnEnd(TurnEndData),
     PlanMode(super::plan::PlanModeEvent),
+    PlanTextDelta(TurnTagged<super::interaction::PlanTextDelta>),
+    PlanTextDone(TurnTagged<super::interaction::PlanTextDone>),
+    PlanProposed(TurnTagged<super::interaction::ProposedPlan>),
+    PromptResolved(super::interaction::PromptResolvedEvent),
+}
+
+/// An extension payload with the optional `turn` it belongs to.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct TurnTagged<T> {
+    #[serde(default)]
+    pub turn: Option<u64>,
+    #[serde(flatten)]
+    pub body: T,
 }
 
 impl EventBody {
@@ -148,6 +161,10 @@ impl EventBody {
             "tool/result" => EventBody::ToolResult(de(data)?),
             "turn/end" => EventBody::TurnEnd(de(data)?),
             "plan/mode" => EventBody::PlanMode(de(data)?),
+            super::interaction::EV_PLAN_TEXT_DELTA => EventBody::PlanTextDelta(de(data)?),
+            super::interaction::EV_PLAN_TEXT_DONE => EventBody::PlanTextDone(de(data)?),
+            super::interaction::EV_PLAN_PROPOSED => EventBody::PlanProposed(de(data)?),
+            super::interaction::EV_PROMPT_RESOLVED => EventBody::PromptResolved(de(data)?),
             _ => return None,
         })
     }

@@ -219,7 +219,7 @@ pub fn validate_value(method: &str, value: &Value) -> Result<(), String> {
         SESSION_PLAN_MODE | SESSION_SET_PLAN_MODE => {
             super::plan::parse_plan_value(value).map(|_| ())
         }
-        RESPOND_PATH => check::<Receipt>(value),
+        RESPOND_PATH | super::interaction::SESSION_ANSWER => check::<Receipt>(value),
         other => Err(format!("unknown method {other:?}")),
     }
 }

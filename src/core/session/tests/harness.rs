@@ -159,3 +159,20 @@ impl Driver {
         self.s.window().iter().map(|e| e.seq()).collect()
     }
 }
+
+/// A tail page carrying a projection baseline as of its last seq.
+pub fn page_with_projections(events: &[SessionEvent], values: Value) -> Value {
+    let mut v = page(events, false);
+    let as_of = events.last().map_or(-1, |e| e.seq as i64);
+    v["projections"] = json!({ "asOfSeq": as_of, "values": values });
+    v
+}
+
+pub fn projection(key: &str, value: Value, seq: i64) -> InboundFrame {
+    frame(Frame::Projection(crate::core::wire::ProjectionFrame {
+        session_id: SID.into(),
+        key: key.into(),
+        value,
+        seq,
+    }))
+}
