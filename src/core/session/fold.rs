@@ -244,6 +244,7 @@ impl Fold {
         for ev in events {
             fresh.apply(ev, stamps);
         }
+        fresh.nodes.reserve(fresh.nodes.len().max(64));
         let old: HashMap<&str, &Rc<Node>> = previous.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
         for node in fresh.nodes.iter_mut() {
             if let Some(prev) = old.get(node.id.as_str()).filter(|prev| same_node(prev, node)) {

@@ -11,7 +11,10 @@ impl Session {
     /// buffered frames onto it.
     pub(super) fn install_window(&mut self, page: HistoryValue) {
         let previous_tail = self.tail_seq();
-        let events: Vec<SessionEvent> = page.events.into_iter().map(|i| i.event).collect();
+        let mut events: Vec<SessionEvent> = page.events.into_iter().map(|i| i.event).collect();
+        // Room to grow by as much again: the live path then never copies the window (the
+        // copy is paid here, where the work is O(window) anyway).
+        events.reserve(events.len().max(256));
         if let Some(req) = self.older_in_flight.take() {
             // The page it asked for abutted the old window, not this one.
             self.inflight.remove(&req);

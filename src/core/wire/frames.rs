@@ -267,22 +267,45 @@ const KNOWN: &[&str] = &[
     "host/agent-error",
 ];
 
-/// Two-level parse of one SSE `data:` payload.
+/// Two-level parse of one SSE `data:` payload. The envelope is read with the payload left
+/// as raw text, so the frame is parsed once, straight into its typed form.
 pub fn parse_frame(data: &str) -> Result<InboundFrame, FrameError> {
-    let req = match Envelope::parse(data) {
-        Ok(Envelope::ServerRequest(r)) => r,
-        Ok(_) => return Err(FrameError::Envelope("not a server-request".into())),
-        Err(e) => return Err(FrameError::Envelope(e)),
-    };
-    let payload_type = req.payload.get("type").and_then(Value::as_str);
-    if payload_type != Some(req.method.as_str()) {
-        return Err(FrameError::MethodMismatch { method: req.method });
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct RawRequest<'a> {
+        #[serde(rename = "type")]
+        kind: &'a str,
+        rpc_id: String,
+        method: String,
+        #[serde(borrow)]
+        payload: &'a serde_json::value::RawValue,
+    }
+    let req: RawRequest = serde_json::from_str(data).map_err(|e| FrameError::Envelope(e.to_string()))?;
+    if req.kind != "server-request" {
+        return Err(FrameError::Envelope("not a server-request".into()));
     }
     if !KNOWN.contains(&req.method.as_str()) {
         return Err(FrameError::Unknown { method: req.method });
     }
-    let frame = Frame::deserialize(&req.payload)
-        .map_err(|e| FrameError::Schema { method: req.method.clone(), error: e.to_string() })?;
+    let frame: Frame = match serde_json::from_str(req.payload.get()) {
+        Ok(f) => f,
+        Err(e) => {
+            // Tell a payload of another type apart from a payload failing its schema.
+            #[derive(Deserialize)]
+            struct Tag<'a> {
+                #[serde(rename = "type", borrow)]
+                kind: Option<&'a str>,
+            }
+            let tag: Option<Tag> = serde_json::from_str(req.payload.get()).ok();
+            if tag.and_then(|t| t.kind) != Some(req.method.as_str()) {
+                return Err(FrameError::MethodMismatch { method: req.method });
+            }
+            return Err(FrameError::Schema { method: req.method, error: e.to_string() });
+        }
+    };
+    if frame.type_name() != req.method {
+        return Err(FrameError::MethodMismatch { method: req.method });
+    }
     if let Frame::QuestionRequested(q) = &frame {
         if q.questions.is_empty() {
             return Err(FrameError::Schema { method: req.method, error: "no questions".into() });
@@ -294,4 +317,43 @@ pub fn parse_frame(data: &str) -> Result<InboundFrame, FrameError> {
         }
     }
     Ok(InboundFrame { rpc_id: req.rpc_id, frame })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(method: &str, payload: &str) -> String {
+        format!(r#"{{"type":"server-request","rpcId":"r1","method":"{method}","payload":{payload}}}"#)
+    }
+
+    #[test]
+    fn a_valid_frame_keeps_its_envelope_rpc_id() {
+        let f = parse_frame(&data("session/subscribed", r#"{"type":"session/subscribed","sessionId":"s","lastSeq":-1}"#)).unwrap();
+        assert_eq!(f.rpc_id, "r1");
+        assert!(matches!(f.frame, Frame::Subscribed(SubscribedFrame { last_seq: -1, .. })));
+    }
+
+    #[test]
+    fn malformed_and_unknown_frames_are_told_apart() {
+        assert!(matches!(parse_frame("not json"), Err(FrameError::Envelope(_))));
+        assert!(matches!(parse_frame(r#"{"type":"server-response","rpcId":"x","result":{}}"#), Err(FrameError::Envelope(_))));
+        assert!(matches!(parse_frame(&data("future/thing", r#"{"type":"future/thing"}"#)), Err(FrameError::Unknown { .. })));
+        assert!(matches!(
+            parse_frame(&data("session/title", r#"{"type":"session/subscribed","sessionId":"s","lastSeq":1}"#)),
+            Err(FrameError::MethodMismatch { .. })
+        ));
+        assert!(matches!(
+            parse_frame(&data("session/subscribed", r#"{"type":"session/subscribed","sessionId":"s","lastSeq":-2}"#)),
+            Err(FrameError::Schema { .. })
+        ));
+        assert!(matches!(
+            parse_frame(&data("session/subscribed", r#"{"type":"session/subscribed","sessionId":"s"}"#)),
+            Err(FrameError::Schema { .. })
+        ));
+        assert!(matches!(
+            parse_frame(&data("question/requested", r#"{"type":"question/requested","sessionId":"s","questions":[]}"#)),
+            Err(FrameError::Schema { .. })
+        ));
+    }
 }
