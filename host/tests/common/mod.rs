@@ -84,7 +84,7 @@ impl Host {
             db: db.to_path_buf(),
             args,
             _dir: None,
-            agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).build(),
+            agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).max_idle_connections(0).build(),
             next_id: AtomicU64::new(1),
             token,
         }

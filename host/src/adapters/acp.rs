@@ -1,0 +1,309 @@
+//! Agent Client Protocol (JSON-RPC 2.0), as spoken by Cursor's agent (the "Cursor profile").
+//!
+//! | native | canonical |
+//! |---|---|
+//! | `session/new` (or `session/load`) result `{modes:{currentModeId, availableModes}}` | `interaction/mode` + capabilities (plan/ask mode = advertised modes) |
+//! | `session/update` `current_mode_update {currentModeId}` | `interaction/mode` (on change) |
+//! | `agent_message_chunk {content:{type:'text'}}` | assistant text |
+//! | `agent_thought_chunk` | reasoning |
+//! | `tool_call` / `tool_call_update` (completed, failed) | tool call / tool result |
+//! | `plan {entries}` | projection `interaction/plan` (source `native`; the Cursor profile does not send it) |
+//! | request `session/request_permission` | approval (never a user-input prompt) |
+//!
+//! Mode ids: `agent` (Cursor's normal mode: it edits and runs tools but still asks
+//! permission) reads as **default**, not execute; `plan` -> plan; `ask` -> ask; the Claude Code
+//! ACP ids `default`, `acceptEdits`/`bypassPermissions` (execute) are read as well.
+
+use super::{capabilities_projection, diagnostic, id_key, str_field, to_value, with_native, AnswerError, Canonical, ModeTracker};
+use super::ApprovalRequest;
+use agent_session::core::wire::interaction::{
+    Capabilities, ModeState, OperatingMode, PlanStep, PlanSteps, Provenance, StepStatus, PROJ_PLAN_STEPS,
+};
+use agent_session::core::wire::ApprovalOutcome;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+pub const PROVIDER: &str = "acp";
+
+// ---- native shapes (unknown fields ignored) ----
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ModesState {
+    current_mode_id: String,
+    #[serde(default)]
+    available_modes: Vec<SessionMode>,
+}
+
+#[derive(Deserialize)]
+struct SessionMode {
+    id: String,
+}
+
+#[derive(Deserialize)]
+struct PlanEntry {
+    content: String,
+    status: EntryStatus,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum EntryStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PermissionParams {
+    tool_call: PermissionToolCall,
+    options: Vec<PermissionOption>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PermissionToolCall {
+    tool_call_id: String,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    kind: Option<String>,
+}
+
+/// One `session/request_permission` option.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionOption {
+    pub option_id: String,
+    #[serde(default)]
+    pub name: Option<String>,
+    /// `allow_once | allow_always | reject_once | reject_always`.
+    pub kind: String,
+}
+
+// ---- pure mappings ----
+
+/// An ACP mode id -> operating mode (`native` keeps the id).
+pub fn mode_from_id(id: &str) -> ModeState {
+    let mode = match id {
+        "agent" | "default" => OperatingMode::Default,
+        "plan" => OperatingMode::Plan,
+        "ask" => OperatingMode::Ask,
+        "acceptEdits" | "bypassPermissions" => OperatingMode::Execute,
+        _ => OperatingMode::Unknown,
+    };
+    ModeState { mode, native: Some(id.to_string()) }
+}
+
+/// `plan` entries -> structured plan steps (source `native`; priority has no canonical field).
+pub fn plan_steps(update: &Value) -> Result<PlanSteps, String> {
+    let entries: Vec<PlanEntry> =
+        serde_json::from_value(update.get("entries").cloned().ok_or("no entries")?).map_err(|e| e.to_string())?;
+    Ok(PlanSteps {
+        explanation: None,
+        steps: entries
+            .into_iter()
+            .map(|e| PlanStep {
+                id: None,
+                text: e.content,
+                status: match e.status {
+                    EntryStatus::Pending => StepStatus::Pending,
+                    EntryStatus::InProgress => StepStatus::InProgress,
+                    EntryStatus::Completed => StepStatus::Completed,
+                },
+                source: Provenance::Native,
+            })
+            .collect(),
+    })
+}
+
+/// The approval id of a `session/request_permission` request: `acp-<JSON-RPC id>`.
+pub fn approval_id(request_id: &Value) -> Option<String> {
+    id_key(request_id).map(|k| format!("acp-{k}"))
+}
+
+/// The JSON-RPC response to `session/request_permission` for an approval outcome:
+/// allowed-once selects an `allow_once` option (never an `allow_always` one: that would grant
+/// more than was approved), rejected a `reject_once` (else `reject_always`) option, and
+/// cancelled/unavailable answers `{outcome: 'cancelled'}`.
+pub fn permission_response(id: &Value, options: &[PermissionOption], outcome: ApprovalOutcome) -> Result<Value, String> {
+    let pick = |kinds: &[&str]| {
+        kinds.iter().find_map(|k| options.iter().find(|o| o.kind == *k)).map(|o| o.option_id.clone())
+    };
+    let outcome = match outcome {
+        ApprovalOutcome::AllowedOnce => {
+            let id = pick(&["allow_once"]).ok_or("no allow_once option")?;
+            json!({ "outcome": "selected", "optionId": id })
+        }
+        ApprovalOutcome::Rejected => {
+            let id = pick(&["reject_once", "reject_always"]).ok_or("no reject option")?;
+            json!({ "outcome": "selected", "optionId": id })
+        }
+        ApprovalOutcome::Cancelled | ApprovalOutcome::Unavailable => json!({ "outcome": "cancelled" }),
+    };
+    Ok(json!({ "jsonrpc": "2.0", "id": id, "result": { "outcome": outcome } }))
+}
+
+/// Text of ACP tool-call content (`[{type:'content', content:{type:'text', text}}, ...]`).
+fn tool_content_text(content: &Value) -> Option<String> {
+    let parts: Vec<&str> = content.as_array()?.iter().filter_map(|c| c.pointer("/content/text")?.as_str()).collect();
+    (!parts.is_empty()).then(|| parts.join("\n"))
+}
+
+// ---- the adapter ----
+
+#[derive(Debug)]
+pub struct AcpAdapter {
+    /// The flags the profile claims beyond the advertised modes.
+    caps: Capabilities,
+    mode: ModeTracker,
+    /// Pending permission requests: approval id -> (JSON-RPC id, options).
+    approvals: HashMap<String, (Value, Vec<PermissionOption>)>,
+}
+
+impl AcpAdapter {
+    /// The Cursor profile (modes + plain text).
+    pub fn cursor() -> Self {
+        Self::with_capabilities(super::capabilities::cursor())
+    }
+
+    pub fn with_capabilities(caps: Capabilities) -> Self {
+        AcpAdapter { caps, mode: ModeTracker::default(), approvals: HashMap::new() }
+    }
+
+    pub fn capabilities(&self) -> Capabilities {
+        self.caps
+    }
+
+    pub fn mode(&self) -> Option<&ModeState> {
+        self.mode.current()
+    }
+
+    /// The result of `session/new` / `session/load` (bare, or the whole JSON-RPC response):
+    /// the current mode, and plan/ask mode support as the agent advertises it.
+    pub fn ingest_session_result(&mut self, msg: &Value) -> Vec<Canonical> {
+        let result = msg.get("result").unwrap_or(msg);
+        let modes = match result.get("modes") {
+            None | Some(Value::Null) => {
+                // No modes at all: the agent supports neither plan nor ask mode.
+                self.caps.supports_plan_mode = false;
+                self.caps.supports_ask_mode = false;
+                return with_native(PROVIDER, "session/new", msg, vec![capabilities_projection(self.caps)]);
+            }
+            Some(m) => m,
+        };
+        let modes: ModesState = match serde_json::from_value(modes.clone()) {
+            Ok(m) => m,
+            Err(e) => return vec![diagnostic(PROVIDER, "session/new", format!("modes: {e}"))],
+        };
+        let has = |id: &str| modes.available_modes.iter().any(|m| m.id == id);
+        self.caps.supports_plan_mode = has("plan");
+        self.caps.supports_ask_mode = has("ask");
+        let mut outputs = vec![capabilities_projection(self.caps)];
+        outputs.extend(self.mode.set(mode_from_id(&modes.current_mode_id)));
+        with_native(PROVIDER, "session/new", msg, outputs)
+    }
+
+    /// One JSON-RPC message from the agent: a `session/update` notification or a
+    /// `session/request_permission` request. Anything else yields nothing.
+    pub fn ingest(&mut self, msg: &Value) -> Vec<Canonical> {
+        match str_field(msg, "method") {
+            Some("session/update") => self.session_update(msg),
+            Some("session/request_permission") => self.request_permission(msg),
+            Some(_) => Vec::new(),
+            None if msg.is_object() && msg.get("id").is_some() => Vec::new(), // a response
+            None => vec![diagnostic(PROVIDER, "message", "neither a request, a notification nor a response")],
+        }
+    }
+
+    fn session_update(&mut self, msg: &Value) -> Vec<Canonical> {
+        let Some(update) = msg.pointer("/params/update").filter(|u| u.is_object()) else {
+            return vec![diagnostic(PROVIDER, "session/update", "params.update is not an object")];
+        };
+        let Some(kind) = str_field(update, "sessionUpdate") else {
+            return vec![diagnostic(PROVIDER, "session/update", "update without sessionUpdate")];
+        };
+        let native_kind = format!("session/update:{kind}");
+        let bad = |why: &str| vec![diagnostic(PROVIDER, &native_kind, why)];
+        let outputs = match kind {
+            "current_mode_update" => match str_field(update, "currentModeId") {
+                Some(id) => self.mode.set(mode_from_id(id)),
+                None => return bad("no currentModeId"),
+            },
+            "agent_message_chunk" | "agent_thought_chunk" => {
+                let Some(content) = update.get("content") else { return bad("no content") };
+                match (str_field(content, "type"), str_field(content, "text")) {
+                    (Some("text"), Some(t)) if kind == "agent_message_chunk" => {
+                        vec![Canonical::AssistantText { text: t.to_string() }]
+                    }
+                    (Some("text"), Some(t)) => vec![Canonical::Reasoning { text: t.to_string() }],
+                    (Some("text"), None) => return bad("text content without text"),
+                    (other, _) => return bad(&format!("content type {other:?} not mapped")),
+                }
+            }
+            "tool_call" => {
+                let Some(id) = str_field(update, "toolCallId") else { return bad("no toolCallId") };
+                let name = str_field(update, "title").or_else(|| str_field(update, "kind")).unwrap_or("tool");
+                let arguments = update.get("rawInput").cloned().unwrap_or_else(|| json!({}));
+                let mut out = vec![Canonical::ToolCall { call_id: id.to_string(), name: name.to_string(), arguments }];
+                out.extend(tool_outcome(id, update));
+                out
+            }
+            "tool_call_update" => {
+                let Some(id) = str_field(update, "toolCallId") else { return bad("no toolCallId") };
+                tool_outcome(id, update)
+            }
+            "plan" => match plan_steps(update) {
+                Ok(steps) => vec![Canonical::Projection { key: PROJ_PLAN_STEPS, value: to_value(&steps) }],
+                Err(e) => return bad(&e),
+            },
+            // User echoes are logged by the host; commands and the rest carry nothing canonical.
+            _ => Vec::new(),
+        };
+        with_native(PROVIDER, &native_kind, msg, outputs)
+    }
+
+    fn request_permission(&mut self, msg: &Value) -> Vec<Canonical> {
+        const KIND: &str = "session/request_permission";
+        let Some(approval_id) = msg.get("id").and_then(approval_id) else {
+            return vec![diagnostic(PROVIDER, KIND, "request without a usable id")];
+        };
+        let params: PermissionParams = match serde_json::from_value(msg.get("params").cloned().unwrap_or(Value::Null)) {
+            Ok(p) => p,
+            Err(e) => return vec![diagnostic(PROVIDER, KIND, format!("{approval_id} dropped (left unanswered): {e}"))],
+        };
+        if params.options.is_empty() {
+            return vec![diagnostic(PROVIDER, KIND, format!("{approval_id} dropped (left unanswered): no options"))];
+        }
+        let tool_name = params.tool_call.title.clone().or(params.tool_call.kind.clone()).unwrap_or_else(|| "tool".into());
+        self.approvals.insert(approval_id.clone(), (msg["id"].clone(), params.options));
+        let approval = ApprovalRequest { approval_id, tool_name, call_id: Some(params.tool_call.tool_call_id), reason: None };
+        with_native(PROVIDER, KIND, msg, vec![Canonical::Approval(approval)])
+    }
+
+    /// The JSON-RPC response for a pending approval (see [`permission_response`]).
+    pub fn respond_approval(&mut self, approval_id: &str, outcome: ApprovalOutcome) -> Result<Value, AnswerError> {
+        let (id, options) = self.approvals.get(approval_id).ok_or(AnswerError::NotPending)?;
+        let reply = permission_response(id, options, outcome).map_err(AnswerError::BadResponse)?;
+        self.approvals.remove(approval_id);
+        Ok(reply)
+    }
+}
+
+/// A finished tool call's result (`completed` / `failed`); other statuses say nothing yet.
+fn tool_outcome(id: &str, update: &Value) -> Vec<Canonical> {
+    let is_error = match str_field(update, "status") {
+        Some("completed") => false,
+        Some("failed") => true,
+        _ => return Vec::new(),
+    };
+    let content = update
+        .get("content")
+        .and_then(tool_content_text)
+        .map(Value::String)
+        .or_else(|| update.get("rawOutput").cloned())
+        .unwrap_or_else(|| Value::String(String::new()));
+    vec![Canonical::ToolResult { call_id: id.to_string(), content, is_error }]
+}

@@ -1,0 +1,398 @@
+//! Claude Agent SDK messages (`SDKMessage`: `system`, `assistant`, `user`, ...).
+//!
+//! | native | canonical |
+//! |---|---|
+//! | `system` (`init`, `status`) with `permissionMode` | `interaction/mode` (on change): `plan`->plan, `default`->default, `acceptEdits`/`bypassPermissions`->execute, else unknown |
+//! | assistant `text` block | assistant text (never plan text) |
+//! | assistant `thinking` block | reasoning |
+//! | `tool_use` `AskUserQuestion` | `interaction/prompt-requested` + projection `interaction/userInput` |
+//! | `tool_use` `ExitPlanMode {plan}` | `plan/proposed` (source `native`) + projection `interaction/proposedPlan`, and steps parsed from the markdown's list as projection `interaction/plan` (source `synthesized`) |
+//! | other `tool_use` | tool call |
+//! | user `tool_result` of a pending AskUserQuestion | `interaction/prompt-resolved` (`cancelled` when `is_error`, else `answered` with the answers read back from the result) |
+//! | user `tool_result` of an ExitPlanMode | projection `interaction/proposedPlan` = `null` (handed off or rejected) |
+//! | other user `tool_result` | tool result |
+//!
+//! `stream_event` partial messages are not mapped (the whole `assistant` message carries the
+//! same text, mapping both would duplicate it); `result` and the rest carry nothing canonical.
+//! Answers go back as `{answers: {[question text]: "label" | "label1, label2"}}`, the shape
+//! AskUserQuestion reads (the SDK passes it in the tool input's `answers`).
+
+use super::{
+    answer_strings, diagnostic, str_field, to_value, with_native, AnswerError, Answered, Canonical, ModeTracker,
+    PendingSet,
+};
+use agent_session::core::wire::interaction::{
+    Answer, Capabilities, ModeState, OperatingMode, PlanStep, PlanSteps, PromptOption, PromptOutcome, PromptQuestion,
+    ProposedPlan, Provenance, StepStatus, UserInputPrompt, EV_PLAN_PROPOSED, PROJ_PLAN_STEPS, PROJ_PROPOSED_PLAN,
+};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::collections::HashSet;
+
+pub const PROVIDER: &str = "claude";
+pub const PROMPT_SOURCE: &str = "claude:AskUserQuestion";
+pub const ASK_USER_QUESTION: &str = "AskUserQuestion";
+pub const EXIT_PLAN_MODE: &str = "ExitPlanMode";
+
+// ---- native shapes (unknown fields ignored) ----
+
+#[derive(Deserialize)]
+struct AskInput {
+    questions: Vec<AskQuestion>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AskQuestion {
+    question: String,
+    #[serde(default)]
+    header: Option<String>,
+    #[serde(default)]
+    options: Vec<AskOption>,
+    #[serde(default)]
+    multi_select: bool,
+}
+
+#[derive(Deserialize)]
+struct AskOption {
+    label: String,
+    #[serde(default)]
+    description: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ExitPlanInput {
+    plan: String,
+}
+
+// ---- pure mappings ----
+
+/// `permissionMode` -> operating mode (`native` keeps Claude's name).
+pub fn mode_from_permission(permission_mode: &str) -> ModeState {
+    let mode = match permission_mode {
+        "plan" => OperatingMode::Plan,
+        "default" => OperatingMode::Default,
+        "acceptEdits" | "bypassPermissions" => OperatingMode::Execute,
+        // e.g. `dontAsk` (deny what is not pre-approved): neither default nor execute.
+        _ => OperatingMode::Unknown,
+    };
+    ModeState { mode, native: Some(permission_mode.to_string()) }
+}
+
+/// The prompt id of an AskUserQuestion `tool_use`: `claude-<tool_use id>`.
+pub fn prompt_id(tool_use_id: &str) -> String {
+    format!("claude-{tool_use_id}")
+}
+
+/// AskUserQuestion input -> a prompt. Question ids are `q<index>`, option ids `o<index>`;
+/// free text is always allowed (Claude's question UI always offers "Other").
+pub fn prompt_from_tool_use(tool_use_id: &str, input: &Value) -> Result<UserInputPrompt, String> {
+    let input: AskInput = serde_json::from_value(input.clone()).map_err(|e| e.to_string())?;
+    if input.questions.is_empty() {
+        return Err("no questions".into());
+    }
+    let questions = input
+        .questions
+        .into_iter()
+        .enumerate()
+        .map(|(i, q)| PromptQuestion {
+            id: format!("q{i}"),
+            header: q.header.filter(|h| !h.is_empty()),
+            label: q.question,
+            description: None,
+            options: q
+                .options
+                .into_iter()
+                .enumerate()
+                .map(|(j, o)| PromptOption {
+                    id: format!("o{j}"),
+                    label: o.label,
+                    description: o.description.filter(|d| !d.is_empty()),
+                    recommended: None,
+                })
+                .collect(),
+            multi_select: Some(q.multi_select),
+            allow_freeform: Some(true),
+            freeform_placeholder: None,
+            required: None,
+        })
+        .collect();
+    Ok(UserInputPrompt {
+        prompt_id: prompt_id(tool_use_id),
+        title: None,
+        description: None,
+        questions,
+        source: PROMPT_SOURCE.into(),
+    })
+}
+
+/// Canonical answers -> `{answers: {[question text]: "label" | "label1, label2"}}` (selected
+/// labels, then the free text, joined with ", "). Unanswered questions are left out.
+pub fn answers_to_native(prompt: &UserInputPrompt, answers: &[Answer]) -> Value {
+    let mut map = Map::new();
+    for a in answers {
+        let Some(q) = prompt.questions.iter().find(|q| q.id == a.question_id) else { continue };
+        let strings = answer_strings(prompt, a);
+        if !strings.is_empty() {
+            map.insert(q.label.clone(), Value::String(strings.join(", ")));
+        }
+    }
+    json!({ "answers": map })
+}
+
+/// Reads answers back from a `tool_result` the prompt got elsewhere: either our own
+/// `{answers: {...}}` JSON or Claude Code's text (`User has answered your questions: "Q"="A".`).
+/// Option labels map back to option ids; anything else becomes free text.
+pub fn answers_from_native(prompt: &UserInputPrompt, content: &Value) -> Vec<Answer> {
+    let text = tool_result_text(content);
+    let pairs: Vec<(String, String)> = match serde_json::from_str::<Value>(&text).ok().as_ref().and_then(|v| v.get("answers")) {
+        Some(Value::Object(m)) => m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect(),
+        _ => quoted_pairs(&text),
+    };
+    let mut out = Vec::new();
+    for (question, answer) in pairs {
+        let Some(q) = prompt.questions.iter().find(|q| q.label == question) else { continue };
+        let by_label = |l: &str| q.options.iter().find(|o| o.label == l.trim()).map(|o| o.id.clone());
+        let (ids, rest): (Vec<String>, Vec<String>) = match by_label(&answer) {
+            Some(id) => (vec![id], Vec::new()),
+            None => {
+                let mut ids = Vec::new();
+                let mut rest = Vec::new();
+                for part in answer.split(", ") {
+                    match by_label(part) {
+                        Some(id) => ids.push(id),
+                        None => rest.push(part.to_string()),
+                    }
+                }
+                (ids, rest)
+            }
+        };
+        let text = rest.join(", ");
+        out.push(Answer {
+            question_id: q.id.clone(),
+            selected_option_ids: (!ids.is_empty()).then_some(ids),
+            text: (!text.trim().is_empty()).then_some(text),
+        });
+    }
+    out
+}
+
+/// `"a"="b"` pairs in order.
+fn quoted_pairs(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find('"') {
+        let after = &rest[start + 1..];
+        let Some(end) = after.find("\"=\"") else { break };
+        let key = &after[..end];
+        let value_start = &after[end + 3..];
+        let Some(vend) = value_start.find('"') else { break };
+        out.push((key.to_string(), value_start[..vend].to_string()));
+        rest = &value_start[vend + 1..];
+    }
+    out
+}
+
+/// A `tool_result` content (string or text blocks) as text.
+fn tool_result_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks.iter().filter_map(|b| str_field(b, "text")).collect::<Vec<_>>().join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// Plan steps synthesized from a markdown plan: the top-level numbered list items, or the
+/// top-level bullets when there is no numbered list (`[x]` checkboxes read as completed).
+/// Fenced code is skipped. Every step is marked `synthesized`.
+pub fn steps_from_markdown(markdown: &str) -> Vec<PlanStep> {
+    let mut ordered = Vec::new();
+    let mut bullets = Vec::new();
+    let mut in_fence = false;
+    for line in markdown.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_fence = !in_fence;
+            continue;
+        }
+        let indent = line.len() - trimmed.len();
+        if in_fence || indent > 1 || line.contains('\t') && indent > 0 {
+            continue;
+        }
+        let digits = trimmed.chars().take_while(char::is_ascii_digit).count();
+        if digits > 0 {
+            let rest = &trimmed[digits..];
+            if let Some(item) = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
+                ordered.push(item.trim().to_string());
+            }
+        } else if let Some(item) = ["- ", "* ", "+ "].iter().find_map(|m| trimmed.strip_prefix(m)) {
+            bullets.push(item.trim().to_string());
+        }
+    }
+    let items = if ordered.is_empty() { bullets } else { ordered };
+    items
+        .into_iter()
+        .filter(|t| !t.is_empty() && t.chars().any(|c| c.is_alphanumeric()))
+        .map(|t| {
+            let (status, text) = if let Some(r) = t.strip_prefix("[ ] ") {
+                (StepStatus::Pending, r.to_string())
+            } else if let Some(r) = t.strip_prefix("[x] ").or_else(|| t.strip_prefix("[X] ")) {
+                (StepStatus::Completed, r.to_string())
+            } else {
+                (StepStatus::Pending, t)
+            };
+            PlanStep { id: None, text, status, source: Provenance::Synthesized }
+        })
+        .collect()
+}
+
+// ---- the adapter ----
+
+#[derive(Debug, Default)]
+pub struct ClaudeAdapter {
+    mode: ModeTracker,
+    pending: PendingSet,
+    /// tool_use ids of AskUserQuestion / ExitPlanMode: their tool_results are not tool results.
+    special: HashSet<String>,
+    /// ExitPlanMode tool_use ids whose proposal is still shown.
+    proposals: HashSet<String>,
+}
+
+impl ClaudeAdapter {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn capabilities(&self) -> Capabilities {
+        super::capabilities::claude()
+    }
+
+    pub fn mode(&self) -> Option<&ModeState> {
+        self.mode.current()
+    }
+
+    /// One SDK message.
+    pub fn ingest(&mut self, msg: &Value) -> Vec<Canonical> {
+        let Some(ty) = str_field(msg, "type") else {
+            return vec![diagnostic(PROVIDER, "message", "no type")];
+        };
+        match ty {
+            "system" => {
+                let kind = format!("system/{}", str_field(msg, "subtype").unwrap_or("?"));
+                let outputs = match msg.get("permissionMode") {
+                    None | Some(Value::Null) => Vec::new(),
+                    Some(Value::String(pm)) => self.mode.set(mode_from_permission(pm)),
+                    Some(other) => return vec![diagnostic(PROVIDER, &kind, format!("permissionMode {other} is not a string"))],
+                };
+                with_native(PROVIDER, &kind, msg, outputs)
+            }
+            "assistant" => match msg.pointer("/message/content").and_then(Value::as_array) {
+                Some(blocks) => {
+                    let outputs = blocks.iter().flat_map(|b| self.assistant_block(b)).collect();
+                    with_native(PROVIDER, ty, msg, outputs)
+                }
+                None => vec![diagnostic(PROVIDER, ty, "message.content is not a list")],
+            },
+            "user" => match msg.pointer("/message/content") {
+                // Plain user text is logged by the host itself.
+                Some(Value::String(_)) => Vec::new(),
+                Some(Value::Array(blocks)) => {
+                    let outputs = blocks.iter().flat_map(|b| self.user_block(b)).collect();
+                    with_native(PROVIDER, ty, msg, outputs)
+                }
+                _ => vec![diagnostic(PROVIDER, ty, "message.content is neither text nor a list")],
+            },
+            _ => Vec::new(),
+        }
+    }
+
+    fn assistant_block(&mut self, b: &Value) -> Vec<Canonical> {
+        match str_field(b, "type") {
+            Some("text") => match str_field(b, "text") {
+                Some("") => Vec::new(),
+                Some(t) => vec![Canonical::AssistantText { text: t.to_string() }],
+                None => vec![diagnostic(PROVIDER, "assistant", "text block without text")],
+            },
+            Some("thinking") => match str_field(b, "thinking") {
+                Some("") => Vec::new(),
+                Some(t) => vec![Canonical::Reasoning { text: t.to_string() }],
+                None => vec![diagnostic(PROVIDER, "assistant", "thinking block without thinking")],
+            },
+            Some("redacted_thinking") => Vec::new(),
+            Some("tool_use") => self.tool_use(b),
+            other => vec![diagnostic(PROVIDER, "assistant", format!("content block {other:?} ignored"))],
+        }
+    }
+
+    fn tool_use(&mut self, b: &Value) -> Vec<Canonical> {
+        let (Some(id), Some(name)) = (str_field(b, "id"), str_field(b, "name")) else {
+            return vec![diagnostic(PROVIDER, "assistant", "tool_use without id or name")];
+        };
+        let input = b.get("input").cloned().unwrap_or(Value::Null);
+        match name {
+            ASK_USER_QUESTION => match prompt_from_tool_use(id, &input) {
+                Ok(prompt) => {
+                    self.special.insert(id.to_string());
+                    self.pending.ask(prompt, Value::String(id.to_string()))
+                }
+                Err(e) => vec![diagnostic(PROVIDER, "assistant", format!("AskUserQuestion {id} dropped: {e}"))],
+            },
+            EXIT_PLAN_MODE => match serde_json::from_value::<ExitPlanInput>(input) {
+                Ok(p) => {
+                    self.special.insert(id.to_string());
+                    self.proposals.insert(id.to_string());
+                    let proposed =
+                        to_value(&ProposedPlan { plan_id: id.to_string(), markdown: p.plan.clone(), source: Provenance::Native });
+                    let mut out = vec![
+                        Canonical::Event { kind: EV_PLAN_PROPOSED, data: proposed.clone() },
+                        Canonical::Projection { key: PROJ_PROPOSED_PLAN, value: proposed },
+                    ];
+                    let steps = steps_from_markdown(&p.plan);
+                    if !steps.is_empty() {
+                        let steps = PlanSteps { explanation: None, steps };
+                        out.push(Canonical::Projection { key: PROJ_PLAN_STEPS, value: to_value(&steps) });
+                    }
+                    out
+                }
+                Err(e) => vec![diagnostic(PROVIDER, "assistant", format!("ExitPlanMode {id} dropped: {e}"))],
+            },
+            _ => vec![Canonical::ToolCall { call_id: id.to_string(), name: name.to_string(), arguments: input }],
+        }
+    }
+
+    fn user_block(&mut self, b: &Value) -> Vec<Canonical> {
+        if str_field(b, "type") != Some("tool_result") {
+            return Vec::new();
+        }
+        let Some(id) = str_field(b, "tool_use_id") else {
+            return vec![diagnostic(PROVIDER, "user", "tool_result without tool_use_id")];
+        };
+        let is_error = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+        let content = b.get("content").cloned().unwrap_or(Value::Null);
+        if !self.special.contains(id) {
+            return vec![Canonical::ToolResult { call_id: id.to_string(), content, is_error }];
+        }
+        if self.proposals.remove(id) {
+            return vec![Canonical::Projection { key: PROJ_PROPOSED_PLAN, value: Value::Null }];
+        }
+        let pid = prompt_id(id);
+        // Answered through us: the prompt is no longer pending and this is silent.
+        let Some((prompt, _)) = self.pending.get(&pid).cloned() else { return Vec::new() };
+        if is_error {
+            self.pending.resolve(&pid, Vec::new(), PromptOutcome::Cancelled)
+        } else {
+            let answers = answers_from_native(&prompt, &content);
+            self.pending.resolve(&pid, answers, PromptOutcome::Answered)
+        }
+    }
+
+    /// Answers a pending AskUserQuestion. `native_id` is the `tool_use` id; `result` is the
+    /// `{answers}` value Claude reads.
+    pub fn answer(&mut self, prompt_id: &str, answers: &[Answer]) -> Result<Answered, AnswerError> {
+        let (prompt, id) = self.pending.check(prompt_id, answers)?;
+        let result = answers_to_native(&prompt, answers);
+        let reply = json!({ "tool_use_id": id, "result": result });
+        let outputs = self.pending.resolve(prompt_id, answers.to_vec(), PromptOutcome::Answered);
+        Ok(Answered { native_id: id, result, outputs: with_native(PROVIDER, "answer", &reply, outputs) })
+    }
+}
