@@ -1,0 +1,39 @@
+// Builds what the browser tests and the benchmark need, skipping what is present:
+//   www/node_modules (npm ci), pkg/ (npm run build), www/dist (vite build, always unless
+//   E2E_SKIP_WWW_BUILD=1), the host binary (cargo build -p agent-session-host).
+import { execFileSync } from 'node:child_process'
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { ROOT, hostBinary } from '../e2e/lib/host.mjs'
+
+function run(cmd, args, cwd = ROOT) {
+  console.log(`[e2e-prepare] ${cmd} ${args.join(' ')}${cwd !== ROOT ? `  (in ${cwd})` : ''}`)
+  execFileSync(cmd, args, { cwd, stdio: 'inherit', env: process.env })
+}
+
+function newest(dir) {
+  let t = 0
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name)
+    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs)
+  }
+  return t
+}
+
+export function prepare() {
+  const www = join(ROOT, 'www')
+  if (!existsSync(join(www, 'node_modules', '.package-lock.json'))) {
+    run('npm', [existsSync(join(www, 'package-lock.json')) ? 'ci' : 'install', '--no-audit', '--no-fund', '--loglevel=error'], www)
+  }
+  if (!existsSync(join(ROOT, 'pkg', 'agent_session_bg.wasm'))) run('npm', ['run', 'build'])
+  const dist = join(www, 'dist', 'index.html')
+  if (process.env.E2E_SKIP_WWW_BUILD !== '1' || !existsSync(dist)) {
+    const stale =
+      !existsSync(dist) ||
+      statSync(dist).mtimeMs < Math.max(newest(join(www, 'src')), newest(join(ROOT, 'pkg')), statSync(join(www, 'index.html')).mtimeMs)
+    if (stale || process.env.E2E_FORCE_WWW_BUILD === '1') run('npm', ['run', 'build'], www)
+  }
+  if (!existsSync(hostBinary())) run('cargo', ['build', '-p', 'agent-session-host'])
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) prepare()

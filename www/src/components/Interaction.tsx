@@ -1,0 +1,251 @@
+import { memo, useState } from 'react'
+import type { Session } from 'agent-session'
+import type { InteractionView, PlanStepView, UserInputPromptView } from '../model'
+import { rec, str } from '../model'
+import { Markdown } from './Markdown'
+
+const MODE_LABEL: Record<string, string> = {
+  default: 'Default',
+  plan: 'Planning',
+  ask: 'Ask',
+  execute: 'Executing',
+  unknown: 'Unknown mode',
+}
+
+export function ModeIndicator({ mode }: { mode: InteractionView['mode'] }) {
+  if (!mode) return null
+  return (
+    <span className={`mode-pill mode-${mode.mode}`} data-testid="mode-indicator" title={mode.native ? `native: ${mode.native}` : undefined}>
+      {MODE_LABEL[mode.mode] ?? mode.mode}
+    </span>
+  )
+}
+
+const STEP_ICON: Record<PlanStepView['status'], string> = { pending: '○', inProgress: '◐', completed: '●' }
+
+function StepList({ plan }: { plan: NonNullable<InteractionView['planSteps']> }) {
+  const done = plan.steps.filter((s) => s.status === 'completed').length
+  return (
+    <div className="card plan-steps" data-testid="plan-steps">
+      <div className="card-head">
+        <span className="card-kicker">Plan</span>
+        <span className="muted small">
+          {done}/{plan.steps.length} done
+        </span>
+      </div>
+      {plan.explanation ? <p className="card-body">{plan.explanation}</p> : null}
+      <ol className="steps">
+        {plan.steps.map((s, i) => (
+          <li key={s.id ?? i} className={`step ${s.status}`}>
+            <span className="step-icon" aria-label={s.status}>
+              {STEP_ICON[s.status]}
+            </span>
+            <span className="step-text">{s.text}</span>
+            {s.source === 'synthesized' ? <span className="tag subtle">derived</span> : null}
+          </li>
+        ))}
+      </ol>
+    </div>
+  )
+}
+
+function HandoffCard({
+  session,
+  plan,
+  canExit,
+  inConversation,
+}: {
+  session: Session
+  plan: NonNullable<InteractionView['proposedPlan']>
+  canExit: boolean
+  inConversation: boolean
+}) {
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const implement = async () => {
+    setBusy(true)
+    setError(null)
+    const r = await session.setPlanMode(false)
+    setBusy(false)
+    if (!r.ok) setError(r.error.message)
+  }
+  return (
+    <div className="card handoff" data-testid="proposed-plan">
+      <div className="card-head">
+        <span className="card-kicker">{inConversation ? 'The plan above is ready' : 'Proposed plan'}</span>
+        {plan.source === 'synthesized' ? <span className="tag subtle">derived</span> : null}
+      </div>
+      {inConversation ? (
+        <p className="card-body muted">Implementing switches plan mode off; the agent carries the plan out on your next request.</p>
+      ) : (
+        <div className="card-body">
+          <Markdown text={plan.markdown} />
+        </div>
+      )}
+      <div className="card-actions">
+        <button className="btn primary" data-testid="implement" disabled={busy || !canExit} onClick={() => void implement()}>
+          {busy ? 'Switching…' : 'Implement'}
+        </button>
+      </div>
+      {error ? <div className="card-error">{error}</div> : null}
+    </div>
+  )
+}
+
+type AnswerOut = { questionId: string; selectedOptionIds?: string[]; text?: string }
+
+const PromptCard = memo(function PromptCard({
+  session,
+  prompt,
+  freeformAllowed,
+}: {
+  session: Session
+  prompt: UserInputPromptView
+  freeformAllowed: boolean
+}) {
+  const [sel, setSel] = useState<Record<string, string[]>>({})
+  const [text, setText] = useState<Record<string, string>>({})
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+
+  const answers: AnswerOut[] = prompt.questions
+    .map((q) => {
+      const a: AnswerOut = { questionId: q.id }
+      const ids = sel[q.id] ?? []
+      if (ids.length) a.selectedOptionIds = ids
+      const t = (text[q.id] ?? '').trim()
+      if (t) a.text = t
+      return a
+    })
+    .filter((a) => a.selectedOptionIds || a.text)
+  const complete = prompt.questions.every((q) => !q.required || answers.some((a) => a.questionId === q.id))
+
+  const submit = async () => {
+    const answer = (session as unknown as { answer?: (id: string, a: AnswerOut[]) => Promise<unknown> }).answer
+    if (typeof answer !== 'function') {
+      setError('This version of agent-session cannot submit answers.')
+      return
+    }
+    setBusy(true)
+    setError(null)
+    const r = rec(await answer.call(session, prompt.promptId, answers))
+    setBusy(false)
+    if (r?.ok === false) setError(str(rec(r.error)?.message) ?? 'failed')
+    else {
+      const v = rec(r?.value) ?? r
+      if (v?.accepted === false) setError(v.reason === 'not-pending' ? 'This question is no longer pending.' : 'The host did not accept these answers.')
+    }
+  }
+
+  return (
+    <div className="card question-card" data-testid="user-input-card">
+      <div className="card-head">
+        <span className="card-kicker">{prompt.title ?? 'The agent needs your input'}</span>
+      </div>
+      {prompt.description ? <p className="card-body">{prompt.description}</p> : null}
+      {prompt.questions.map((q) => {
+        const picked = sel[q.id] ?? []
+        const showFree = q.allowFreeform && freeformAllowed
+        return (
+          <fieldset key={q.id} className="question">
+            {q.header ? <div className="q-header">{q.header}</div> : null}
+            <legend className="q-text">
+              {q.label}
+              {q.required ? <span className="req"> *</span> : null}
+            </legend>
+            {q.description ? <p className="muted small">{q.description}</p> : null}
+            <div className="options">
+              {q.options.map((o) => {
+                const on = picked.includes(o.id)
+                return (
+                  <label key={o.id} className={`option${on ? ' on' : ''}`}>
+                    <input
+                      type={q.multiSelect ? 'checkbox' : 'radio'}
+                      name={`${prompt.promptId}:${q.id}`}
+                      checked={on}
+                      onChange={() =>
+                        setSel((cur) => ({
+                          ...cur,
+                          [q.id]: q.multiSelect ? (on ? picked.filter((x) => x !== o.id) : [...picked, o.id]) : [o.id],
+                        }))
+                      }
+                    />
+                    <span className="option-text">
+                      <span className="option-label">
+                        {o.label}
+                        {o.recommended ? <span className="tag">recommended</span> : null}
+                      </span>
+                      {o.description ? <span className="option-desc">{o.description}</span> : null}
+                    </span>
+                  </label>
+                )
+              })}
+            </div>
+            {showFree || q.options.length === 0 ? (
+              <input
+                className="text-input"
+                placeholder={q.freeformPlaceholder ?? 'Type your answer'}
+                value={text[q.id] ?? ''}
+                onChange={(e) => setText((cur) => ({ ...cur, [q.id]: e.target.value }))}
+              />
+            ) : null}
+          </fieldset>
+        )
+      })}
+      <div className="card-actions">
+        <button className="btn primary" data-testid="user-input-submit" disabled={busy || !complete || answers.length === 0} onClick={() => void submit()}>
+          {busy ? 'Sending…' : 'Submit'}
+        </button>
+      </div>
+      {error ? <div className="card-error">{error}</div> : null}
+    </div>
+  )
+})
+
+/** Plan progress, plan prose, the proposed-plan handoff and structured questions — each only
+ *  when the provider's capabilities say it exists. */
+export function InteractionPanel({
+  session,
+  view,
+  planAvailable,
+  planIdsInConversation,
+}: {
+  session: Session
+  view: InteractionView
+  planAvailable: boolean
+  planIdsInConversation: ReadonlySet<string>
+}) {
+  const caps = view.capabilities
+  const steps = view.planSteps && view.planSteps.steps.length > 0 ? view.planSteps : null
+  const showSteps = steps !== null && (caps?.supportsStructuredPlanUpdates ?? true)
+  const showText = !showSteps && view.planText !== null && (caps?.supportsPlanTextStreaming ?? true)
+  const showPrompts = caps?.supportsStructuredUserInput === true && view.prompts.length > 0
+  return (
+    <>
+      {showSteps && steps ? <StepList plan={steps} /> : null}
+      {showText ? (
+        <div className="card plan-text" data-testid="plan-text">
+          <div className="card-head">
+            <span className="card-kicker">Drafting a plan</span>
+          </div>
+          <div className="card-body">
+            <Markdown text={view.planText ?? ''} streaming={!view.proposedPlan} />
+          </div>
+        </div>
+      ) : null}
+      {view.proposedPlan ? (
+        <HandoffCard
+          session={session}
+          plan={view.proposedPlan}
+          canExit={planAvailable && (caps?.supportsExitPlanMode ?? true)}
+          inConversation={planIdsInConversation.has(view.proposedPlan.planId)}
+        />
+      ) : null}
+      {showPrompts
+        ? view.prompts.map((p) => (
+            <PromptCard key={p.promptId} session={session} prompt={p} freeformAllowed={caps?.supportsFreeformUserInput === true} />
+          ))
+        : null}
+    </>
+  )
+}
