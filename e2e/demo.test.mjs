@@ -72,6 +72,7 @@ describe('demo UI against the reference host', () => {
     assert.equal((await chip().innerText()).trim(), 'Plan mode on')
     // The reply streams: a partial assistant message is visible before it is finalized.
     await page.getByTestId('msg-partial').waitFor()
+    await page.waitForFunction(() => (document.querySelector('[data-testid="msg-partial"]')?.textContent ?? '').length > 60)
     await shot(page, '02-plan-active-streaming')
     const partialText = await page.getByTestId('msg-partial').innerText()
     await page.waitForSelector('[data-testid="status-idle"]')
