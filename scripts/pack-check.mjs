@@ -1,0 +1,177 @@
+#!/usr/bin/env node
+// Packaging check: `npm pack` the root package, install the tarball into a fresh
+// Vite + React + TypeScript app (files written directly, no create-vite), then
+// `tsc --noEmit` (strict, skipLibCheck off so the package's .d.ts are checked too) and
+// `vite build` must pass, and the build must carry the .wasm asset. Prints one closing line.
+// Env: PACK_CHECK_KEEP=1 keeps the temp dir.
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
+const dir = mkdtempSync(join(tmpdir(), 'agent-session-pack-check-'))
+const started = Date.now()
+
+function sh(cmd, args, cwd, capture = false) {
+  return execFileSync(cmd, args, { cwd, stdio: capture ? ['ignore', 'pipe', 'inherit'] : 'inherit', encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } })
+}
+function fail(msg) {
+  console.error(msg)
+  console.log(`pack-check: FAILED (${msg.split('\n')[0]})`)
+  if (process.env.PACK_CHECK_KEEP !== '1') rmSync(dir, { recursive: true, force: true })
+  process.exit(1)
+}
+
+try {
+  if (!existsSync(join(ROOT, 'pkg', 'agent_session_bg.wasm'))) {
+    console.log('[pack-check] pkg/ missing: npm run build')
+    sh('npm', ['run', 'build'], ROOT)
+  }
+
+  // 1. the tarball
+  const packOut = JSON.parse(sh('npm', ['pack', '--json', '--pack-destination', dir], ROOT, true))
+  const info = packOut[0]
+  const tarball = join(dir, info.filename)
+  const files = info.files.map((f) => f.path)
+  for (const need of ['package.json', 'index.js', 'pkg/agent_session.js', 'pkg/agent_session_bg.wasm', 'types/index.d.ts', 'react/index.js', 'react/index.d.ts']) {
+    if (!files.includes(need)) fail(`tarball lacks ${need} (has: ${files.join(', ')})`)
+  }
+  console.log(`[pack-check] ${info.filename}: ${files.length} files, ${(info.size / 1024).toFixed(1)} kB packed, ${(info.unpackedSize / 1024).toFixed(1)} kB unpacked`)
+
+  // 2. a fresh app that uses the package the documented way
+  const app = join(dir, 'app')
+  mkdirSync(join(app, 'src'), { recursive: true })
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify(
+      {
+        name: 'pack-check-app',
+        private: true,
+        type: 'module',
+        dependencies: { 'agent-session': `file:${tarball}`, react: '^19.0.0', 'react-dom': '^19.0.0' },
+        devDependencies: { '@types/react': '^19.0.0', '@types/react-dom': '^19.0.0', '@vitejs/plugin-react': '*', typescript: '^5.6.0', vite: '^8.0.0' },
+      },
+      null,
+      2,
+    ),
+  )
+  writeFileSync(
+    join(app, 'tsconfig.json'),
+    JSON.stringify(
+      {
+        compilerOptions: {
+          target: 'ES2022',
+          lib: ['ES2022', 'DOM', 'DOM.Iterable', 'ESNext.Disposable'],
+          module: 'ESNext',
+          moduleResolution: 'Bundler',
+          jsx: 'react-jsx',
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          exactOptionalPropertyTypes: true,
+          noUnusedLocals: true,
+          isolatedModules: true,
+          skipLibCheck: false,
+          types: ['vite/client'],
+          noEmit: true,
+        },
+        include: ['src'],
+      },
+      null,
+      2,
+    ),
+  )
+  writeFileSync(join(app, 'vite.config.ts'), `import { defineConfig } from 'vite'\nimport react from '@vitejs/plugin-react'\nexport default defineConfig({ plugins: [react()] })\n`)
+  writeFileSync(
+    join(app, 'index.html'),
+    `<!doctype html><html><head><meta charset="UTF-8"><title>pack-check</title></head><body><div id="root"></div><script type="module" src="/src/main.tsx"></script></body></html>\n`,
+  )
+  writeFileSync(
+    join(app, 'src', 'main.tsx'),
+    `import { createRoot } from 'react-dom/client'
+import init, { HostClient, type ConversationNode, type ConversationSnapshot, type Session } from 'agent-session'
+import { useConnection, useSession } from 'agent-session/react'
+
+function describeNode(n: ConversationNode): string {
+  switch (n.type) {
+    case 'user':
+    case 'steering':
+    case 'context':
+      return n.type
+    case 'assistant':
+      return 'assistant step ' + n.step
+    case 'tool':
+      return n.name + ' ' + n.status + (n.isError ? ' (error)' : '')
+    case 'interrupted':
+      return n.reason + ': ' + n.text
+    case 'plan-mode':
+      return n.active ? 'plan on' : 'plan off'
+    case 'interaction':
+      return n.prompt.promptId + ' ' + n.outcome
+    case 'proposed-plan':
+      return n.plan.markdown
+  }
+}
+
+function planLabel(s: ConversationSnapshot): string {
+  const p = s.planMode
+  if (p === null) return 'unavailable'
+  if (p.pending !== undefined && p.pending !== p.active) return p.pending ? 'starts next request' : 'ends next request'
+  return p.active ? 'on' : 'off'
+}
+
+function Conversation({ session }: { session: Session }) {
+  const snap = useSession(session)
+  const count = useSession(session, (s) => s.nodes.length)
+  return (
+    <div>
+      <p>{planLabel(snap)} · {count} nodes · {snap.partial?.text ?? ''}</p>
+      <ul>{snap.nodes.map((n) => <li key={n.id}>{describeNode(n)}</li>)}</ul>
+      {snap.pending.map((p) => (
+        <button key={p.key} onClick={() => void session.respond(p.key, { ok: true, value: p.kind === 'approval' ? { outcome: 'allowed-once' } : { answers: {} } })}>
+          {p.kind === 'approval' ? p.toolName : p.questions.map((q) => q.question).join(' ')}
+        </button>
+      ))}
+      <button onClick={() => void session.prompt([{ type: 'text', text: 'hi' }], 'queue').then((r) => { if (!r.ok) console.error(r.error.code) })}>send</button>
+      <button onClick={() => void session.setPlanMode(true)}>plan</button>
+    </div>
+  )
+}
+
+function App({ host }: { host: HostClient }) {
+  const conn = useConnection(host)
+  const retryIn = conn.retryAt === null ? null : Math.max(0, conn.retryAt - Date.now())
+  return (
+    <div>
+      <p>{conn.state} #{conn.generation} attempt {conn.attempt} {retryIn ?? ''} {conn.lastError ?? ''}</p>
+      <Conversation session={host.session('session-1')} />
+    </div>
+  )
+}
+
+await init()
+const host = new HostClient({ baseUrl: location.origin, backoff: { baseMs: 500, maxMs: 10000 } })
+const listed = await host.listSessions()
+if (listed.ok) console.log(listed.value.items.map((s) => s.sessionId + ' ' + s.updatedAt))
+createRoot(document.getElementById('root')!).render(<App host={host} />)
+`,
+  )
+
+  // 3. install, typecheck, build
+  sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], app)
+  console.log('[pack-check] tsc --noEmit (strict)')
+  sh('npx', ['--no-install', 'tsc', '--noEmit', '-p', '.'], app)
+  console.log('[pack-check] vite build')
+  sh('npx', ['--no-install', 'vite', 'build', '--logLevel', 'warn'], app)
+  const assets = readdirSync(join(app, 'dist', 'assets'))
+  const wasm = assets.find((f) => f.endsWith('.wasm'))
+  if (!wasm) fail(`vite build emitted no .wasm asset (assets: ${assets.join(', ')})`)
+  const wasmKb = (statSync(join(app, 'dist', 'assets', wasm)).size / 1024).toFixed(1)
+  const secs = ((Date.now() - started) / 1000).toFixed(1)
+  if (process.env.PACK_CHECK_KEEP !== '1') rmSync(dir, { recursive: true, force: true })
+  else console.log(`[pack-check] kept ${dir}`)
+  console.log(`pack-check: ok (${info.filename}, ${files.length} files; strict tsc ok; vite build ok with ${wasm} ${wasmKb} kB; ${secs}s)`)
+} catch (e) {
+  fail(String(e?.message ?? e))
+}
