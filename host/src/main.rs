@@ -1,5 +1,6 @@
 //! agent-session-host: the reference host of the agent-session wire contract.
 
+mod adapters;
 mod agent;
 mod api;
 mod app;
