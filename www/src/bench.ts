@@ -1,1 +1,224 @@
-export {}
+// Browser benchmark page (driven by scripts/bench-browser.mjs; not part of the demo UI).
+//
+// The per-frame cost of ingesting a burst of streamed mux frames — bytes in, one snapshot
+// published to one subscriber — next to a raw reader doing only fetch-stream + JSON.parse of
+// the very same bytes, in the same page and run. The mux stream is the real one from the host;
+// the bench splices its synthetic burst into that stream (a fetch wrapper installed before the
+// HostClient starts), so the package runs its ordinary transport + ingest path.
+import init, { HostClient, type Session } from 'agent-session'
+
+type Inject = (bytes: Uint8Array) => void
+let inject: Inject | null = null
+
+const realFetch = window.fetch.bind(window)
+window.fetch = async (input: RequestInfo | URL, initArg?: RequestInit): Promise<Response> => {
+  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
+  const res = await realFetch(input, initArg)
+  if (!url.endsWith('/api/events.mux') || !res.body) return res
+  const upstream = res.body.getReader()
+  let ctl!: ReadableStreamDefaultController<Uint8Array>
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      ctl = c
+      inject = (bytes) => c.enqueue(bytes)
+    },
+    async pull(c) {
+      const { done, value } = await upstream.read()
+      if (done) c.close()
+      else c.enqueue(value)
+    },
+    cancel(reason) {
+      void upstream.cancel(reason)
+    },
+  })
+  void ctl
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
+}
+
+const enc = new TextEncoder()
+
+/** A burst of `n` frames continuing the session's log after `tail`: one whole streamed turn. */
+function burst(sessionId: string, tail: number, n: number, turn: number): { bytes: Uint8Array<ArrayBuffer>; last: number } {
+  const parts: string[] = []
+  let seq = tail
+  const t = Date.now()
+  const frame = (type: string, data: unknown, extra: Record<string, unknown> = {}) => {
+    seq++
+    const payload = { type: 'session/event', sessionId, event: { type, seq, time: t, data, ...extra } }
+    parts.push(`data: ${JSON.stringify({ type: 'server-request', rpcId: `bench-${seq}`, method: 'session/event', payload })}\n\n`)
+  }
+  const deltas = Math.max(1, n - 6)
+  frame('turn/start', { turn, trigger: { kind: 'message', source: { kind: 'user', rpcId: 'bench' } } })
+  frame('step/start', { turn, step: 1 })
+  frame('assistant/chunk', { turn, step: 1, chunk: { type: 'block-start', index: 0, blockType: 'text' } })
+  let text = ''
+  for (let i = 0; i < deltas; i++) {
+    const d = ` word${i % 97}`
+    text += d
+    frame('assistant/chunk', { turn, step: 1, chunk: { type: 'text-delta', index: 0, text: d } })
+  }
+  frame('assistant/message', { turn, step: 1, content: [{ type: 'text', text }], provenance: { provider: 'bench', model: 'bench' } })
+  frame('step/end', { turn, step: 1 })
+  frame('turn/end', { turn, reason: { kind: 'completed' } })
+  return { bytes: enc.encode(parts.join('')), last: seq }
+}
+
+/** The baseline: a fetch-style body stream read to the end, split into frames, JSON.parse each. */
+async function rawRead(bytes: Uint8Array): Promise<number> {
+  const reader = new Response(bytes as Uint8Array<ArrayBuffer>).body!.getReader()
+  const dec = new TextDecoder()
+  let buf = ''
+  let frames = 0
+  let sink = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    buf += dec.decode(value, { stream: true })
+    let i: number
+    while ((i = buf.indexOf('\n\n')) >= 0) {
+      const block = buf.slice(0, i)
+      buf = buf.slice(i + 2)
+      if (block.startsWith('data: ')) {
+        const v = JSON.parse(block.slice(6)) as { payload: { event: { seq: number } } }
+        sink += v.payload.event.seq
+        frames++
+      }
+    }
+  }
+  if (sink < 0) console.log(sink)
+  return frames
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}
+
+function waitFor(session: Session, pred: () => boolean): Promise<number> {
+  return new Promise((resolve) => {
+    if (pred()) return resolve(performance.now())
+    const off = session.subscribe(() => {
+      if (pred()) {
+        const t = performance.now()
+        off()
+        resolve(t)
+      }
+    })
+  })
+}
+
+async function connected(host: HostClient): Promise<void> {
+  if (host.getSnapshot().state === 'open') return
+  await new Promise<void>((resolve) => {
+    const off = host.subscribe(() => {
+      if (host.getSnapshot().state === 'open') {
+        off()
+        resolve()
+      }
+    })
+  })
+}
+
+export interface BenchCase {
+  label: string
+  sessionId: string
+  /** Load older pages until the window holds at least this many events. */
+  window: number
+}
+export interface BenchConfig {
+  cases: BenchCase[]
+  frames: number
+  repeats: number
+  warmup: number
+}
+
+async function run(cfg: BenchConfig) {
+  await init()
+  const host = new HostClient({ baseUrl: location.origin })
+  await connected(host)
+  const out = []
+  let turn = 100_000
+  for (const c of cfg.cases) {
+    const session = host.session(c.sessionId)
+    const tOpen = performance.now()
+    await session.open()
+    let snap = session.getSnapshot()
+    while (snap.hasMore && snap.tailSeq - snap.baseSeq + 1 < c.window) {
+      await session.loadOlder()
+      const next = session.getSnapshot()
+      if (next.baseSeq === snap.baseSeq) break
+      snap = next
+    }
+    snap = session.getSnapshot()
+    const loadMs = performance.now() - tOpen
+    const windowEvents = snap.tailSeq - snap.baseSeq + 1
+    // one subscriber, as a UI would have
+    let notifications = 0
+    const off = session.subscribe(() => {
+      notifications++
+      session.getSnapshot()
+    })
+    const ingest: number[] = []
+    const raw: number[] = []
+    const perBurst: number[] = []
+    for (let r = 0; r < cfg.warmup + cfg.repeats; r++) {
+      const tail = session.getSnapshot().tailSeq
+      const b = burst(c.sessionId, tail, cfg.frames, ++turn)
+      const frames = b.last - tail
+      // raw reader and ingest alternate which goes first
+      const doRaw = async () => {
+        const t0 = performance.now()
+        const n = await rawRead(b.bytes)
+        const dt = performance.now() - t0
+        if (n !== frames) throw new Error(`raw reader saw ${n} frames, expected ${frames}`)
+        return dt
+      }
+      const doIngest = async () => {
+        const before = notifications
+        const t0 = performance.now()
+        const done = waitFor(session, () => session.getSnapshot().tailSeq >= b.last)
+        inject!(b.bytes)
+        const t1 = await done
+        // let any trailing notification land before counting
+        await new Promise((res) => setTimeout(res, 0))
+        perBurst.push(notifications - before)
+        return t1 - t0
+      }
+      let ri: number, rr: number
+      if (r % 2 === 0) {
+        rr = await doRaw()
+        ri = await doIngest()
+      } else {
+        ri = await doIngest()
+        rr = await doRaw()
+      }
+      if (r >= cfg.warmup) {
+        ingest.push((ri * 1000) / frames)
+        raw.push((rr * 1000) / frames)
+      }
+      await new Promise((res) => setTimeout(res, 20))
+    }
+    off()
+    const final = session.getSnapshot()
+    out.push({
+      label: c.label,
+      windowEvents,
+      windowAfter: final.tailSeq - final.baseSeq + 1,
+      nodes: final.nodes.length,
+      loadMs,
+      frames: cfg.frames,
+      bytes: burst(c.sessionId, 0, cfg.frames, 1).bytes.length,
+      ingestUsPerFrame: median(ingest),
+      rawUsPerFrame: median(raw),
+      ingestSamples: ingest,
+      rawSamples: raw,
+      notificationsPerBurst: Math.max(...perBurst),
+    })
+  }
+  host.close()
+  return out
+}
+
+;(window as unknown as { runBench: typeof run }).runBench = run
+document.getElementById('out')!.textContent = 'ready'
