@@ -22,6 +22,8 @@ pub struct PlanTracker {
     requests: PlanRequestFence,
     /// Newest commit observed, kept even while the capability is unconfirmed (private).
     commit: Option<(Seq, bool)>,
+    /// `shown` is an applied answer and no newer commit has been observed since.
+    answer_fresh: bool,
 }
 
 /// What became of a plan response.
@@ -42,6 +44,7 @@ impl Default for PlanTracker {
             capability: Capability::Unknown,
             requests: PlanRequestFence::default(),
             commit: None,
+            answer_fresh: false,
         }
     }
 }
@@ -73,6 +76,7 @@ impl PlanTracker {
             return (PlanApply::StaleRequest, false);
         }
         let before = self.shown;
+        self.answer_fresh = false;
         let outcome = match value {
             None => {
                 self.capability = Capability::Absent;
@@ -89,6 +93,7 @@ impl PlanTracker {
                     }
                     _ => {
                         self.shown = Some(state);
+                        self.answer_fresh = true;
                         PlanApply::Applied
                     }
                 }
@@ -98,12 +103,22 @@ impl PlanTracker {
     }
 
     /// A `plan/mode {active}` commit at `seq` (live or the newest in a window).
+    /// `only_newer` says it is the only commit after the previous one observed (always
+    /// true live; a window may hold several or start past the previous one).
     /// Returns whether `shown` changed.
-    pub fn on_commit(&mut self, seq: Seq, active: bool) -> bool {
+    pub fn on_commit(&mut self, seq: Seq, active: bool, only_newer: bool) -> bool {
         if matches!(self.commit, Some((s, _)) if s >= seq) {
             return false;
         }
         self.commit = Some((seq, active));
+        // An answer shown before the stream caught up may already reflect this commit: a
+        // commit always flips `active`, so an answer produced before it has the other
+        // value. Keep such an answer (with its newer pending selection) rather than
+        // regress to the bare commit.
+        let fresh = std::mem::take(&mut self.answer_fresh);
+        if fresh && only_newer && self.shown.is_some_and(|s| s.active == active && s.pending.is_some()) {
+            return false;
+        }
         if self.capability == Capability::Present {
             let next = Some(PlanModeState::committed(active));
             if self.shown != next {
@@ -117,5 +132,6 @@ impl PlanTracker {
     /// The host lost its log: its seq space restarted, so older commit versions are void.
     pub fn forget_commits(&mut self) {
         self.commit = None;
+        self.answer_fresh = false;
     }
 }

@@ -185,8 +185,8 @@ impl Session {
         }
     }
 
-    pub(super) fn commit_plan(&mut self, seq: Seq, active: bool) {
-        if self.plan.on_commit(seq, active) {
+    pub(super) fn commit_plan(&mut self, seq: Seq, active: bool, only_newer: bool) {
+        if self.plan.on_commit(seq, active, only_newer) {
             self.plan_changed();
         }
     }

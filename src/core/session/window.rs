@@ -34,7 +34,16 @@ impl Session {
             self.projections.apply_baseline(b.as_of_seq, &b.values, self.stamps.next());
         }
         if let Some((seq, active)) = self.fold.newest_plan {
-            self.commit_plan(seq, active);
+            // Whether the window shows every commit after the previous one observed.
+            let prev = self.plan.version().0;
+            let covers = self.base_seq() <= prev.map_or(0, |p| p + 1);
+            let newer = self
+                .window
+                .iter()
+                .filter(|e| e.kind == "plan/mode" && prev.map_or(true, |p| e.seq() > p))
+                .filter(|e| matches!(e.body(), Some(crate::core::wire::EventBody::PlanMode(_))))
+                .count();
+            self.commit_plan(seq, active, covers && newer == 1);
         }
         if let Some(running) = self.fold_turn_running() {
             self.running = running;
@@ -108,7 +117,7 @@ impl Session {
         let seq = ev.seq();
         self.window.push(ev);
         if let Some(active) = touched.plan_commit {
-            self.commit_plan(seq, active);
+            self.commit_plan(seq, active, true);
         }
         if let Some(running) = touched.turn_running {
             self.running = running;
