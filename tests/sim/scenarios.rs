@@ -1,0 +1,349 @@
+//! Named, fixed schedules reproducing the network items of `shared/ADVERSARIAL.md` on the
+//! same model host, network and invariant checks as the random schedules. Each ends at
+//! quiescence (window tail = host tail, plan display = host state).
+
+use super::model_host::ModelHost;
+use super::network::Conn;
+use super::world::{take_trace, Config, World};
+use agent_session::core::session::{Call, OpenState};
+use agent_session::core::wire::{Frame, PlanModeState};
+
+fn world(service: bool) -> World {
+    take_trace();
+    let mut w = World::new(0x5eed, Config { service, wire: false });
+    w.host.page_size = Some(1000);
+    w
+}
+
+fn state(active: bool, pending: Option<bool>) -> Option<PlanModeState> {
+    Some(PlanModeState { active, pending })
+}
+
+/// Scripted steps, each followed by the invariant checks.
+trait Script {
+    fn act(&mut self, f: impl FnOnce(&mut World)) -> &mut Self;
+    fn process(&mut self, pred: fn(&Call) -> bool) -> &mut Self;
+    fn deliver(&mut self, pred: fn(&Call) -> bool) -> &mut Self;
+    fn frames(&mut self, n: usize) -> &mut Self;
+    fn all_frames(&mut self) -> &mut Self;
+    fn log(&mut self, turns_steps: usize) -> &mut Self;
+    /// open() answered with the tail page and the plan query answered.
+    fn opened(&mut self) -> &mut Self;
+}
+
+fn history_tail(c: &Call) -> bool {
+    matches!(c, Call::History { before_seq: None, .. })
+}
+fn plan_query(c: &Call) -> bool {
+    matches!(c, Call::PlanMode)
+}
+fn select_true(c: &Call) -> bool {
+    matches!(c, Call::SetPlanMode { active: true })
+}
+fn select_false(c: &Call) -> bool {
+    matches!(c, Call::SetPlanMode { active: false })
+}
+fn prompt(c: &Call) -> bool {
+    matches!(c, Call::Prompt { .. })
+}
+
+impl Script for World {
+    fn act(&mut self, f: impl FnOnce(&mut World)) -> &mut Self {
+        f(self);
+        self.check();
+        self
+    }
+    fn process(&mut self, pred: fn(&Call) -> bool) -> &mut Self {
+        self.host_process_where(pred);
+        self
+    }
+    fn deliver(&mut self, pred: fn(&Call) -> bool) -> &mut Self {
+        self.deliver_response_where(pred);
+        self
+    }
+    fn frames(&mut self, n: usize) -> &mut Self {
+        for _ in 0..n {
+            assert!(self.deliver_frame(), "scenario: no frame to deliver");
+            self.check();
+        }
+        self
+    }
+    fn all_frames(&mut self) -> &mut Self {
+        while self.deliver_frame() {
+            self.check();
+        }
+        self
+    }
+    fn log(&mut self, n: usize) -> &mut Self {
+        for _ in 0..n {
+            self.host_advance();
+            self.check();
+        }
+        self
+    }
+    fn opened(&mut self) -> &mut Self {
+        self.act(|w| w.ui_open()).process(history_tail).deliver(history_tail).all_frames();
+        if self.net.requests.iter().any(|r| plan_query(&r.call)) {
+            self.process(plan_query).deliver(plan_query);
+        }
+        self
+    }
+}
+
+/// A whole prompt turn on the host: prompt sent, accepted, and its events logged.
+fn run_turn(w: &mut World) {
+    w.act(|w| w.ui_prompt()).process(prompt).deliver(prompt);
+    while {
+        w.host_advance();
+        w.check();
+        !w.host.idle()
+    } {}
+}
+
+#[test]
+fn a_unary_response_after_a_newer_stream_commit_loses_to_the_commit() {
+    let mut w = world(true);
+    w.host.plan = Some(super::model_host::HostPlan { active: false, pending: None });
+    w.host.initial_active = false;
+    w.opened();
+    assert_eq!(w.session.plan_mode(), state(false, None));
+    // The selection is applied by the host, but its answer is slow.
+    w.act(|w| w.ui_set_plan_mode(true)).process(select_true);
+    // The next turn commits it on the stream before the answer arrives.
+    run_turn(&mut w);
+    w.all_frames();
+    assert_eq!(w.session.plan_mode(), state(true, None), "the commit is shown");
+    // The old answer ({active:false, pending:true}) arrives last: the commit wins.
+    w.deliver(select_true);
+    assert_eq!(w.session.plan_mode(), state(true, None), "a stale answer never replaces a newer commit");
+    w.quiesce_and_check();
+}
+
+#[test]
+fn a_unary_response_before_the_stream_catches_up_does_not_regress() {
+    let mut w = world(true);
+    w.host.plan = Some(super::model_host::HostPlan { active: false, pending: None });
+    w.host.initial_active = false;
+    w.opened();
+    w.act(|w| w.ui_set_plan_mode(true)).process(select_true).deliver(select_true);
+    assert_eq!(w.session.plan_mode(), state(false, Some(true)));
+    // The host commits at the next turn; the stream lags behind.
+    run_turn(&mut w);
+    // A selection answered by the committed host arrives before the commit's frame.
+    w.act(|w| w.ui_set_plan_mode(true)).process(select_true).deliver(select_true);
+    assert_eq!(w.session.plan_mode(), state(true, None));
+    w.all_frames();
+    assert_eq!(w.session.plan_mode(), state(true, None), "nothing regresses when the stream catches up");
+    w.quiesce_and_check();
+}
+
+#[test]
+fn a_selection_answered_before_the_stream_shows_its_commit_keeps_the_newer_pending() {
+    let mut w = world(true);
+    w.host.plan = Some(super::model_host::HostPlan { active: false, pending: None });
+    w.host.initial_active = false;
+    w.opened();
+    w.act(|w| w.ui_set_plan_mode(true)).process(select_true).deliver(select_true);
+    // The host commits `true` at the next turn; the stream lags behind.
+    run_turn(&mut w);
+    // A new selection is answered by the committed host ({active:true, pending:false})
+    // before the commit's frame reaches the client.
+    w.act(|w| w.ui_set_plan_mode(false)).process(select_false).deliver(select_false);
+    assert_eq!(w.session.plan_mode(), state(true, Some(false)));
+    // The stream catches up: the commit is older than the answer already shown.
+    w.all_frames();
+    assert_eq!(
+        w.session.plan_mode(),
+        state(true, Some(false)),
+        "the commit the answer already reflected does not erase its pending selection"
+    );
+    w.quiesce_and_check();
+}
+
+#[test]
+fn overlapping_selections_answered_out_of_order() {
+    let mut w = world(true);
+    w.host.plan = Some(super::model_host::HostPlan { active: false, pending: None });
+    w.host.initial_active = false;
+    w.opened();
+    // Two selections in flight; the host applies them in the order sent.
+    w.act(|w| w.ui_set_plan_mode(true)).act(|w| w.ui_set_plan_mode(false));
+    w.process(select_true).process(select_false);
+    assert_eq!(w.host.plan_state(), state(false, None));
+    // Their answers arrive in the opposite order.
+    w.deliver(select_false);
+    assert_eq!(w.session.plan_mode(), state(false, None));
+    w.deliver(select_true);
+    assert_eq!(
+        w.session.plan_mode(),
+        state(false, None),
+        "the older selection's answer does not overwrite the newer one's"
+    );
+    w.quiesce_and_check();
+}
+
+#[test]
+fn a_gap_whose_repair_overlaps_buffered_frames() {
+    let mut w = world(true);
+    w.opened();
+    run_turn(&mut w);
+    let total = w.net.stream.len();
+    assert!(total >= 6, "a turn logs at least six events");
+    // Deliver two, drop one (the gap), deliver two more: they are buffered and a repair
+    // (a tail pull) goes out.
+    w.frames(2).act(|w| w.drop_frame()).frames(2);
+    let tail = w.session.tail_seq();
+    assert!(w.net.requests.iter().any(|r| history_tail(&r.call)), "a gap starts a repair");
+    // More frames arrive while the repair is in flight (buffered too), then the host
+    // answers the repair with a page that overlaps all of them.
+    run_turn(&mut w);
+    w.process(history_tail).frames(3).deliver(history_tail);
+    assert!(w.session.tail_seq() > tail, "the repair moved the window on");
+    w.all_frames();
+    w.quiesce_and_check();
+    assert_eq!(w.session.diagnostics().repairs, 1, "one repair, no loop");
+}
+
+#[test]
+fn a_repair_that_fails_is_bounded() {
+    let mut w = world(true);
+    w.opened();
+    run_turn(&mut w);
+    w.frames(1).act(|w| w.drop_frame()).all_frames();
+    // Every repair attempt fails: bounded, no loop, the window stays usable.
+    for _ in 0..10 {
+        if !w.net.requests.iter().any(|r| history_tail(&r.call)) {
+            break;
+        }
+        let i = w.net.requests.iter().position(|r| history_tail(&r.call)).unwrap();
+        w.act(|w| w.lose(i)).process(history_tail).deliver(history_tail);
+    }
+    assert!(w.session.diagnostics().repairs <= agent_session::core::session::MAX_REPAIRS_PER_TAIL as u64);
+    assert!(w.net.requests.is_empty(), "no repair loop");
+    w.quiesce_and_check();
+}
+
+#[test]
+fn host_restart_that_lost_its_log_rebuilds() {
+    let mut w = world(true);
+    w.host.plan = Some(super::model_host::HostPlan { active: false, pending: None });
+    w.host.initial_active = false;
+    w.opened();
+    w.act(|w| w.ui_set_plan_mode(true)).process(select_true).deliver(select_true);
+    run_turn(&mut w);
+    run_turn(&mut w);
+    // A gap leaves a frame of the old log buffered.
+    w.frames(1).act(|w| w.drop_frame()).frames(2);
+    let old_tail = w.host.last_seq();
+    // The host restarts having lost everything but its first event (and the commit).
+    w.act(|w| w.restart_host(Some(1)));
+    assert_eq!(w.host.plan_state(), state(false, None));
+    w.act(|w| w.reconnect()).all_frames().act(|w| w.establish());
+    // The restarted host moves on past the old tail with a different log.
+    for _ in 0..3 {
+        run_turn(&mut w);
+    }
+    assert!(w.host.last_seq() > old_tail);
+    w.quiesce_and_check();
+    assert!(!w.lenient, "the client rebuilt from the restarted host's log");
+    assert_eq!(w.session.window(), &w.host.log[w.session.base_seq() as usize..]);
+}
+
+#[test]
+fn host_restart_that_kept_its_log_resumes_without_duplicates() {
+    let mut w = world(true);
+    w.opened();
+    run_turn(&mut w);
+    w.frames(3);
+    w.act(|w| w.restart_host(None));
+    w.act(|w| w.reconnect()).all_frames();
+    // Live frames of the new connection arrive before the generation is established.
+    run_turn(&mut w);
+    w.frames(2).act(|w| w.establish());
+    w.quiesce_and_check();
+    let seqs: Vec<u64> = w.session.window().iter().map(|e| e.seq).collect();
+    let mut dedup = seqs.clone();
+    dedup.dedup();
+    assert_eq!(seqs, dedup, "no duplicates");
+}
+
+#[test]
+fn a_reconnect_that_lands_on_a_host_that_moved_on() {
+    let mut w = world(true);
+    w.host.plan = Some(super::model_host::HostPlan { active: false, pending: None });
+    w.host.initial_active = false;
+    w.opened();
+    w.act(|w| w.disconnect(0.0));
+    // While the client is away: a selection by another client, a turn that commits it,
+    // new events, and another pending selection.
+    let mut rng = super::rng::Rng::new(1);
+    w.host.select_elsewhere(true, &mut rng);
+    w.host.process(&Call::Prompt { mode: agent_session::core::wire::PromptMode::Queue, content: vec![] }, &mut rng);
+    while {
+        w.host_advance();
+        !w.host.idle()
+    } {}
+    w.host.select_elsewhere(false, &mut rng);
+    assert_eq!(w.host.plan_state(), state(true, Some(false)));
+    w.act(|w| w.reconnect());
+    match &w.net.stream.front().expect("subscribed first").frame.frame {
+        Frame::Subscribed(s) => assert_eq!(s.last_seq, w.host.last_seq()),
+        other => panic!("expected subscribed, got {other:?}"),
+    }
+    w.all_frames().act(|w| w.establish());
+    w.quiesce_and_check();
+    assert_eq!(w.session.plan_mode(), state(true, Some(false)));
+}
+
+#[test]
+fn wall_clock_jumps_do_not_matter() {
+    let mut w = world(true);
+    w.host.clock_backwards = true;
+    w.opened();
+    for _ in 0..3 {
+        run_turn(&mut w);
+        w.all_frames();
+    }
+    let times: Vec<f64> = w.session.window().iter().map(|e| e.time).collect();
+    assert!(times.windows(2).all(|p| p[1] < p[0]), "the host's clock ran backwards");
+    w.quiesce_and_check();
+    // And random schedules under a backwards clock.
+    for seed in 0..50 {
+        take_trace();
+        let mut w = World::new(seed, Config { service: true, wire: false });
+        w.host.clock_backwards = true;
+        w.act(|w| w.ui_open());
+        for _ in 0..40 {
+            w.settle_one_random();
+            w.check();
+        }
+        w.quiesce_and_check();
+    }
+}
+
+#[test]
+fn frames_before_the_first_window_and_a_drop_while_loading() {
+    let mut w = world(true);
+    run_turn(&mut w);
+    w.act(|w| w.ui_open());
+    // Frames arrive before the tail page; one is lost.
+    w.frames(2).act(|w| w.drop_frame()).all_frames();
+    run_turn(&mut w);
+    w.process(history_tail).all_frames().deliver(history_tail);
+    assert_eq!(w.session.open_state(), OpenState::Open);
+    w.quiesce_and_check();
+}
+
+#[test]
+fn plan_service_absent_never_shows_a_state() {
+    let mut w = world(false);
+    w.opened();
+    w.act(|w| w.ui_set_plan_mode(true)).process(select_true).deliver(select_true);
+    run_turn(&mut w);
+    w.all_frames();
+    assert_eq!(w.session.plan_mode(), None);
+    assert!(w.host.log.iter().all(|e| e.kind != "plan/mode"));
+    w.quiesce_and_check();
+    assert_eq!(w.net.conn, Conn::Established);
+    let _ = ModelHost::transport_error("unused");
+}
