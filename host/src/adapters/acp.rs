@@ -14,8 +14,10 @@
 //! permission) reads as **default**, not execute; `plan` -> plan; `ask` -> ask; the Claude Code
 //! ACP ids `default`, `acceptEdits`/`bypassPermissions` (execute) are read as well.
 
-use super::{capabilities_projection, diagnostic, id_key, str_field, to_value, with_native, AnswerError, Canonical, ModeTracker};
 use super::ApprovalRequest;
+use super::{
+    capabilities_projection, diagnostic, id_key, str_field, to_value, with_native, AnswerError, Canonical, ModeTracker,
+};
 use agent_session::core::wire::interaction::{
     Capabilities, ModeState, OperatingMode, PlanStep, PlanSteps, Provenance, StepStatus, PROJ_PLAN_STEPS,
 };
@@ -128,10 +130,13 @@ pub fn approval_id(request_id: &Value) -> Option<String> {
 /// allowed-once selects an `allow_once` option (never an `allow_always` one: that would grant
 /// more than was approved), rejected a `reject_once` (else `reject_always`) option, and
 /// cancelled/unavailable answers `{outcome: 'cancelled'}`.
-pub fn permission_response(id: &Value, options: &[PermissionOption], outcome: ApprovalOutcome) -> Result<Value, String> {
-    let pick = |kinds: &[&str]| {
-        kinds.iter().find_map(|k| options.iter().find(|o| o.kind == *k)).map(|o| o.option_id.clone())
-    };
+pub fn permission_response(
+    id: &Value,
+    options: &[PermissionOption],
+    outcome: ApprovalOutcome,
+) -> Result<Value, String> {
+    let pick =
+        |kinds: &[&str]| kinds.iter().find_map(|k| options.iter().find(|o| o.kind == *k)).map(|o| o.option_id.clone());
     let outcome = match outcome {
         ApprovalOutcome::AllowedOnce => {
             let id = pick(&["allow_once"]).ok_or("no allow_once option")?;
@@ -277,9 +282,11 @@ impl AcpAdapter {
         if params.options.is_empty() {
             return vec![diagnostic(PROVIDER, KIND, format!("{approval_id} dropped (left unanswered): no options"))];
         }
-        let tool_name = params.tool_call.title.clone().or(params.tool_call.kind.clone()).unwrap_or_else(|| "tool".into());
+        let tool_name =
+            params.tool_call.title.clone().or(params.tool_call.kind.clone()).unwrap_or_else(|| "tool".into());
         self.approvals.insert(approval_id.clone(), (msg["id"].clone(), params.options));
-        let approval = ApprovalRequest { approval_id, tool_name, call_id: Some(params.tool_call.tool_call_id), reason: None };
+        let approval =
+            ApprovalRequest { approval_id, tool_name, call_id: Some(params.tool_call.tool_call_id), reason: None };
         with_native(PROVIDER, KIND, msg, vec![Canonical::Approval(approval)])
     }
 

@@ -145,10 +145,13 @@ pub fn answers_to_native(prompt: &UserInputPrompt, answers: &[Answer]) -> Value 
 /// Option labels map back to option ids; anything else becomes free text.
 pub fn answers_from_native(prompt: &UserInputPrompt, content: &Value) -> Vec<Answer> {
     let text = tool_result_text(content);
-    let pairs: Vec<(String, String)> = match serde_json::from_str::<Value>(&text).ok().as_ref().and_then(|v| v.get("answers")) {
-        Some(Value::Object(m)) => m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect(),
-        _ => quoted_pairs(&text),
-    };
+    let pairs: Vec<(String, String)> =
+        match serde_json::from_str::<Value>(&text).ok().as_ref().and_then(|v| v.get("answers")) {
+            Some(Value::Object(m)) => {
+                m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect()
+            }
+            _ => quoted_pairs(&text),
+        };
     let mut out = Vec::new();
     for (question, answer) in pairs {
         let Some(q) = prompt.questions.iter().find(|q| q.label == question) else { continue };
@@ -282,7 +285,9 @@ impl ClaudeAdapter {
                 let outputs = match msg.get("permissionMode") {
                     None | Some(Value::Null) => Vec::new(),
                     Some(Value::String(pm)) => self.mode.set(mode_from_permission(pm)),
-                    Some(other) => return vec![diagnostic(PROVIDER, &kind, format!("permissionMode {other} is not a string"))],
+                    Some(other) => {
+                        return vec![diagnostic(PROVIDER, &kind, format!("permissionMode {other} is not a string"))]
+                    }
                 };
                 with_native(PROVIDER, &kind, msg, outputs)
             }
@@ -341,8 +346,11 @@ impl ClaudeAdapter {
                 Ok(p) => {
                     self.special.insert(id.to_string());
                     self.proposals.insert(id.to_string());
-                    let proposed =
-                        to_value(&ProposedPlan { plan_id: id.to_string(), markdown: p.plan.clone(), source: Provenance::Native });
+                    let proposed = to_value(&ProposedPlan {
+                        plan_id: id.to_string(),
+                        markdown: p.plan.clone(),
+                        source: Provenance::Native,
+                    });
                     let mut out = vec![
                         Canonical::Event { kind: EV_PLAN_PROPOSED, data: proposed.clone() },
                         Canonical::Projection { key: PROJ_PROPOSED_PLAN, value: proposed },

@@ -14,8 +14,8 @@
 //! Answers go back as the request's result `{answers: {[questionId]: {answers: [string]}}}`.
 
 use super::{
-    answer_strings, diagnostic, id_key, str_field, to_value, with_native, AnswerError, Answered, Canonical, ModeTracker,
-    PendingSet,
+    answer_strings, diagnostic, id_key, str_field, to_value, with_native, AnswerError, Answered, Canonical,
+    ModeTracker, PendingSet,
 };
 use agent_session::core::wire::interaction::{
     Answer, Capabilities, ModeState, OperatingMode, PlanStep, PlanSteps, PlanTextDelta, PlanTextDone, PromptOption,
@@ -294,10 +294,8 @@ impl CodexAdapter {
     fn request_user_input(&mut self, id: &Value, params: &Value) -> Vec<Canonical> {
         match prompt_from_request(id, params) {
             Ok((prompt, warnings)) => {
-                let mut out: Vec<Canonical> = warnings
-                    .into_iter()
-                    .map(|w| diagnostic(PROVIDER, "item/tool/requestUserInput", w))
-                    .collect();
+                let mut out: Vec<Canonical> =
+                    warnings.into_iter().map(|w| diagnostic(PROVIDER, "item/tool/requestUserInput", w)).collect();
                 out.extend(self.pending.ask(prompt, id.clone()));
                 out
             }

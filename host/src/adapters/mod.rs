@@ -161,6 +161,19 @@ impl ProviderAdapter {
             ProviderAdapter::Cursor(_) => Err(AnswerError::NotPending),
         }
     }
+
+    /// The native reply to a pending approval (only ACP's `session/request_permission` is
+    /// mapped to approvals: elsewhere always `NotPending`).
+    pub fn respond_approval(
+        &mut self,
+        approval_id: &str,
+        outcome: agent_session::core::wire::ApprovalOutcome,
+    ) -> Result<Value, AnswerError> {
+        match self {
+            ProviderAdapter::Cursor(a) => a.respond_approval(approval_id, outcome),
+            _ => Err(AnswerError::NotPending),
+        }
+    }
 }
 
 // ---- helpers shared by the adapters ----

@@ -154,14 +154,20 @@ fn capability_sets_claim_only_what_each_provider_does_natively() {
         (c.supports_plan_mode, c.supports_ask_mode, c.supports_structured_plan_updates, c.supports_plan_text_streaming),
         (true, false, true, true)
     );
-    assert_eq!((c.supports_structured_user_input, c.supports_freeform_user_input, c.supports_exit_plan_mode), (true, true, false));
+    assert_eq!(
+        (c.supports_structured_user_input, c.supports_freeform_user_input, c.supports_exit_plan_mode),
+        (true, true, false)
+    );
 
     let c = capabilities::claude();
     assert_eq!(
         (c.supports_plan_mode, c.supports_ask_mode, c.supports_structured_plan_updates, c.supports_plan_text_streaming),
         (true, false, false, false)
     );
-    assert_eq!((c.supports_structured_user_input, c.supports_freeform_user_input, c.supports_exit_plan_mode), (true, true, true));
+    assert_eq!(
+        (c.supports_structured_user_input, c.supports_freeform_user_input, c.supports_exit_plan_mode),
+        (true, true, true)
+    );
 
     let c = capabilities::cursor();
     assert_eq!(c, Capabilities { supports_plan_mode: true, supports_ask_mode: true, ..Capabilities::default() });
@@ -245,7 +251,10 @@ fn codex_request_user_input_becomes_a_prompt_with_stable_derived_ids() {
     assert_eq!(p.source, "codex:requestUserInput");
     assert_eq!(p.questions.len(), 2);
     let q = &p.questions[0];
-    assert_eq!((q.id.as_str(), q.header.as_deref(), q.label.as_str()), ("storage", Some("Storage"), "Where should sessions be stored?"));
+    assert_eq!(
+        (q.id.as_str(), q.header.as_deref(), q.label.as_str()),
+        ("storage", Some("Storage"), "Where should sessions be stored?")
+    );
     let opts: Vec<_> = q.options.iter().map(|o| (o.id.as_str(), o.label.as_str())).collect();
     assert_eq!(opts, [("o0", "SQLite (Recommended)"), ("o1", "JSON files")]);
     assert_eq!(q.options[0].description.as_deref(), Some("One file, durable, already a dependency"));
@@ -254,7 +263,7 @@ fn codex_request_user_input_becomes_a_prompt_with_stable_derived_ids() {
     let q = &p.questions[1];
     assert!(q.options.is_empty());
     assert_eq!(q.allow_freeform, Some(true), "a question without options takes free text");
-    assert_eq!(pending(&out).prompts, [p.clone()]);
+    assert_eq!(pending(&out).prompts, std::slice::from_ref(&p));
 
     // A re-delivery maps to the same prompt (ids are stable) and does not duplicate it.
     let again = a.ingest(&msgs[0]);
@@ -275,7 +284,10 @@ fn codex_answer_maps_back_to_the_request_user_input_response_shape() {
         answered.result,
         json!({"answers": {"storage": {"answers": ["SQLite (Recommended)"]}, "name": {"answers": ["parser-core"]}}})
     );
-    assert_eq!(codex::rpc_response(&answered.native_id, answered.result.clone()), json!({"id": 12, "result": answered.result}));
+    assert_eq!(
+        codex::rpc_response(&answered.native_id, answered.result.clone()),
+        json!({"id": 12, "result": answered.result})
+    );
     assert_eq!(events(&answered.outputs, EV_PROVIDER_NATIVE)[0]["kind"], "answer");
     let r = resolved(&answered.outputs);
     assert_eq!(r.outcome, PromptOutcome::Answered);
@@ -345,7 +357,10 @@ fn codex_extra_fields_and_missing_optional_fields_are_tolerated() {
     assert_eq!(answered.native_id, json!("req-abc"));
     // turn/start without collaborationMode keeps the mode; an unknown mode reads as unknown.
     assert!(outs[4].is_empty());
-    assert_eq!(last_mode(&outs[5]), Some(ModeState { mode: OperatingMode::Unknown, native: Some("pair_programming".into()) }));
+    assert_eq!(
+        last_mode(&outs[5]),
+        Some(ModeState { mode: OperatingMode::Unknown, native: Some("pair_programming".into()) })
+    );
     assert!(outs[6].is_empty(), "unmapped notifications yield nothing");
 }
 
@@ -381,7 +396,10 @@ fn claude_plan_session_maps_mode_text_tools_prompt_and_exit_plan_mode() {
     let outs = run_claude(&mut a, &msgs);
     let all: Vec<Canonical> = outs.iter().flatten().cloned().collect();
     assert!(diagnostics(&all).is_empty(), "{:?}", diagnostics(&all));
-    assert!(events(&all, EV_PLAN_TEXT_DELTA).is_empty() && events(&all, EV_PLAN_TEXT_DONE).is_empty(), "Claude text is never plan text");
+    assert!(
+        events(&all, EV_PLAN_TEXT_DELTA).is_empty() && events(&all, EV_PLAN_TEXT_DONE).is_empty(),
+        "Claude text is never plan text"
+    );
 
     assert_eq!(last_mode(&outs[0]), Some(ModeState { mode: OperatingMode::Plan, native: Some("plan".into()) }));
     assert_eq!(events(&outs[0][..], EV_PROVIDER_NATIVE)[0]["kind"], "system/init");
@@ -405,7 +423,10 @@ fn claude_plan_session_maps_mode_text_tools_prompt_and_exit_plan_mode() {
     let qs: Vec<_> = p.questions.iter().map(|q| (q.id.as_str(), q.multi_select, q.allow_freeform)).collect();
     assert_eq!(qs, [("q0", Some(false), Some(true)), ("q1", Some(true), Some(true))]);
     assert_eq!(p.questions[1].options.iter().map(|o| o.id.as_str()).collect::<Vec<_>>(), ["o0", "o1", "o2"]);
-    assert!(!outs[3].iter().any(|o| matches!(o, Canonical::ToolCall { .. })), "AskUserQuestion is a prompt, not a tool call");
+    assert!(
+        !outs[3].iter().any(|o| matches!(o, Canonical::ToolCall { .. })),
+        "AskUserQuestion is a prompt, not a tool call"
+    );
 
     // Answered in Claude Code's own UI: the text result is read back.
     let r = resolved(&outs[4]);
@@ -486,7 +507,10 @@ fn claude_answers_are_validated_against_the_prompt() {
     let msgs = fixture("claude", "ask_user_question");
     let mut a = ClaudeAdapter::new();
     a.ingest(&msgs[0]);
-    assert!(matches!(a.answer("claude-toolu_02Ask", &[ans("q0", &["o0", "o1"], None)]), Err(AnswerError::BadResponse(_))));
+    assert!(matches!(
+        a.answer("claude-toolu_02Ask", &[ans("q0", &["o0", "o1"], None)]),
+        Err(AnswerError::BadResponse(_))
+    ));
     assert!(matches!(a.answer("claude-toolu_02Ask", &[ans("q9", &["o0"], None)]), Err(AnswerError::BadResponse(_))));
     // Free text is always allowed (Claude offers "Other").
     let ok = a.answer("claude-toolu_02Ask", &[ans("q0", &[], Some("luxon"))]).unwrap();
@@ -538,11 +562,19 @@ fn claude_markdown_steps_are_synthesized_only_from_top_level_list_items() {
     let md = "# Plan\n\n- [x] Read the code\n- [ ] Write the patch\n  - nested detail\n\n```sh\n- not a step\n1. nor this\n```\n* Ship it\n---\n";
     let steps = claude::steps_from_markdown(md);
     let st: Vec<_> = steps.iter().map(|s| (s.text.as_str(), s.status)).collect();
-    assert_eq!(st, [("Read the code", StepStatus::Completed), ("Write the patch", StepStatus::Pending), ("Ship it", StepStatus::Pending)]);
+    assert_eq!(
+        st,
+        [
+            ("Read the code", StepStatus::Completed),
+            ("Write the patch", StepStatus::Pending),
+            ("Ship it", StepStatus::Pending)
+        ]
+    );
     assert!(steps.iter().all(|s| s.source == Provenance::Synthesized && s.id.is_none()));
     assert!(claude::steps_from_markdown("Just prose, no list.").is_empty());
     // A numbered list wins over bullets (bullets are usually file lists or notes).
-    let st: Vec<_> = claude::steps_from_markdown("1) First\n2) Second\n- file.rs\n").into_iter().map(|s| s.text).collect();
+    let st: Vec<_> =
+        claude::steps_from_markdown("1) First\n2) Second\n- file.rs\n").into_iter().map(|s| s.text).collect();
     assert_eq!(st, ["First", "Second"]);
 }
 
@@ -603,7 +635,11 @@ fn acp_cursor_turn_maps_modes_and_plain_text_but_never_plan_text() {
         arguments: json!({"path": "/home/dev/project/src/parser.rs"}),
     }));
     assert!(outs[4].is_empty(), "in_progress says nothing yet");
-    assert!(outs[5].contains(&Canonical::ToolResult { call_id: "call_001".into(), content: json!("pub fn parse() {}"), is_error: false }));
+    assert!(outs[5].contains(&Canonical::ToolResult {
+        call_id: "call_001".into(),
+        content: json!("pub fn parse() {}"),
+        is_error: false
+    }));
     assert_eq!(texts(&all), ["1. Move the lexer out.\n", "2. Keep the AST."]);
     assert!(outs[8].is_empty());
     assert_eq!(last_mode(&outs[9]), Some(ModeState { mode: OperatingMode::Default, native: Some("agent".into()) }));
@@ -635,7 +671,10 @@ fn acp_request_permission_is_an_approval_never_a_user_input_prompt() {
     let outs = run_acp(&mut a, &msgs);
     assert!(events(&outs[0], EV_PROMPT_REQUESTED).is_empty() && projections(&outs[0], PROJ_USER_INPUT).is_empty());
     let Canonical::Approval(ap) = &outs[0][1] else { panic!("{:?}", outs[0]) };
-    assert_eq!((ap.approval_id.as_str(), ap.tool_name.as_str(), ap.call_id.as_deref()), ("acp-5", "Run cargo test", Some("call_002")));
+    assert_eq!(
+        (ap.approval_id.as_str(), ap.tool_name.as_str(), ap.call_id.as_deref()),
+        ("acp-5", "Run cargo test", Some("call_002"))
+    );
     let frame = ap.frame("s1");
     assert_eq!(frame.session_id, "s1");
     let Canonical::Approval(ap6) = &outs[1][1] else { panic!() };
@@ -673,7 +712,8 @@ fn acp_malformed_payloads_are_dropped_with_one_diagnostic_each() {
         let out = a.ingest(m);
         assert!(only_diagnostic(&out), "malformed message {i} -> {out:?}");
     }
-    let bad_modes = json!({"jsonrpc": "2.0", "id": 1, "result": {"sessionId": "s", "modes": {"availableModes": "plan"}}});
+    let bad_modes =
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"sessionId": "s", "modes": {"availableModes": "plan"}}});
     assert!(only_diagnostic(&a.ingest_session_result(&bad_modes)));
     assert_eq!(a.capabilities(), capabilities::cursor(), "a malformed result changes no claim");
 }
