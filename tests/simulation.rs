@@ -6,7 +6,15 @@
 //! `Session` through seeded random schedules. Invariants are checked after every step and
 //! convergence at quiescence. A failure prints `SIM_SEED=<seed>`; rerun one seed with
 //! `SIM_SEED=<seed> cargo test --test simulation random_schedules -- --nocapture`
-//! (add `SIM_TRACE=1` to print every action). `SIM_SCHEDULES=<n>` sets the count.
+//! (add `SIM_TRACE=1` to print every action). `SIM_SCHEDULES=<n>` sets the count,
+//! `SIM_BASE_SEED=<n>` the first seed.
+//!
+//! Opt-in diagnostic modes (stricter than the contract, off by default):
+//! - `SIM_LIVENESS=1`: also require convergence *before* the final resync. Fails by design
+//!   when a plan query or repair failed (fail-soft until the next resync).
+//! - `SIM_STRICT_PLAN=1`: also forbid a display falling back from an answer to an older
+//!   commit. Fails transiently when a window that does not show every commit since the
+//!   last one observed is installed (the commit is shown; the post-install query heals it).
 
 mod sim;
 

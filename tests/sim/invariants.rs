@@ -40,6 +40,9 @@ pub struct Checker {
     /// The as-of of the newest commit the display has shown.
     pub floor: AsOf,
     last_shown: Option<Option<PlanModeState>>,
+    /// Strict mode: the as-of of the oldest answer that explains the last answer shown; a
+    /// later display explained only by a commit must not be older than it.
+    answer_floor: AsOf,
     /// Steps at which the display changed (for stats).
     pub plan_changes: u64,
 }
@@ -94,10 +97,18 @@ impl Checker {
         if matching.is_empty() {
             return Err(format!("plan display {v:?} is not a value the host answered or committed (delivered)"));
         }
-        if matching.iter().any(|p| p.2 == Source::Answer && p.1 >= self.floor) {
+        if let Some(a) = matching.iter().filter(|p| p.2 == Source::Answer && p.1 >= self.floor).map(|p| p.1).min() {
+            self.answer_floor = self.answer_floor.max(a);
             return Ok(());
         }
         if let Some(c) = matching.iter().filter(|p| p.2 == Source::Commit && p.1 >= self.floor).map(|p| p.1).min() {
+            let newest = matching.iter().filter(|p| p.2 == Source::Commit).map(|p| p.1).max().unwrap_or(c);
+            if std::env::var("SIM_STRICT_PLAN").is_ok() && newest < self.answer_floor {
+                return Err(format!(
+                    "plan display {v:?} regressed to a commit (as-of {newest:?}) older than the answer already shown (as-of {:?})",
+                    self.answer_floor
+                ));
+            }
             self.floor = c;
             return Ok(());
         }

@@ -42,6 +42,7 @@ pub struct Meta {
     pub tail_page_epoch: Option<u32>,
 }
 
+#[allow(dead_code)]
 pub struct ModelHost {
     pub session_id: String,
     pub log: Vec<SessionEvent>,
@@ -141,7 +142,7 @@ impl ModelHost {
 
     /// Another client's selection (not seen by the session under test).
     pub fn select_elsewhere(&mut self, active: bool, rng: &mut Rng) {
-        self.process(&Call::SetPlanMode { active }, rng);
+        let _ = self.process(&Call::SetPlanMode { active }, rng);
     }
 
     /// Processes one unary call against the current state.

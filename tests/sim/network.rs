@@ -87,6 +87,7 @@ impl Network {
         format!("srv-{}-{}", self.conn_gen, self.frame_ids)
     }
 
+    #[allow(dead_code)]
     pub fn is_quiet(&self) -> bool {
         self.requests.is_empty() && self.responses.is_empty() && self.stream.is_empty()
     }

@@ -20,6 +20,7 @@ fn state(active: bool, pending: Option<bool>) -> Option<PlanModeState> {
 }
 
 /// Scripted steps, each followed by the invariant checks.
+#[allow(dead_code)]
 trait Script {
     fn act(&mut self, f: impl FnOnce(&mut World)) -> &mut Self;
     fn process(&mut self, pred: fn(&Call) -> bool) -> &mut Self;
@@ -278,7 +279,7 @@ fn a_reconnect_that_lands_on_a_host_that_moved_on() {
     // new events, and another pending selection.
     let mut rng = super::rng::Rng::new(1);
     w.host.select_elsewhere(true, &mut rng);
-    w.host.process(&Call::Prompt { mode: agent_session::core::wire::PromptMode::Queue, content: vec![] }, &mut rng);
+    let _ = w.host.process(&Call::Prompt { mode: agent_session::core::wire::PromptMode::Queue, content: vec![] }, &mut rng);
     while {
         w.host_advance();
         !w.host.idle()
