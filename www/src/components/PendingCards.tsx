@@ -159,7 +159,7 @@ const QuestionCard = memo(function QuestionCard({ session, item }: { session: Se
 export function PendingCards({ session, pending }: { session: Session; pending: readonly unknown[] }) {
   if (pending.length === 0) return null
   return (
-    <div className="pending">
+    <div className="pending-cards">
       {pending.map((p) => {
         const item = rec(p)
         if (!item) return null
