@@ -59,8 +59,15 @@ describe('demo UI against the reference host', () => {
   })
 
   it('turns plan mode on and sees it pending', async () => {
+    // Slow the next unary responses down so the in-flight selection is observable: the chip is
+    // disabled (aria-busy) until the host answers, and shows only the host-confirmed state.
+    await admin(host.url, { command: 'delay', count: 3, ms: 1200 })
     await chip().click()
+    await page.waitForSelector('[data-testid="plan-chip"][aria-busy="true"]:disabled', { timeout: 1000 })
+    assert.equal(await chip().getAttribute('data-plan'), 'off', 'nothing speculative while the selection is in flight')
     await page.waitForSelector('[data-testid="plan-chip"][data-plan="pending-on"]')
+    await page.waitForSelector('[data-testid="plan-chip"][aria-busy="false"]:enabled')
+    await admin(host.url, { command: 'clear' })
     assert.equal((await chip().innerText()).trim(), 'Plan mode starts with the next request')
     await shot(page, '01-plan-chip-pending')
   })
