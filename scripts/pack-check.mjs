@@ -51,7 +51,7 @@ try {
         private: true,
         type: 'module',
         dependencies: { 'agent-session': `file:${tarball}`, react: '^19.0.0', 'react-dom': '^19.0.0' },
-        devDependencies: { '@types/react': '^19.0.0', '@types/react-dom': '^19.0.0', '@vitejs/plugin-react': '*', typescript: '^5.6.0', vite: '^8.0.0' },
+        devDependencies: { '@types/react': '^19.0.0', '@types/react-dom': '^19.0.0', '@vitejs/plugin-react': '^6.0.0', typescript: '^5.6.0', vite: '~8.3.4' },
       },
       null,
       2,
