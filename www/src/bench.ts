@@ -216,6 +216,26 @@ async function run(cfg: BenchConfig) {
       notificationsPerBurst: Math.max(...perBurst),
     })
   }
+  // Breakdown: the same bursts addressed to a session nobody opened. The package reads, splits
+  // and parses every frame (envelope level) and drops it at the router, so this isolates the
+  // transport + parse share of the ingest cost (completion seen through host.diagnostics()).
+  const diag = () => (host as unknown as { diagnostics?: () => { frames: number } }).diagnostics?.()
+  if (diag()) {
+    const ch = new MessageChannel()
+    const yieldTask = () => new Promise<void>((res) => { ch.port1.onmessage = () => res(); ch.port2.postMessage(0) })
+    const parse: number[] = []
+    for (let r = 0; r < cfg.warmup + cfg.repeats; r++) {
+      const b = burst('session-bench-unrouted', 0, cfg.frames, 1)
+      const before = diag()!.frames
+      const t0 = performance.now()
+      inject!(b.bytes)
+      while (diag()!.frames - before < cfg.frames) await yieldTask()
+      const dt = performance.now() - t0
+      if (r >= cfg.warmup) parse.push((dt * 1000) / cfg.frames)
+      await new Promise((res) => setTimeout(res, 20))
+    }
+    out.push({ label: 'transport + parse only (unrouted session)', parseUsPerFrame: median(parse), parseSamples: parse })
+  }
   host.close()
   return out
 }
