@@ -1,4 +1,6 @@
-//! Load check (not a test): `cargo bench -p agent-session-host --bench load`.
+//! Load check (not a test):
+//! `CARGO_PROFILE_RELEASE_PANIC=unwind cargo bench -p agent-session-host --bench load`
+//! (the override keeps cargo from building the cdylib `agent-session` twice, see README).
 //!
 //! 1. Append + fan-out: N events appended one transaction each through the live path
 //!    (commit, then broadcast) while 100 mux subscribers read them.
