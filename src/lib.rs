@@ -6,3 +6,6 @@
 //! - `wasm` (only on `wasm32`): the thin shell that drives the core from the browser.
 
 pub mod core;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds the npm package's wasm + JS glue into pkg/:
+#   cargo (release, wasm32) -> wasm-bindgen --target web (pinned CLI) -> wasm-opt -Oz (npm binaryen)
+# CARGO_TARGET_DIR is honoured (default: target/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target_dir="${CARGO_TARGET_DIR:-target}"
+
+want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [ "$have" != "$want" ]; then
+  echo "build: wasm-bindgen CLI $have does not match the crate ($want); run scripts/bootstrap.sh" >&2
+  exit 1
+fi
+
+cargo build --release --target wasm32-unknown-unknown --lib
+rm -rf pkg
+wasm-bindgen --target web --out-dir pkg --out-name agent_session \
+  --remove-name-section --remove-producers-section \
+  "$target_dir/wasm32-unknown-unknown/release/agent_session.wasm"
+node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
+  --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
+  pkg/agent_session_bg.wasm -o pkg/agent_session_bg.wasm
+# The hand-written types/index.d.ts is the package's typing; drop the generated ones.
+rm -f pkg/*.d.ts pkg/package.json pkg/.gitignore
+echo "build: ok ($(wc -c < pkg/agent_session_bg.wasm) B wasm, $(wc -c < pkg/agent_session.js) B glue)"

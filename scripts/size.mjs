@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// Size check: packs the npm package (npm pack --dry-run lists its files), then gzips the
+// shipped .wasm and the JS entry glue and compares the sum with the budget.
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { gzipSync } from 'node:zlib'
+
+const BUDGET = 60 * 1024
+const root = new URL('..', import.meta.url).pathname
+const listing = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }))
+const files = listing[0].files.map((f) => f.path)
+const counted = files.filter((p) => p.endsWith('.wasm') || p === 'index.js' || p === 'pkg/agent_session.js')
+let total = 0
+for (const p of counted) {
+  const raw = readFileSync(root + p)
+  const gz = gzipSync(raw, { level: 9 }).length
+  total += gz
+  console.log(`  ${p.padEnd(28)} ${String(raw.length).padStart(8)} B  ${String(gz).padStart(7)} B gz`)
+}
+console.log(`  package files: ${files.join(', ')}`)
+const ok = total <= BUDGET && counted.some((p) => p.endsWith('.wasm'))
+console.log(`size: wasm + JS glue = ${(total / 1024).toFixed(1)} KB gzipped (budget ${BUDGET / 1024} KB): ${ok ? 'ok' : 'FAILED'}`)
+process.exit(ok ? 0 : 1)

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# npm test: native workspace tests, browser tests, package build and size check.
+# Every layer prints its closing result line; the script exits non-zero if any layer failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+declare -a results=()
+failed=0
+
+layer() {
+  local name="$1"; shift
+  local t0=$(date +%s)
+  echo "==> $name"
+  if "$@"; then
+    results+=("ok      $name ($(( $(date +%s) - t0 ))s)")
+  else
+    results+=("FAILED  $name ($(( $(date +%s) - t0 ))s)")
+    failed=1
+  fi
+}
+
+layer "cargo test --workspace (core, client controller, host, simulation)" cargo test --workspace
+layer "browser tests (wasm-bindgen-test, headless Chromium, reference host)" node scripts/test-browser.mjs
+layer "package build (cargo wasm32 release, wasm-bindgen, wasm-opt)" bash scripts/build.sh
+layer "size check (packed .wasm + JS glue, gzipped)" node scripts/size.mjs
+
+echo
+echo "==> summary ($(( $(date +%s) - start ))s)"
+for r in "${results[@]}"; do echo "  $r"; done
+if [ "$failed" -ne 0 ]; then echo "npm test: FAILED"; exit 1; fi
+echo "npm test: ok"

@@ -1,0 +1,350 @@
+//! The snapshot export cache: frozen JS objects keyed by the core's `rev` stamps, so that
+//! unchanged nodes, arrays and sub-objects keep their JS identity across snapshots and
+//! `getSnapshot()` returns the identical object until something changes.
+
+use super::js::{frozen, frozen_array, opt_str, to_js};
+use crate::core::client::Connection;
+use crate::core::session::{Node, NodeKind, Partial, PendingInteraction, PromptOp, RunningToolCall, Session};
+use crate::core::session::pending::PendingKind;
+use crate::core::wire::{result_to_json, RpcError};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::rc::Rc;
+use wasm_bindgen::JsValue;
+
+/// Everything the top-level snapshot object depends on.
+#[derive(Clone, PartialEq)]
+struct Key {
+    changes: u64,
+    meta: u64,
+    nodes: u64,
+    partial: u64,
+    running_calls: u64,
+    pending: u64,
+    plan: u64,
+    projections: u64,
+    state: &'static str,
+    base: i64,
+    tail: i64,
+    has_more: bool,
+    loading_older: bool,
+    running: bool,
+}
+
+/// A per-item cache: id → (rev, object). Items not seen in a rebuild are dropped.
+#[derive(Default)]
+struct Items {
+    by_id: HashMap<String, (u64, JsValue)>,
+    array: Option<(u64, JsValue)>,
+}
+
+impl Items {
+    fn export<T>(&mut self, rev: u64, items: &[Rc<T>], id: impl Fn(&T) -> &str, item_rev: impl Fn(&T) -> u64, build: impl Fn(&T) -> JsValue) -> JsValue {
+        if let Some((r, a)) = &self.array {
+            if *r == rev {
+                return a.clone();
+            }
+        }
+        let mut next = HashMap::with_capacity(items.len());
+        let arr = frozen_array(items.iter().map(|it| {
+            let key = id(it);
+            let r = item_rev(it);
+            let obj = match self.by_id.get(key) {
+                Some((cached_rev, obj)) if *cached_rev == r => obj.clone(),
+                _ => build(it),
+            };
+            next.insert(key.to_string(), (r, obj.clone()));
+            obj
+        }));
+        self.by_id = next;
+        self.array = Some((rev, arr.clone()));
+        arr
+    }
+}
+
+#[derive(Default)]
+pub struct SessionExport {
+    /// Bumped by the driver for every `Changed` effect of the session.
+    pub changes: u64,
+    snapshot: Option<(Key, JsValue)>,
+    nodes: Items,
+    running_calls: Items,
+    pending: Items,
+    partial: Option<(u64, JsValue)>,
+    plan: Option<(u64, JsValue)>,
+    projections: Option<(u64, JsValue)>,
+    projection_values: HashMap<String, (Rc<Value>, JsValue)>,
+    open_error: Option<(RpcError, JsValue)>,
+    prompt_error: Option<((PromptOp, RpcError), JsValue)>,
+}
+
+fn error_js(e: &RpcError) -> JsValue {
+    to_js(&e.to_json())
+}
+
+fn num(n: impl Into<f64>) -> JsValue {
+    JsValue::from_f64(n.into())
+}
+
+fn opt_num(n: Option<u64>) -> JsValue {
+    n.map_or(JsValue::NULL, |n| JsValue::from_f64(n as f64))
+}
+
+fn node_js(n: &Node) -> JsValue {
+    let mut f: Vec<(&str, JsValue)> = vec![
+        ("id", n.id.as_str().into()),
+        ("type", n.kind.type_name().into()),
+        ("seq", num(n.seq as f64)),
+        ("turn", opt_num(n.turn)),
+    ];
+    match &n.kind {
+        NodeKind::User { content, source, .. } | NodeKind::Context { content, source } => {
+            f.push(("content", to_js(content)));
+            f.push(("source", to_js(source)));
+        }
+        NodeKind::Assistant { step, content, provenance } => {
+            f.push(("step", num(*step as f64)));
+            f.push(("content", to_js(content)));
+            f.push(("provenance", to_js(provenance)));
+        }
+        NodeKind::Tool { step, call_id, name, arguments, status, result, is_error } => {
+            f.push(("step", num(*step as f64)));
+            f.push(("callId", call_id.as_str().into()));
+            f.push(("name", name.as_str().into()));
+            f.push(("arguments", to_js(arguments)));
+            f.push(("status", status.as_str().into()));
+            f.push(("result", result.as_ref().map_or(JsValue::NULL, to_js)));
+            f.push(("isError", (*is_error).into()));
+        }
+        NodeKind::Interrupted { step, text, reason } => {
+            f.push(("step", num(*step as f64)));
+            f.push(("text", text.as_str().into()));
+            f.push(("reason", reason.as_str().into()));
+        }
+        NodeKind::PlanMode { active } => f.push(("active", (*active).into())),
+        NodeKind::Interaction { prompt, answers, outcome } => {
+            f.push(("prompt", ser(&**prompt)));
+            f.push(("answers", ser(answers)));
+            f.push(("outcome", ser(outcome)));
+        }
+        NodeKind::ProposedPlan { plan } => f.push(("plan", ser(plan))),
+        #[allow(unreachable_patterns)]
+        _ => {}
+    }
+    frozen(&f)
+}
+
+fn ser<T: serde::Serialize>(v: &T) -> JsValue {
+    to_js(&serde_json::to_value(v).unwrap_or(Value::Null))
+}
+
+fn partial_js(p: &Partial) -> JsValue {
+    frozen(&[
+        ("turn", num(p.turn as f64)),
+        ("step", num(p.step as f64)),
+        ("text", p.text.as_str().into()),
+        ("reasoning", p.reasoning.as_str().into()),
+        ("firstSeq", num(p.first_seq as f64)),
+        ("lastSeq", num(p.last_seq as f64)),
+    ])
+}
+
+fn running_js(r: &RunningToolCall) -> JsValue {
+    frozen(&[
+        ("callId", r.call_id.as_str().into()),
+        ("name", r.name.as_str().into()),
+        ("turn", num(r.turn as f64)),
+        ("step", num(r.step as f64)),
+        ("seq", num(r.seq as f64)),
+    ])
+}
+
+fn pending_js(p: &PendingInteraction) -> JsValue {
+    let mut f: Vec<(&str, JsValue)> = vec![
+        ("key", p.key.as_str().into()),
+        ("kind", p.kind_name().into()),
+        ("rpcId", p.rpc_id.as_str().into()),
+    ];
+    match &p.kind {
+        PendingKind::Approval { approval_id, tool_name, call_id, reason } => {
+            f.push(("approvalId", approval_id.as_str().into()));
+            f.push(("toolName", tool_name.as_str().into()));
+            if let Some(c) = call_id {
+                f.push(("callId", c.as_str().into()));
+            }
+            if let Some(r) = reason {
+                f.push(("reason", r.as_str().into()));
+            }
+        }
+        PendingKind::Question { questions } => {
+            f.push(("questions", to_js(&serde_json::to_value(questions).unwrap_or(Value::Null))));
+        }
+    }
+    frozen(&f)
+}
+
+impl SessionExport {
+    pub fn snapshot(&mut self, s: &Session) -> JsValue {
+        let key = Key {
+            changes: self.changes,
+            meta: s.meta_rev(),
+            nodes: s.nodes_rev(),
+            partial: s.partial().map_or(0, |p| p.rev),
+            running_calls: s.running_calls_rev(),
+            pending: s.pending_rev(),
+            plan: s.plan_rev(),
+            projections: s.projections().rev,
+            state: s.open_state().as_str(),
+            base: s.base_seq(),
+            tail: s.tail_seq(),
+            has_more: s.has_more(),
+            loading_older: s.loading_older(),
+            running: s.running(),
+        };
+        if let Some((k, snap)) = &self.snapshot {
+            if *k == key {
+                return snap.clone();
+            }
+        }
+        let nodes = self.nodes.export(s.nodes_rev(), s.nodes(), |n| &n.id, |n| n.rev, node_js);
+        let running_calls = self.running_calls.export(s.running_calls_rev(), s.running_calls(), |r| &r.call_id, |r| r.rev, running_js);
+        let pending = self.pending.export(s.pending_rev(), s.pending(), |p| &p.key, |p| p.rev, pending_js);
+        let partial = match s.partial() {
+            None => {
+                self.partial = None;
+                JsValue::NULL
+            }
+            Some(p) => match &self.partial {
+                Some((rev, obj)) if *rev == p.rev => obj.clone(),
+                _ => {
+                    let obj = partial_js(p);
+                    self.partial = Some((p.rev, obj.clone()));
+                    obj
+                }
+            },
+        };
+        let plan = match &self.plan {
+            Some((rev, obj)) if *rev == s.plan_rev() => obj.clone(),
+            _ => {
+                let obj = match s.plan_mode() {
+                    None => JsValue::NULL,
+                    Some(p) => {
+                        let mut f: Vec<(&str, JsValue)> = vec![("active", p.active.into())];
+                        if let Some(pending) = p.pending {
+                            f.push(("pending", pending.into()));
+                        }
+                        frozen(&f)
+                    }
+                };
+                self.plan = Some((s.plan_rev(), obj.clone()));
+                obj
+            }
+        };
+        let projections = self.export_projections(s);
+        let open_error = match (s.open_error(), &self.open_error) {
+            (None, _) => {
+                self.open_error = None;
+                JsValue::NULL
+            }
+            (Some(e), Some((cached, obj))) if cached == e => obj.clone(),
+            (Some(e), _) => {
+                let obj = error_js(e);
+                self.open_error = Some((e.clone(), obj.clone()));
+                obj
+            }
+        };
+        let prompt_error = match (s.prompt_error(), &self.prompt_error) {
+            (None, _) => {
+                self.prompt_error = None;
+                JsValue::NULL
+            }
+            (Some((op, e)), Some(((cop, ce), obj))) if *cop == op && ce == e => obj.clone(),
+            (Some((op, e)), _) => {
+                let obj = frozen(&[("op", op.as_str().into()), ("error", error_js(e))]);
+                self.prompt_error = Some(((op, e.clone()), obj.clone()));
+                obj
+            }
+        };
+        let snap = frozen(&[
+            ("sessionId", s.id().into()),
+            ("openState", key.state.into()),
+            ("openError", open_error),
+            ("baseSeq", num(key.base as f64)),
+            ("tailSeq", num(key.tail as f64)),
+            ("hasMore", key.has_more.into()),
+            ("loadingOlder", key.loading_older.into()),
+            ("nodes", nodes),
+            ("partial", partial),
+            ("runningCalls", running_calls),
+            ("pending", pending),
+            ("planMode", plan),
+            ("running", key.running.into()),
+            ("promptError", prompt_error),
+            ("lastAgentError", opt_str(s.last_agent_error())),
+            ("projections", projections),
+            ("title", opt_str(s.title())),
+        ]);
+        self.snapshot = Some((key, snap.clone()));
+        snap
+    }
+
+    fn export_projections(&mut self, s: &Session) -> JsValue {
+        let store = s.projections();
+        if let Some((rev, obj)) = &self.projections {
+            if *rev == store.rev {
+                return obj.clone();
+            }
+        }
+        let mut next = HashMap::new();
+        let mut fields = Vec::new();
+        for (k, row) in store.rows() {
+            let obj = match self.projection_values.get(k) {
+                Some((v, obj)) if Rc::ptr_eq(v, &row.value) => obj.clone(),
+                _ => to_js(&row.value),
+            };
+            next.insert(k.clone(), (Rc::clone(&row.value), obj.clone()));
+            fields.push((k.as_str(), obj));
+        }
+        let obj = frozen(&fields);
+        self.projection_values = next;
+        self.projections = Some((store.rev, obj.clone()));
+        obj
+    }
+}
+
+/// The cached connection snapshot.
+#[derive(Default)]
+pub struct ConnExport {
+    snapshot: Option<((&'static str, u64, u32, Option<u64>, Option<String>), JsValue)>,
+}
+
+impl ConnExport {
+    pub fn snapshot(&mut self, c: &Connection) -> JsValue {
+        let key = (
+            c.state().as_str(),
+            c.generation(),
+            c.attempt(),
+            c.retry_at().map(f64::to_bits),
+            c.last_error().map(str::to_string),
+        );
+        if let Some((k, snap)) = &self.snapshot {
+            if *k == key {
+                return snap.clone();
+            }
+        }
+        let snap = frozen(&[
+            ("state", key.0.into()),
+            ("generation", num(key.1 as f64)),
+            ("attempt", num(key.2)),
+            ("retryAt", c.retry_at().map_or(JsValue::NULL, JsValue::from_f64)),
+            ("lastError", opt_str(c.last_error())),
+        ]);
+        self.snapshot = Some((key, snap.clone()));
+        snap
+    }
+}
+
+/// An `RpcResult` as its wire object (not frozen-sensitive: a fresh object per call).
+pub fn result_js(r: &Result<Value, RpcError>) -> JsValue {
+    to_js(&result_to_json(r))
+}

@@ -1,0 +1,159 @@
+//! Minimal JS bindings and conversions (hand-bound instead of web-sys to keep the wasm
+//! small and the shell usable in windows and workers alike).
+
+use js_sys::{Array, Function, Object, Promise, Reflect};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = fetch, catch)]
+    pub fn fetch(url: &str, init: &Object) -> Result<Promise, JsValue>;
+
+    pub type Response;
+    #[wasm_bindgen(method, getter)]
+    pub fn ok(this: &Response) -> bool;
+    #[wasm_bindgen(method, getter)]
+    pub fn status(this: &Response) -> u16;
+    #[wasm_bindgen(method, catch)]
+    pub fn text(this: &Response) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, getter)]
+    pub fn body(this: &Response) -> Option<ReadableStream>;
+
+    pub type ReadableStream;
+    #[wasm_bindgen(method, catch, js_name = getReader)]
+    pub fn get_reader(this: &ReadableStream) -> Result<Reader, JsValue>;
+
+    pub type Reader;
+    #[wasm_bindgen(method)]
+    pub fn read(this: &Reader) -> Promise;
+    #[wasm_bindgen(method)]
+    pub fn cancel(this: &Reader) -> Promise;
+
+    #[derive(Clone)]
+    pub type AbortController;
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> AbortController;
+    #[wasm_bindgen(method)]
+    pub fn abort(this: &AbortController);
+    #[wasm_bindgen(method, getter)]
+    pub fn signal(this: &AbortController) -> JsValue;
+
+    #[wasm_bindgen(js_name = setTimeout)]
+    pub fn set_timeout(f: &Function, ms: f64) -> JsValue;
+    #[wasm_bindgen(js_name = clearTimeout)]
+    pub fn clear_timeout(id: &JsValue);
+    #[wasm_bindgen(js_name = queueMicrotask)]
+    pub fn queue_microtask(f: &Function);
+
+    #[wasm_bindgen(js_namespace = console, js_name = error)]
+    pub fn console_error(v: &JsValue);
+
+    #[wasm_bindgen(js_namespace = JSON, js_name = stringify, catch)]
+    fn json_stringify(v: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+pub fn now() -> f64 {
+    js_sys::Date::now()
+}
+
+pub fn random() -> f64 {
+    js_sys::Math::random()
+}
+
+/// A JS `Error` with a stable `code` property (programmer errors).
+pub fn error(code: &str, message: &str) -> JsValue {
+    let e = js_sys::Error::new(message);
+    let _ = Reflect::set(&e, &"code".into(), &code.into());
+    e.into()
+}
+
+pub fn bad_argument(message: &str) -> JsValue {
+    error("bad-argument", message)
+}
+
+pub fn closed_error() -> JsValue {
+    error("closed", "the HostClient was closed")
+}
+
+pub fn get(obj: &JsValue, key: &str) -> JsValue {
+    Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+pub fn set(obj: &Object, key: &str, v: &JsValue) {
+    let _ = Reflect::set(obj, &JsValue::from_str(key), v);
+}
+
+/// A frozen plain object from `(key, value)` pairs.
+pub fn frozen(pairs: &[(&str, JsValue)]) -> JsValue {
+    let o = Object::new();
+    for (k, v) in pairs {
+        set(&o, k, v);
+    }
+    Object::freeze(&o).into()
+}
+
+pub fn frozen_array(items: impl Iterator<Item = JsValue>) -> JsValue {
+    let a = Array::new();
+    for v in items {
+        a.push(&v);
+    }
+    Object::freeze(&a).into()
+}
+
+pub fn opt_str(s: Option<&str>) -> JsValue {
+    s.map_or(JsValue::NULL, JsValue::from_str)
+}
+
+/// A JSON value as a deeply frozen JS value.
+pub fn to_js(v: &Value) -> JsValue {
+    match v {
+        Value::Null => JsValue::NULL,
+        Value::Bool(b) => JsValue::from_bool(*b),
+        Value::Number(n) => JsValue::from_f64(n.as_f64().unwrap_or(0.0)),
+        Value::String(s) => JsValue::from_str(s),
+        Value::Array(a) => frozen_array(a.iter().map(to_js)),
+        Value::Object(m) => {
+            let o = Object::new();
+            for (k, x) in m {
+                set(&o, k, &to_js(x));
+            }
+            Object::freeze(&o).into()
+        }
+    }
+}
+
+/// A JS value as JSON (through `JSON.stringify`); `None` when it has no JSON form.
+pub fn from_js(v: &JsValue) -> Option<Value> {
+    if v.is_undefined() {
+        return None;
+    }
+    let s = json_stringify(v).ok()?.as_string()?;
+    serde_json::from_str(&s).ok()
+}
+
+pub fn is_function(v: &JsValue) -> Option<Function> {
+    v.dyn_ref::<Function>().cloned()
+}
+
+/// Creates a promise and hands back its `resolve`.
+pub fn promise() -> (Promise, Function) {
+    let mut resolve = None;
+    let p = Promise::new(&mut |res, _rej| resolve = Some(res));
+    (p, resolve.expect("Promise executor runs synchronously"))
+}
+
+/// A readable message from a thrown JS value.
+pub fn describe(e: &JsValue) -> String {
+    if let Some(s) = e.as_string() {
+        return s;
+    }
+    let msg = get(e, "message");
+    let name = get(e, "name");
+    match (name.as_string(), msg.as_string()) {
+        (Some(n), Some(m)) => format!("{n}: {m}"),
+        (None, Some(m)) => m,
+        _ => "unknown error".into(),
+    }
+}

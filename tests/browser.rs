@@ -1,0 +1,690 @@
+//! Browser tests: the JS API in headless Chromium against the reference host.
+//! Run through `scripts/test-browser.mjs` (it starts the host and passes its URL at compile
+//! time). Every test drives the JS objects through their JS surface (`Reflect` calls), so
+//! what is tested is what a UI sees.
+#![cfg(target_arch = "wasm32")]
+
+use agent_session::wasm::HostClient;
+use js_sys::{Array, Function, Object, Promise, Reflect};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const HOST: &str = match option_env!("AGENT_SESSION_HOST_URL") {
+    Some(u) => u,
+    None => "http://127.0.0.1:7878",
+};
+const CONTROL: &str = match option_env!("AGENT_SESSION_CONTROL_URL") {
+    Some(u) => u,
+    None => "http://127.0.0.1:7879",
+};
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = fetch)]
+    fn fetch(url: &str, init: &JsValue) -> Promise;
+    #[wasm_bindgen(js_namespace = JSON, js_name = stringify)]
+    fn stringify(v: &JsValue) -> String;
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse)]
+    fn parse(s: &str) -> JsValue;
+}
+
+// ---- helpers ---------------------------------------------------------------------------
+
+fn get(v: &JsValue, key: &str) -> JsValue {
+    Reflect::get(v, &key.into()).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn path(v: &JsValue, keys: &[&str]) -> JsValue {
+    keys.iter().fold(v.clone(), |acc, k| get(&acc, k))
+}
+
+fn try_call(obj: &JsValue, name: &str, args: &[JsValue]) -> Result<JsValue, JsValue> {
+    let f: Function = get(obj, name).dyn_into().unwrap_or_else(|_| panic!("no method {name}"));
+    let a = Array::new();
+    for x in args {
+        a.push(x);
+    }
+    f.apply(obj, &a)
+}
+
+fn call(obj: &JsValue, name: &str, args: &[JsValue]) -> JsValue {
+    try_call(obj, name, args).unwrap_or_else(|e| panic!("{name} threw: {e:?}"))
+}
+
+async fn wait(p: JsValue) -> JsValue {
+    JsFuture::from(Promise::from(p)).await.expect("operation promises never reject")
+}
+
+async fn sleep(ms: f64) {
+    let p = Promise::new(&mut |res, _| {
+        let st: Function = get(&js_sys::global().into(), "setTimeout").unchecked_into();
+        st.call2(&JsValue::UNDEFINED, &res, &JsValue::from_f64(ms)).unwrap();
+    });
+    let _ = JsFuture::from(p).await;
+}
+
+async fn until(what: &str, timeout_ms: f64, mut f: impl FnMut() -> bool) {
+    let start = js_sys::Date::now();
+    while !f() {
+        if js_sys::Date::now() - start > timeout_ms {
+            panic!("timed out waiting for: {what}");
+        }
+        sleep(15.0).await;
+    }
+}
+
+fn json(v: &JsValue) -> String {
+    stringify(v)
+}
+
+fn obj(s: &str) -> JsValue {
+    parse(s)
+}
+
+async fn post(url: &str, body: &str) -> JsValue {
+    let init = obj(&format!(
+        "{{\"method\":\"POST\",\"headers\":{{\"content-type\":\"application/json\"}},\"body\":{}}}",
+        serde_json::to_string(body).unwrap()
+    ));
+    let resp = JsFuture::from(fetch(url, &init)).await.expect("fetch");
+    let text = JsFuture::from(call(&resp, "text", &[]).unchecked_into::<Promise>()).await.unwrap();
+    parse(&text.as_string().unwrap_or_default())
+}
+
+async fn fault(cmd: &str) -> JsValue {
+    post(&format!("{HOST}/admin/faults"), cmd).await
+}
+
+async fn control(action: &str) {
+    post(&format!("{CONTROL}/{action}"), "{}").await;
+}
+
+fn host_with(extra: &str) -> JsValue {
+    let opts = obj(&format!("{{\"baseUrl\":\"{HOST}\",\"backoff\":{{\"baseMs\":100,\"maxMs\":400}}{extra}}}"));
+    JsValue::from(HostClient::new(opts).expect("HostClient"))
+}
+
+fn new_host() -> JsValue {
+    host_with("")
+}
+
+fn conn_state(host: &JsValue) -> String {
+    get(&call(host, "getSnapshot", &[]), "state").as_string().unwrap()
+}
+
+async fn connected(host: &JsValue) {
+    until("connection open", 10_000.0, || conn_state(host) == "open").await;
+}
+
+async fn create(host: &JsValue) -> String {
+    let r = wait(call(host, "createSession", &[])).await;
+    assert_eq!(get(&r, "ok"), JsValue::TRUE, "createSession: {}", json(&r));
+    path(&r, &["value", "sessionId"]).as_string().unwrap()
+}
+
+fn snap(s: &JsValue) -> JsValue {
+    call(s, "getSnapshot", &[])
+}
+
+fn nodes(s: &JsValue) -> Array {
+    get(&snap(s), "nodes").unchecked_into()
+}
+
+fn node_types(s: &JsValue) -> Vec<String> {
+    nodes(s).iter().map(|n| get(&n, "type").as_string().unwrap()).collect()
+}
+
+fn text_block(t: &str) -> JsValue {
+    obj(&format!("[{{\"type\":\"text\",\"text\":{}}}]", serde_json::to_string(t).unwrap()))
+}
+
+/// Sends a prompt and waits for its turn to finish (a final assistant node, no partial).
+async fn prompt_turn(s: &JsValue, text: &str) {
+    let before = node_types(s).iter().filter(|t| *t == "assistant").count();
+    let r = wait(call(s, "prompt", &[text_block(text)])).await;
+    assert_eq!(get(&r, "ok"), JsValue::TRUE, "prompt: {}", json(&r));
+    until("turn finished", 20_000.0, || {
+        let n = node_types(s).iter().filter(|t| *t == "assistant").count();
+        n > before && get(&snap(s), "partial").is_null()
+    })
+    .await;
+}
+
+fn diag(s: &JsValue, key: &str) -> f64 {
+    get(&call(s, "diagnostics", &[]), key).as_f64().unwrap()
+}
+
+fn err_code(e: &JsValue) -> String {
+    assert!(e.is_instance_of::<js_sys::Error>(), "thrown value is an Error");
+    get(e, "code").as_string().unwrap_or_default()
+}
+
+/// An independent view of the host's log: a fresh client's open.
+async fn host_truth(id: &str) -> (f64, Vec<String>) {
+    let h = new_host();
+    let s = call(&h, "session", &[id.into()]);
+    wait(call(&s, "open", &[])).await;
+    let tail = get(&snap(&s), "tailSeq").as_f64().unwrap();
+    let types = node_types(&s);
+    call(&h, "close", &[]);
+    (tail, types)
+}
+
+// ---- scenarios -------------------------------------------------------------------------
+
+#[wasm_bindgen_test]
+async fn open_and_stitch_a_session_with_history() {
+    let host = new_host();
+    connected(&host).await;
+    let id = create(&host).await;
+    let s = call(&host, "session", &[id.clone().into()]);
+    assert!(Object::is(&s, &call(&host, "session", &[id.clone().into()])), "resident: same object for the same id");
+    assert_eq!(get(&s, "sessionId").as_string().unwrap(), id);
+    assert_eq!(get(&snap(&s), "openState").as_string().unwrap(), "cold");
+    // Concurrent opens share one history request and both resolve.
+    let p1 = call(&s, "open", &[]);
+    let p2 = call(&s, "open", &[]);
+    assert_eq!(get(&snap(&s), "openState").as_string().unwrap(), "loading");
+    wait(p1).await;
+    wait(p2).await;
+    assert_eq!(get(&snap(&s), "openState").as_string().unwrap(), "open");
+    prompt_turn(&s, "hello there").await;
+    let types = node_types(&s);
+    assert_eq!(types.first().map(String::as_str), Some("user"));
+    assert_eq!(types.last().map(String::as_str), Some("assistant"));
+    // A second client opens the same history: the same nodes, stitched from the tail page.
+    let (tail, truth) = host_truth(&id).await;
+    assert_eq!(get(&snap(&s), "tailSeq").as_f64().unwrap(), tail);
+    assert_eq!(truth, types);
+    // Live events after open append on top of the window.
+    prompt_turn(&s, "second").await;
+    let (tail2, truth2) = host_truth(&id).await;
+    assert!(tail2 > tail);
+    assert_eq!(node_types(&s), truth2);
+    call(&host, "close", &[]);
+}
+
+#[wasm_bindgen_test]
+async fn live_streaming_fills_the_partial_then_finalizes_it() {
+    let host = new_host();
+    connected(&host).await;
+    let id = create(&host).await;
+    let s = call(&host, "session", &[id.into()]);
+    wait(call(&s, "open", &[])).await;
+    let r = wait(call(&s, "prompt", &[text_block("stream a fairly long reply please with many words in it")])).await;
+    assert_eq!(get(&r, "ok"), JsValue::TRUE);
+    let texts = Rc::new(RefCell::new(Vec::<String>::new()));
+    let t2 = texts.clone();
+    let s2 = s.clone();
+    let listener: JsValue = Closure::<dyn FnMut()>::new(move || {
+        let p = get(&snap(&s2), "partial");
+        if !p.is_null() {
+            t2.borrow_mut().push(get(&p, "text").as_string().unwrap());
+        }
+    }).into_js_value();
+    let unsub = call(&s, "subscribe", &[listener.clone()]);
+    until("turn finished", 20_000.0, || node_types(&s).last().map(String::as_str) == Some("assistant") && get(&snap(&s), "partial").is_null()).await;
+    let seen = texts.borrow().clone();
+    assert!(seen.len() >= 2, "partial observed growing: {seen:?}");
+    assert!(seen.windows(2).all(|w| w[1].starts_with(&w[0]) || w[1].len() >= w[0].len()), "partial text only grows");
+    unsub.unchecked_ref::<Function>().call0(&JsValue::UNDEFINED).unwrap();
+    call(&host, "close", &[]);
+}
+
+#[wasm_bindgen_test]
+async fn snapshots_keep_identity_until_something_changes() {
+    let host = new_host();
+    connected(&host).await;
+    let id = create(&host).await;
+    let s = call(&host, "session", &[id.into()]);
+    wait(call(&s, "open", &[])).await;
+    prompt_turn(&s, "first").await;
+    sleep(100.0).await;
+    let a = snap(&s);
+    let b = snap(&s);
+    assert!(Object::is(&a, &b), "getSnapshot returns the identical object while nothing changes");
+    assert!(Object::is_frozen(a.unchecked_ref::<Object>()), "snapshot frozen");
+    let nodes_a: Array = get(&a, "nodes").unchecked_into();
+    assert!(Object::is_frozen(nodes_a.unchecked_ref::<Object>()), "nodes frozen");
+    assert!(Object::is_frozen(nodes_a.get(0).unchecked_ref::<Object>()), "node frozen");
+    // Deeply frozen: content inside a node too.
+    let content = get(&nodes_a.get(0), "content");
+    if content.is_object() {
+        assert!(Object::is_frozen(content.unchecked_ref::<Object>()));
+    }
+    prompt_turn(&s, "second").await;
+    let c = snap(&s);
+    assert!(!Object::is(&a, &c));
+    let nodes_c: Array = get(&c, "nodes").unchecked_into();
+    assert!(nodes_c.length() > nodes_a.length());
+    for i in 0..nodes_a.length() {
+        assert!(Object::is(&nodes_a.get(i), &nodes_c.get(i)), "unchanged node {i} keeps identity");
+    }
+    // Unchanged sub-arrays keep identity too.
+    assert!(Object::is(&get(&a, "pending"), &get(&c, "pending")), "pending array kept");
+    assert!(Object::is(&get(&a, "runningCalls"), &get(&c, "runningCalls")), "runningCalls array kept");
+    call(&host, "close", &[]);
+}
+
+#[wasm_bindgen_test]
+async fn listeners_are_batched_per_microtask_and_may_reenter() {
+    let host = new_host();
+    connected(&host).await;
+    let id = create(&host).await;
+    let s = call(&host, "session", &[id.into()]);
+    let calls = Rc::new(Cell::new(0u32));
+    let in_sync_code = Rc::new(Cell::new(true));
+    let called_during_sync = Rc::new(Cell::new(false));
+    let reentered = Rc::new(Cell::new(false));
+    let (c2, sync2, during2, re2, s2) = (calls.clone(), in_sync_code.clone(), called_during_sync.clone(), reentered.clone(), s.clone());
+    let listener: JsValue = Closure::<dyn FnMut()>::new(move || {
+        c2.set(c2.get() + 1);
+        if sync2.get() {
+            during2.set(true);
+        }
+        // Re-entrancy: calling back into the session from a listener is safe.
+        let snap = call(&s2, "getSnapshot", &[]);
+        assert!(snap.is_object());
+        if !re2.get() {
+            re2.set(true);
+            call(&s2, "resync", &[]);
+            let _ = call(&s2, "setPlanMode", &[JsValue::FALSE]);
+            let _ = call(&s2, "loadOlder", &[]);
+        }
+    }).into_js_value();
+    let unsub = call(&s, "subscribe", &[listener.clone()]);
+    // Several mutations in one synchronous block...
+    let p = call(&s, "open", &[]);
+    call(&s, "resync", &[]);
+    call(&s, "resync", &[]);
+    let _ = call(&s, "cancel", &[]);
+    assert_eq!(calls.get(), 0, "listeners never run inside a method call");
+    in_sync_code.set(false);
+    // ...reach the listener once, in a microtask.
+    let micro = Promise::resolve(&JsValue::UNDEFINED);
+    JsFuture::from(micro).await.unwrap();
+    sleep(0.0).await;
+    assert!(!called_during_sync.get());
+    assert!(calls.get() >= 1);
+    let after_first_batch = calls.get();
+    assert!(after_first_batch <= 2, "one call for the sync batch (+1 for the re-entrant batch), got {after_first_batch}");
+    wait(p).await;
+    until("open", 5_000.0, || get(&snap(&s), "openState").as_string().unwrap() == "open").await;
+    assert!(reentered.get());
+    // A burst of frames (a whole turn) is far fewer notifications than frames.
+    let before = calls.get();
+    let frames_before = get(&call(&host, "diagnostics", &[]), "frames").as_f64().unwrap();
+    prompt_turn(&s, "a burst of words to stream out as many chunks").await;
+    let frames = get(&call(&host, "diagnostics", &[]), "frames").as_f64().unwrap() - frames_before;
+    assert!(((calls.get() - before) as f64) <= frames, "no more notifications than frames");
+    unsub.unchecked_ref::<Function>().call0(&JsValue::UNDEFINED).unwrap();
+    let n = calls.get();
+    call(&s, "resync", &[]);
+    sleep(50.0).await;
+    assert_eq!(calls.get(), n, "unsubscribed listener is not called");
+    call(&host, "close", &[]);
+}
+
+#[wasm_bindgen_test]
+async fn business_and_transport_failures_resolve_never_throw() {
+    let host = new_host();
+    connected(&host).await;
+    // Business failure: unknown session.
+    let s = call(&host, "session", &["no-such-session".into()]);
+    let r = wait(call(&s, "prompt", &[text_block("hi")])).await;
+    assert_eq!(get(&r, "ok"), JsValue::FALSE);
+    assert_eq!(path(&r, &["error", "code"]).as_string().unwrap(), "session-not-found");
+    assert_eq!(path(&get(&snap(&s), "promptError"), &["op"]).as_string().unwrap(), "send");
+    wait(call(&s, "open", &[])).await;
+    let st = snap(&s);
+    assert_eq!(get(&st, "openState").as_string().unwrap(), "error");
+    assert_eq!(path(&st, &["openError", "code"]).as_string().unwrap(), "session-not-found");
+    // A key that is not pending: refused, no throw.
+    let rc = wait(call(&s, "respond", &["question:nope".into(), obj("{\"ok\":true,\"value\":{}}")])).await;
+    assert_eq!(json(&rc), "{\"accepted\":false,\"reason\":\"not-pending\"}");
+    call(&host, "close", &[]);
+    // Transport failure: nothing listens there.
+    let dead = JsValue::from(HostClient::new(obj("{\"baseUrl\":\"http://127.0.0.1:9\",\"requestTimeoutMs\":3000}")).unwrap());
+    let r = wait(call(&dead, "describe", &[])).await;
+    assert_eq!(get(&r, "ok"), JsValue::FALSE);
+    assert_eq!(path(&r, &["error", "code"]).as_string().unwrap(), "internal");
+    let ds = call(&dead, "session", &["x".into()]);
+    let r = wait(call(&ds, "setPlanMode", &[JsValue::TRUE])).await;
+    assert_eq!(path(&r, &["error", "code"]).as_string().unwrap(), "internal");
+    wait(call(&ds, "open", &[])).await;
+    assert_eq!(get(&snap(&ds), "openState").as_string().unwrap(), "error");
+    until("reconnecting", 5_000.0, || conn_state(&dead) == "reconnecting").await;
+    let c = call(&dead, "getSnapshot", &[]);
+    assert!(get(&c, "attempt").as_f64().unwrap() >= 1.0);
+    assert!(get(&c, "retryAt").as_f64().is_some());
+    assert!(get(&c, "lastError").as_string().is_some());
+    call(&dead, "close", &[]);
+}
+
+#[wasm_bindgen_test]
+async fn programmer_errors_throw_errors_with_stable_codes() {
+    for bad in ["5", "{\"baseUrl\":5}", "{\"token\":7}", "{\"backoff\":{\"baseMs\":\"x\"}}", "{\"requestTimeoutMs\":-1}"] {
+        let e = HostClient::new(obj(bad)).err().expect("bad options throw");
+        assert_eq!(err_code(&e), "bad-argument", "options {bad}");
+    }
+    let host = new_host();
+    let s = call(&host, "session", &["abc".into()]);
+    for (name, args) in [
+        ("setPlanMode", vec![JsValue::from_str("yes")]),
+        ("prompt", vec![JsValue::from_str("hi")]),
+        ("prompt", vec![text_block("hi"), JsValue::from_str("loud")]),
+        ("respond", vec![JsValue::from_f64(1.0), obj("{\"ok\":true,\"value\":1}")]),
+        ("respond", vec![JsValue::from_str("k"), obj("{\"value\":1}")]),
+        ("subscribe", vec![JsValue::from_str("not a function")]),
+    ] {
+        let e = try_call(&s, name, &args).err().unwrap_or_else(|| panic!("{name} should throw"));
+        assert_eq!(err_code(&e), "bad-argument", "{name}");
+    }
+    for args in [vec![JsValue::from_f64(5.0)], vec![JsValue::from_str("")]] {
+        assert_eq!(err_code(&try_call(&host, "session", &args).unwrap_err()), "bad-argument");
+    }
+    assert_eq!(err_code(&try_call(&host, "createSession", &[JsValue::from_str("x")]).unwrap_err()), "bad-argument");
+    call(&host, "close", &[]);
+    for (target, name, args) in [
+        (&host, "describe", vec![]),
+        (&host, "listSessions", vec![]),
+        (&host, "createSession", vec![]),
+        (&host, "session", vec![JsValue::from_str("abc")]),
+        (&s, "open", vec![]),
+        (&s, "prompt", vec![text_block("x")]),
+        (&s, "setPlanMode", vec![JsValue::TRUE]),
+        (&s, "resync", vec![]),
+    ] {
+        let e = try_call(target, name, &args).err().unwrap_or_else(|| panic!("{name} after close should throw"));
+        assert_eq!(err_code(&e), "closed", "{name} after close");
+    }
+    // Reading state after close stays safe.
+    assert_eq!(conn_state(&host), "closed");
+    assert!(snap(&s).is_object());
+}
+
+#[wasm_bindgen_test]
+async fn open_resolves_before_the_plan_query_completes() {
+    let host = new_host();
+    connected(&host).await;
+    let id = create(&host).await;
+    let s = call(&host, "session", &[id.into()]);
+    // The history and the plan query are both answered 1.5 s late.
+    fault("{\"command\":\"delay\",\"count\":2,\"ms\":1500}").await;
+    let t0 = js_sys::Date::now();
+    wait(call(&s, "open", &[])).await;
+    let opened_after = js_sys::Date::now() - t0;
+    let st = snap(&s);
+    assert_eq!(get(&st, "openState").as_string().unwrap(), "open");
+    assert!(get(&st, "planMode").is_null(), "plan state not known yet when open() resolves");
+    assert!(diag(&s, "inFlight") >= 1.0, "plan query still in flight");
+    until("plan state known", 5_000.0, || !get(&snap(&s), "planMode").is_null()).await;
+    assert!(js_sys::Date::now() - t0 > opened_after + 500.0, "the plan query finished well after open()");
+    fault("{\"command\":\"clear\"}").await;
+    call(&host, "close", &[]);
+}
+
+#[wasm_bindgen_test]
+async fn the_plan_mode_sequence_shows_only_host_confirmed_state() {
+    let host = new_host();
+    connected(&host).await;
+    let id = create(&host).await;
+    let s = call(&host, "session", &[id.into()]);
+    wait(call(&s, "open", &[])).await;
+    until("plan known", 5_000.0, || !get(&snap(&s), "planMode").is_null()).await;
+    assert_eq!(json(&get(&snap(&s), "planMode")), "{\"active\":false}");
+    // A selection is not shown before the host answers it.
+    fault("{\"command\":\"delay\",\"count\":1,\"ms\":600}").await;
+    let p = call(&s, "setPlanMode", &[JsValue::TRUE]);
+    sleep(300.0).await;
+    assert_eq!(json(&get(&snap(&s), "planMode")), "{\"active\":false}", "no speculative plan state");
+    let r = wait(p).await;
+    assert_eq!(json(&r), "{\"ok\":true,\"value\":{\"active\":false,\"pending\":true}}");
+    assert_eq!(json(&get(&snap(&s), "planMode")), "{\"active\":false,\"pending\":true}");
+    // The next prompt commits it: plan/mode in the log, then the plan-mode divider.
+    prompt_turn(&s, "make a plan").await;
+    until("committed", 5_000.0, || json(&get(&snap(&s), "planMode")) == "{\"active\":true}").await;
+    assert!(node_types(&s).iter().any(|t| t == "plan-mode"));
+    // And back.
+    let r = wait(call(&s, "setPlanMode", &[JsValue::FALSE])).await;
+    assert_eq!(json(&get(&r, "value")), "{\"active\":true,\"pending\":false}");
+    prompt_turn(&s, "now do it").await;
+    until("committed off", 5_000.0, || json(&get(&snap(&s), "planMode")) == "{\"active\":false}").await;
+    call(&host, "close", &[]);
+}
+
+#[wasm_bindgen_test]
+async fn overlapping_plan_selections_answered_out_of_order_settle_on_the_newest() {
+    let host = new_host();
+    connected(&host).await;
+    let id = create(&host).await;
+    let s = call(&host, "session", &[id.clone().into()]);
+    wait(call(&s, "open", &[])).await;
+    until("plan known", 5_000.0, || !get(&snap(&s), "planMode").is_null()).await;
+    // The first selection's answer is held back 800 ms; the second is answered at once.
+    fault("{\"command\":\"delay\",\"count\":1,\"ms\":800}").await;
+    let first = call(&s, "setPlanMode", &[JsValue::TRUE]);
+    sleep(100.0).await;
+    let second = call(&s, "setPlanMode", &[JsValue::FALSE]);
+    let r2 = wait(second).await;
+    let shown_after_second = json(&get(&snap(&s), "planMode"));
+    let r1 = wait(first).await;
+    assert_eq!(get(&r1, "ok"), JsValue::TRUE);
+    assert_eq!(get(&r2, "ok"), JsValue::TRUE);
+    sleep(50.0).await;
+    // The late answer of the older selection does not overwrite the newer one.
+    assert_eq!(json(&get(&snap(&s), "planMode")), shown_after_second);
+    assert_eq!(json(&get(&snap(&s), "planMode")), json(&get(&r2, "value")));
+    assert!(diag(&s, "planResponsesFenced") >= 1.0);
+    // The host agrees.
+    let h2 = new_host();
+    let s2 = call(&h2, "session", &[id.into()]);
+    wait(call(&s2, "open", &[])).await;
+    until("plan known", 5_000.0, || !get(&snap(&s2), "planMode").is_null()).await;
+    assert_eq!(json(&get(&snap(&s2), "planMode")), json(&get(&snap(&s), "planMode")));
+    call(&h2, "close", &[]);
+    call(&host, "close", &[]);
+}
+
+#[wasm_bindgen_test]
+async fn a_gap_in_live_events_is_repaired_from_history() {
+    let host = new_host();
+    connected(&host).await;
+    let id = create(&host).await;
+    let s = call(&host, "session", &[id.clone().into()]);
+    wait(call(&s, "open", &[])).await;
+    prompt_turn(&s, "warm up").await;
+    fault("{\"command\":\"skip-mux-event\",\"count\":3}").await;
+    prompt_turn(&s, "these first events never reach the mux").await;
+    let (tail, truth) = host_truth(&id).await;
+    until("repaired to the host tail", 10_000.0, || get(&snap(&s), "tailSeq").as_f64() == Some(tail)).await;
+    assert_eq!(node_types(&s), truth);
+    assert!(diag(&s, "repairs") >= 1.0, "a repair was sent");
+    call(&host, "close", &[]);
+}
+
+#[wasm_bindgen_test]
+async fn dropped_streams_reconnect_and_resync_every_open_session() {
+    let host = new_host();
+    let gen0 = get(&call(&host, "getSnapshot", &[]), "generation").as_f64().unwrap();
+    // Opened before the first generation is established: opened on it, not resynced by it.
+    let id = create(&host).await;
+    let s = call(&host, "session", &[id.clone().into()]);
+    wait(call(&s, "open", &[])).await;
+    connected(&host).await;
+    sleep(100.0).await;
+    assert_eq!(diag(&s, "openGeneration"), 1.0, "not resynced by the generation it was opened on");
+    let cold = call(&host, "session", &[create(&host).await.into()]);
+    let states = Rc::new(RefCell::new(Vec::<String>::new()));
+    let (st2, h2) = (states.clone(), host.clone());
+    let listener: JsValue = Closure::<dyn FnMut()>::new(move || st2.borrow_mut().push(conn_state(&h2))).into_js_value();
+    call(&host, "subscribe", &[listener.clone()]);
+    fault("{\"command\":\"drop-streams\"}").await;
+    until("reconnecting seen", 5_000.0, || states.borrow().iter().any(|s| s == "reconnecting")).await;
+    connected(&host).await;
+    let c = call(&host, "getSnapshot", &[]);
+    assert!(get(&c, "generation").as_f64().unwrap() > gen0 + 1.0 - 1e-9);
+    assert_eq!(get(&c, "attempt").as_f64().unwrap(), 0.0, "attempt resets once established");
+    assert!(get(&c, "retryAt").is_null());
+    until("resynced", 5_000.0, || diag(&s, "openGeneration") == 2.0).await;
+    assert_eq!(get(&snap(&cold), "openState").as_string().unwrap(), "cold", "cold sessions are not resynced");
+    assert_eq!(diag(&cold, "openGeneration"), 0.0);
+    // Live events flow on the new generation.
+    prompt_turn(&s, "after the reconnect").await;
+    let (tail, truth) = host_truth(&id).await;
+    until("caught up", 5_000.0, || get(&snap(&s), "tailSeq").as_f64() == Some(tail)).await;
+    assert_eq!(node_types(&s), truth);
+    // A session opened on the established generation is not resynced by it...
+    let s3 = call(&host, "session", &[create(&host).await.into()]);
+    wait(call(&s3, "open", &[])).await;
+    sleep(100.0).await;
+    assert_eq!(diag(&s3, "openGeneration"), 1.0);
+    // ...but the next generation resyncs it.
+    fault("{\"command\":\"drop-streams\"}").await;
+    until("s3 resynced", 10_000.0, || diag(&s3, "openGeneration") == 2.0).await;
+    call(&host, "close", &[]);
+}
+
+#[wasm_bindgen_test]
+async fn a_question_round_trip_survives_a_reconnect() {
+    let host = new_host();
+    connected(&host).await;
+    let id = create(&host).await;
+    let s = call(&host, "session", &[id.into()]);
+    wait(call(&s, "open", &[])).await;
+    let r = wait(call(&s, "prompt", &[text_block("please [question] me")])).await;
+    assert_eq!(get(&r, "ok"), JsValue::TRUE);
+    until("question pending", 10_000.0, || Array::from(&get(&snap(&s), "pending")).length() == 1).await;
+    let p = Array::from(&get(&snap(&s), "pending")).get(0);
+    assert_eq!(get(&p, "kind").as_string().unwrap(), "question");
+    assert!(Array::from(&get(&p, "questions")).length() >= 1);
+    // The host replays pending questions on every mux open: pending survives a reconnect.
+    fault("{\"command\":\"drop-streams\"}").await;
+    until("reconnecting", 5_000.0, || conn_state(&host) != "open").await;
+    connected(&host).await;
+    sleep(200.0).await;
+    assert_eq!(Array::from(&get(&snap(&s), "pending")).length(), 1, "pending survives reconnects");
+    let key = get(&Array::from(&get(&snap(&s), "pending")).get(0), "key");
+    let answer = obj("{\"ok\":true,\"value\":{\"answers\":{\"q1\":\"blue\"}}}");
+    let receipt = wait(call(&s, "respond", &[key.clone(), answer.clone()])).await;
+    assert_eq!(json(&receipt), "{\"accepted\":true}");
+    until("question resolved", 10_000.0, || Array::from(&get(&snap(&s), "pending")).length() == 0).await;
+    let again = wait(call(&s, "respond", &[key, answer])).await;
+    assert_eq!(get(&again, "accepted"), JsValue::FALSE);
+    assert_eq!(get(&again, "reason").as_string().unwrap(), "not-pending");
+    until("turn finished", 20_000.0, || get(&snap(&s), "partial").is_null() && node_types(&s).last().map(String::as_str) == Some("assistant")).await;
+    call(&host, "close", &[]);
+}
+
+#[wasm_bindgen_test]
+async fn a_host_restart_by_kill_9_is_survived_with_a_resync() {
+    let host = new_host();
+    connected(&host).await;
+    let id = create(&host).await;
+    let s = call(&host, "session", &[id.clone().into()]);
+    wait(call(&s, "open", &[])).await;
+    prompt_turn(&s, "before the crash").await;
+    let before = node_types(&s);
+    let gen_before = diag(&s, "openGeneration");
+    control("kill").await;
+    until("reconnecting", 5_000.0, || conn_state(&host) == "reconnecting").await;
+    // While the host is down: operations resolve with transport errors.
+    let r = wait(call(&s, "setPlanMode", &[JsValue::TRUE])).await;
+    assert_eq!(path(&r, &["error", "code"]).as_string().unwrap(), "internal");
+    assert_eq!(node_types(&s), before, "the window stays visible while disconnected");
+    control("start").await;
+    connected(&host).await;
+    until("resynced", 10_000.0, || diag(&s, "openGeneration") > gen_before).await;
+    let (tail, truth) = host_truth(&id).await;
+    until("caught up", 5_000.0, || get(&snap(&s), "tailSeq").as_f64() == Some(tail)).await;
+    assert_eq!(node_types(&s), truth);
+    prompt_turn(&s, "after the restart").await;
+    call(&host, "close", &[]);
+}
+
+#[wasm_bindgen_test]
+async fn a_host_that_lost_its_log_is_rebuilt_from_its_truth() {
+    let host = new_host();
+    connected(&host).await;
+    let id = create(&host).await;
+    let s = call(&host, "session", &[id.clone().into()]);
+    wait(call(&s, "open", &[])).await;
+    prompt_turn(&s, "soon forgotten").await;
+    assert!(get(&snap(&s), "tailSeq").as_f64().unwrap() > 0.0);
+    fault("{\"command\":\"reset-store\",\"keepSessions\":true}").await;
+    until("rebuilt empty", 10_000.0, || get(&snap(&s), "tailSeq").as_f64() == Some(-1.0)).await;
+    assert_eq!(nodes(&s).length(), 0);
+    prompt_turn(&s, "a fresh start").await;
+    let (tail, truth) = host_truth(&id).await;
+    until("caught up", 5_000.0, || get(&snap(&s), "tailSeq").as_f64() == Some(tail)).await;
+    assert_eq!(node_types(&s), truth);
+    call(&host, "close", &[]);
+}
+
+#[wasm_bindgen_test]
+async fn close_releases_streams_timers_listeners_and_settles_operations() {
+    let host = new_host();
+    connected(&host).await;
+    let id = create(&host).await;
+    let s = call(&host, "session", &[id.into()]);
+    wait(call(&s, "open", &[])).await;
+    let notified = Rc::new(Cell::new(0u32));
+    let n2 = notified.clone();
+    let listener: JsValue = Closure::<dyn FnMut()>::new(move || n2.set(n2.get() + 1)).into_js_value();
+    call(&host, "subscribe", &[listener.clone()]);
+    call(&s, "subscribe", &[listener.clone()]);
+    until("plan known", 5_000.0, || !get(&snap(&s), "planMode").is_null()).await;
+    // An operation in flight when close() happens still settles.
+    fault("{\"command\":\"withhold\",\"count\":1}").await;
+    let pending = call(&s, "setPlanMode", &[JsValue::TRUE]);
+    let desc = call(&host, "describe", &[]);
+    sleep(100.0).await;
+    call(&host, "close", &[]);
+    call(&host, "close", &[]); // idempotent
+    let r = wait(pending).await;
+    assert_eq!(get(&r, "ok"), JsValue::FALSE);
+    let d = wait(desc).await;
+    assert_eq!(get(&d, "ok"), JsValue::FALSE);
+    assert_eq!(conn_state(&host), "closed");
+    sleep(50.0).await;
+    let dg = call(&host, "diagnostics", &[]);
+    assert_eq!(get(&dg, "inflightRequests").as_f64().unwrap(), 0.0);
+    assert_eq!(get(&dg, "timerArmed"), JsValue::FALSE);
+    assert_eq!(get(&dg, "hostListeners").as_f64().unwrap(), 0.0);
+    assert_eq!(get(&dg, "sessionListeners").as_f64().unwrap(), 0.0);
+    let frames = get(&dg, "frames").as_f64().unwrap();
+    let n = notified.get();
+    fault("{\"command\":\"release\"}").await;
+    sleep(300.0).await;
+    assert_eq!(get(&call(&host, "diagnostics", &[]), "frames").as_f64().unwrap(), frames, "no frames after close");
+    assert_eq!(notified.get(), n, "no notifications after close");
+    // Symbol.dispose closes too.
+    let sym = path(&js_sys::global().into(), &["Symbol", "dispose"]);
+    if !sym.is_undefined() {
+        let h2 = new_host();
+        let s2 = call(&h2, "session", &["x".into()]);
+        let f: Function = Reflect::get(&h2, &sym).unwrap().dyn_into().unwrap();
+        f.call0(&h2).unwrap();
+        let e = try_call(&s2, "open", &[]).unwrap_err();
+        assert_eq!(err_code(&e), "closed", "disposed host closed its sessions");
+    }
+    fault("{\"command\":\"clear\"}").await;
+}
+
+#[wasm_bindgen_test]
+async fn a_token_is_sent_as_a_bearer_header() {
+    // The test host runs without --token, so any token is accepted; check the request shape
+    // by pointing the client at a host that would reject a malformed header: a well-formed
+    // bearer token still connects.
+    let host = host_with(",\"token\":\"secret-token\"");
+    connected(&host).await;
+    let r = wait(call(&host, "listSessions", &[])).await;
+    assert_eq!(get(&r, "ok"), JsValue::TRUE);
+    call(&host, "close", &[]);
+}

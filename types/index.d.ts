@@ -1,0 +1,277 @@
+// agent-session: hand-written typings of the package's fixed JS API (shared/API.md).
+
+/** wasm-bindgen init: accepts a URL, Response, BufferSource or WebAssembly.Module (default: the bundled .wasm next to the glue). */
+export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module
+export default function init(
+  moduleOrPath?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>,
+): Promise<unknown>
+export { init }
+export function initSync(module: { module: BufferSource | WebAssembly.Module } | BufferSource | WebAssembly.Module): unknown
+
+// ---- results ---------------------------------------------------------------------------
+
+export type RpcErrorCode = 'bad-request' | 'cancelled' | 'session-not-found' | 'agent-busy' | 'internal'
+export type RpcError = { code: RpcErrorCode; message: string; details: object }
+export type RpcResult<T> = { ok: true; value: T } | { ok: false; error: RpcError }
+
+/** The receipt of `session.respond`. `'transport'`: the answer did not reach the host (see `error`). */
+export type RpcReceipt =
+  | { accepted: true }
+  | { accepted: false; reason: 'not-pending' | 'bad-response' }
+  | { accepted: false; reason: 'transport'; error?: RpcError }
+
+export type PlanModeState = { active: boolean; pending?: boolean }
+
+/** A programmer error thrown synchronously (bad argument types, use after `close()`). */
+export interface AgentSessionError extends Error {
+  code: 'bad-argument' | 'closed'
+}
+
+// ---- host ------------------------------------------------------------------------------
+
+export interface HostClientOptions {
+  /** Default: `location.origin`. */
+  baseUrl?: string
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string
+  backoff?: { baseMs?: number; maxMs?: number }
+  /** Unary call timeout (also bounds how long a connection attempt may take). Default 30000. */
+  requestTimeoutMs?: number
+}
+
+export interface HostDescription {
+  version: string
+  cwd: string
+  provider: string
+  model: string
+  attachedSessions: number
+}
+
+export interface SessionSummary {
+  sessionId: string
+  updatedAt: number
+  running: boolean
+  parentSessionId?: string
+  cwd?: string
+}
+
+export interface ConnectionSnapshot {
+  readonly state: 'connecting' | 'open' | 'reconnecting' | 'closed'
+  /** Bumps on every (re)connect attempt. */
+  readonly generation: number
+  /** Consecutive failed attempts, 0 when open. */
+  readonly attempt: number
+  /** Epoch ms of the next attempt while reconnecting. */
+  readonly retryAt: number | null
+  readonly lastError: string | null
+}
+
+export interface HostDiagnostics {
+  readonly frames: number
+  readonly malformedFrames: number
+  readonly unroutedFrames: number
+  readonly inflightRequests: number
+  readonly timerArmed: boolean
+  readonly hostListeners: number
+  readonly sessionListeners: number
+}
+
+export class HostClient {
+  /** Starts the connection (mux + host streams, host.describe) and keeps it up. */
+  constructor(options?: HostClientOptions)
+  getSnapshot(): ConnectionSnapshot
+  /** Returns the unsubscribe function. Listeners run in a microtask, at most once per microtask. */
+  subscribe(listener: () => void): () => void
+  describe(): Promise<RpcResult<HostDescription>>
+  listSessions(): Promise<RpcResult<{ items: SessionSummary[] }>>
+  createSession(options?: { cwd?: string; provider?: string }): Promise<RpcResult<{ sessionId: string }>>
+  /** The resident Session for the id: the same object for the same id. */
+  session(sessionId: string): Session
+  diagnostics(): HostDiagnostics
+  /** Stops streams, timers and in-flight calls; settles every pending operation. Idempotent. */
+  close(): void
+  [Symbol.dispose](): void
+  /** wasm-bindgen: releases the Rust object (closes first). */
+  free(): void
+}
+
+// ---- session ---------------------------------------------------------------------------
+
+/** A content block of a prompt (`{type:'text', text}` and whatever else the host accepts). */
+export type ContentBlock = { type: string; [key: string]: unknown }
+
+export type NodeBase = { readonly id: string; readonly seq: number; readonly turn: number | null }
+
+export type UserNode = NodeBase & { readonly type: 'user' | 'steering'; readonly content: unknown; readonly source: unknown }
+export type ContextNode = NodeBase & { readonly type: 'context'; readonly content: unknown; readonly source: unknown }
+export type AssistantNode = NodeBase & {
+  readonly type: 'assistant'
+  readonly step: number
+  readonly content: unknown
+  readonly provenance: unknown
+}
+export type ToolNode = NodeBase & {
+  readonly type: 'tool'
+  readonly step: number
+  readonly callId: string
+  readonly name: string
+  readonly arguments: unknown
+  readonly status: 'running' | 'completed' | 'interrupted'
+  readonly result: unknown | null
+  readonly isError: boolean
+}
+export type InterruptedNode = NodeBase & { readonly type: 'interrupted'; readonly step: number; readonly text: string; readonly reason: string }
+export type PlanModeNode = NodeBase & { readonly type: 'plan-mode'; readonly active: boolean }
+
+export interface PromptOption {
+  readonly id: string
+  readonly label: string
+  readonly description?: string
+  readonly recommended?: boolean
+}
+export interface PromptQuestion {
+  readonly id: string
+  readonly header?: string
+  readonly label: string
+  readonly description?: string
+  readonly options: readonly PromptOption[]
+  readonly multiSelect?: boolean
+  readonly allowFreeform?: boolean
+  readonly freeformPlaceholder?: string
+  readonly required?: boolean
+}
+export interface UserInputPrompt {
+  readonly promptId: string
+  readonly title?: string
+  readonly description?: string
+  readonly questions: readonly PromptQuestion[]
+  readonly source: string
+}
+export interface PromptAnswer {
+  readonly questionId: string
+  readonly selectedOptionIds?: readonly string[]
+  readonly text?: string
+}
+export type InteractionNode = NodeBase & {
+  readonly type: 'interaction'
+  readonly prompt: UserInputPrompt
+  readonly answers: readonly PromptAnswer[]
+  readonly outcome: 'answered' | 'cancelled'
+}
+export type ProposedPlanNode = NodeBase & {
+  readonly type: 'proposed-plan'
+  readonly plan: { readonly planId: string; readonly markdown: string; readonly source: 'native' | 'synthesized' }
+}
+
+/** The folded, renderable conversation: discriminated on `type`. */
+export type ConversationNode =
+  | UserNode
+  | ContextNode
+  | AssistantNode
+  | ToolNode
+  | InterruptedNode
+  | PlanModeNode
+  | InteractionNode
+  | ProposedPlanNode
+
+export interface PartialNode {
+  readonly turn: number
+  readonly step: number
+  readonly text: string
+  readonly reasoning: string
+  readonly firstSeq: number
+  readonly lastSeq: number
+}
+
+export interface RunningToolCall {
+  readonly callId: string
+  readonly name: string
+  readonly turn: number
+  readonly step: number
+  readonly seq: number
+}
+
+export interface Question {
+  readonly id: string
+  readonly question: string
+  readonly header?: string
+  readonly detail?: string
+  readonly options?: readonly { readonly label: string; readonly description?: string }[]
+  readonly multiSelect?: boolean
+}
+
+export type PendingInteraction =
+  | {
+      /** Pass to `session.respond(key, result)`. */
+      readonly key: string
+      readonly kind: 'approval'
+      /** The envelope rpcId of the requested frame. */
+      readonly rpcId: string
+      readonly approvalId: string
+      readonly toolName: string
+      readonly callId?: string
+      readonly reason?: string
+    }
+  | {
+      readonly key: string
+      readonly kind: 'question'
+      readonly rpcId: string
+      readonly questions: readonly Question[]
+    }
+
+export interface ConversationSnapshot {
+  readonly sessionId: string
+  readonly openState: 'cold' | 'loading' | 'open' | 'error'
+  readonly openError: RpcError | null
+  /** Oldest seq in the window (0 when empty). */
+  readonly baseSeq: number
+  /** Newest seq in the window (-1 when empty). */
+  readonly tailSeq: number
+  readonly hasMore: boolean
+  readonly loadingOlder: boolean
+  readonly nodes: readonly ConversationNode[]
+  readonly partial: PartialNode | null
+  readonly runningCalls: readonly RunningToolCall[]
+  readonly pending: readonly PendingInteraction[]
+  /** Host-confirmed only; null = capability absent or not yet known. */
+  readonly planMode: PlanModeState | null
+  readonly running: boolean
+  readonly promptError: { readonly op: 'send' | 'stop'; readonly error: RpcError } | null
+  readonly lastAgentError: string | null
+  readonly projections: Readonly<Record<string, unknown>>
+  /** The latest `session/title`, if any. */
+  readonly title: string | null
+}
+
+export interface SessionDiagnostics {
+  readonly staleResponses: number
+  readonly duplicateEvents: number
+  readonly rejectedPages: number
+  readonly repairs: number
+  readonly planResponsesFenced: number
+  readonly inFlight: number
+  /** Bumps on every open/resync (a window rebuild). */
+  readonly openGeneration: number
+}
+
+export class Session {
+  private constructor()
+  readonly sessionId: string
+  /** Idempotent; concurrent calls share one history request. Resolves once the tail window is installed (or the open failed into openState 'error'). */
+  open(): Promise<void>
+  /** Rebuilds from a fresh tail page (new open generation). */
+  resync(): void
+  /** One in flight at a time. */
+  loadOlder(): Promise<void>
+  prompt(content: ContentBlock[], mode?: 'queue' | 'steer'): Promise<RpcResult<{ accepted: true }>>
+  cancel(): Promise<RpcResult<{ accepted: true }>>
+  setPlanMode(active: boolean): Promise<RpcResult<PlanModeState | null>>
+  /** Answers a pending approval/question. */
+  respond(key: string, result: RpcResult<unknown>): Promise<RpcReceipt>
+  /** Frozen; the same object until something changes. */
+  getSnapshot(): ConversationSnapshot
+  subscribe(listener: () => void): () => void
+  diagnostics(): SessionDiagnostics | null
+  [Symbol.dispose](): void
+  free(): void
+}
