@@ -54,7 +54,7 @@ try {
       ],
       frames: FRAMES,
       repeats: REPEATS,
-      warmup: 2,
+      warmup: 4,
     },
   )
   const results = all.filter((r) => r.ingestUsPerFrame !== undefined)

@@ -139,6 +139,9 @@ async function run(cfg: BenchConfig) {
   await connected(host)
   const out = []
   let turn = 100_000
+  // Open every window first, then interleave the cases burst by burst, so JIT warm-up and
+  // machine noise fall on all of them alike.
+  const states = []
   for (const c of cfg.cases) {
     const session = host.session(c.sessionId)
     const tOpen = performance.now()
@@ -151,18 +154,27 @@ async function run(cfg: BenchConfig) {
       snap = next
     }
     snap = session.getSnapshot()
-    const loadMs = performance.now() - tOpen
-    const windowEvents = snap.tailSeq - snap.baseSeq + 1
+    const st = {
+      c,
+      session,
+      loadMs: performance.now() - tOpen,
+      windowEvents: snap.tailSeq - snap.baseSeq + 1,
+      notifications: 0,
+      off: () => {},
+      ingest: [] as number[],
+      raw: [] as number[],
+      perBurst: [] as number[],
+    }
     // one subscriber, as a UI would have
-    let notifications = 0
-    const off = session.subscribe(() => {
-      notifications++
+    st.off = session.subscribe(() => {
+      st.notifications++
       session.getSnapshot()
     })
-    const ingest: number[] = []
-    const raw: number[] = []
-    const perBurst: number[] = []
-    for (let r = 0; r < cfg.warmup + cfg.repeats; r++) {
+    states.push(st)
+  }
+  for (let r = 0; r < cfg.warmup + cfg.repeats; r++) {
+    for (const st of states) {
+      const { session, c } = st
       const tail = session.getSnapshot().tailSeq
       const b = burst(c.sessionId, tail, cfg.frames, ++turn)
       const frames = b.last - tail
@@ -175,14 +187,14 @@ async function run(cfg: BenchConfig) {
         return dt
       }
       const doIngest = async () => {
-        const before = notifications
+        const before = st.notifications
         const t0 = performance.now()
         const done = waitFor(session, () => session.getSnapshot().tailSeq >= b.last)
         inject!(b.bytes)
         const t1 = await done
         // let any trailing notification land before counting
         await new Promise((res) => setTimeout(res, 0))
-        perBurst.push(notifications - before)
+        st.perBurst.push(st.notifications - before)
         return t1 - t0
       }
       let ri: number, rr: number
@@ -194,26 +206,28 @@ async function run(cfg: BenchConfig) {
         rr = await doRaw()
       }
       if (r >= cfg.warmup) {
-        ingest.push((ri * 1000) / frames)
-        raw.push((rr * 1000) / frames)
+        st.ingest.push((ri * 1000) / frames)
+        st.raw.push((rr * 1000) / frames)
       }
       await new Promise((res) => setTimeout(res, 20))
     }
-    off()
-    const final = session.getSnapshot()
+  }
+  for (const st of states) {
+    st.off()
+    const final = st.session.getSnapshot()
     out.push({
-      label: c.label,
-      windowEvents,
+      label: st.c.label,
+      windowEvents: st.windowEvents,
       windowAfter: final.tailSeq - final.baseSeq + 1,
       nodes: final.nodes.length,
-      loadMs,
+      loadMs: st.loadMs,
       frames: cfg.frames,
-      bytes: burst(c.sessionId, 0, cfg.frames, 1).bytes.length,
-      ingestUsPerFrame: median(ingest),
-      rawUsPerFrame: median(raw),
-      ingestSamples: ingest,
-      rawSamples: raw,
-      notificationsPerBurst: Math.max(...perBurst),
+      bytes: burst(st.c.sessionId, 0, cfg.frames, 1).bytes.length,
+      ingestUsPerFrame: median(st.ingest),
+      rawUsPerFrame: median(st.raw),
+      ingestSamples: st.ingest,
+      rawSamples: st.raw,
+      notificationsPerBurst: Math.max(...st.perBurst),
     })
   }
   // Breakdown: the same bursts addressed to a session nobody opened. The package reads, splits
