@@ -641,7 +641,7 @@ async fn close_releases_streams_timers_listeners_and_settles_operations() {
     call(&s, "subscribe", &[listener.clone()]);
     until("plan known", 5_000.0, || !get(&snap(&s), "planMode").is_null()).await;
     // An operation in flight when close() happens still settles.
-    fault("{\"command\":\"withhold\",\"count\":1}").await;
+    fault("{\"command\":\"withhold\",\"count\":2}").await;
     let pending = call(&s, "setPlanMode", &[JsValue::TRUE]);
     let desc = call(&host, "describe", &[]);
     sleep(100.0).await;
