@@ -239,8 +239,35 @@ export interface ConversationSnapshot {
   readonly promptError: { readonly op: 'send' | 'stop'; readonly error: RpcError } | null
   readonly lastAgentError: string | null
   readonly projections: Readonly<Record<string, unknown>>
+  /** Provider-agnostic interaction state (Extension 2); each part null/empty when the host never said. */
+  readonly interaction: InteractionState
   /** The latest `session/title`, if any. */
   readonly title: string | null
+}
+
+export type OperatingMode = 'default' | 'plan' | 'ask' | 'execute' | 'unknown'
+export interface ProviderCapabilities {
+  readonly supportsPlanMode: boolean
+  readonly supportsAskMode: boolean
+  readonly supportsStructuredPlanUpdates: boolean
+  readonly supportsPlanTextStreaming: boolean
+  readonly supportsStructuredUserInput: boolean
+  readonly supportsFreeformUserInput: boolean
+  readonly supportsExitPlanMode: boolean
+}
+export interface PlanStep {
+  readonly id?: string
+  readonly text: string
+  readonly status: 'pending' | 'inProgress' | 'completed'
+  readonly source: 'native' | 'synthesized'
+}
+export interface InteractionState {
+  readonly mode: { readonly mode: OperatingMode; readonly native?: string } | null
+  readonly capabilities: ProviderCapabilities | null
+  readonly planSteps: { readonly explanation?: string; readonly steps: readonly PlanStep[] } | null
+  readonly planText: { readonly itemId: string; readonly turn: number | null; readonly text: string; readonly done: boolean } | null
+  readonly proposedPlan: { readonly planId: string; readonly markdown: string; readonly source: 'native' | 'synthesized' } | null
+  readonly userInput: readonly UserInputPrompt[]
 }
 
 export interface SessionDiagnostics {
@@ -268,6 +295,8 @@ export class Session {
   setPlanMode(active: boolean): Promise<RpcResult<PlanModeState | null>>
   /** Answers a pending approval/question. */
   respond(key: string, result: RpcResult<unknown>): Promise<RpcReceipt>
+  /** Extension 2: answers a pending structured user-input prompt (snapshot.interaction.userInput). */
+  answer(promptId: string, answers: PromptAnswer[]): Promise<RpcResult<RpcReceipt>>
   /** Frozen; the same object until something changes. */
   getSnapshot(): ConversationSnapshot
   subscribe(listener: () => void): () => void

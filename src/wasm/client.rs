@@ -746,6 +746,19 @@ impl JsSession {
         self.op(Waiter::Receipt, |inner, id| inner.router.get_mut(id).expect("ensured").respond(&key, result))
     }
 
+    /// Extension 2: submits answers to a pending structured user-input prompt. Resolves to
+    /// `RpcResult<RpcReceipt>`.
+    pub fn answer(&self, prompt_id: JsValue, answers: JsValue) -> Result<Promise, JsValue> {
+        let prompt_id = prompt_id.as_string().ok_or_else(|| js::bad_argument("promptId must be a string"))?;
+        if !js_sys::Array::is_array(&answers) {
+            return Err(js::bad_argument("answers must be an array"));
+        }
+        let answers: Vec<crate::core::wire::interaction::Answer> = js::from_js(&answers)
+            .and_then(|v| serde_json::from_value(v).ok())
+            .ok_or_else(|| js::bad_argument("answers must be [{questionId, selectedOptionIds?, text?}]"))?;
+        self.op(Waiter::Result, |inner, id| inner.router.get_mut(id).expect("ensured").answer(&prompt_id, answers))
+    }
+
     #[wasm_bindgen(js_name = getSnapshot)]
     pub fn get_snapshot(&self) -> JsValue {
         let mut g = self.shared.borrow_mut();

@@ -23,6 +23,7 @@ struct Key {
     pending: u64,
     plan: u64,
     projections: u64,
+    interaction: u64,
     state: &'static str,
     base: i64,
     tail: i64,
@@ -73,6 +74,7 @@ pub struct SessionExport {
     partial: Option<(u64, JsValue)>,
     plan: Option<(u64, JsValue)>,
     projections: Option<(u64, JsValue)>,
+    interaction: Option<(u64, JsValue)>,
     projection_values: HashMap<String, (Rc<Value>, JsValue)>,
     open_error: Option<(RpcError, JsValue)>,
     prompt_error: Option<((PromptOp, RpcError), JsValue)>,
@@ -194,6 +196,7 @@ impl SessionExport {
             pending: s.pending_rev(),
             plan: s.plan_rev(),
             projections: s.projections().rev,
+            interaction: s.interaction_rev(),
             state: s.open_state().as_str(),
             base: s.base_seq(),
             tail: s.tail_seq(),
@@ -241,6 +244,28 @@ impl SessionExport {
             }
         };
         let projections = self.export_projections(s);
+        let interaction = match &self.interaction {
+            Some((rev, obj)) if *rev == s.interaction_rev() => obj.clone(),
+            _ => {
+                let it = s.interaction();
+                let opt = |v: Option<JsValue>| v.unwrap_or(JsValue::NULL);
+                let obj = frozen(&[
+                    ("mode", opt(it.mode.as_ref().map(ser))),
+                    ("capabilities", opt(it.capabilities.as_ref().map(ser))),
+                    ("planSteps", opt(it.plan_steps.as_ref().map(ser))),
+                    ("planText", opt(it.plan_text.as_ref().map(|p| frozen(&[
+                        ("itemId", p.item_id.as_str().into()),
+                        ("turn", opt_num(p.turn)),
+                        ("text", p.text.as_str().into()),
+                        ("done", p.done.into()),
+                    ])))),
+                    ("proposedPlan", opt(it.proposed_plan.as_ref().map(ser))),
+                    ("userInput", ser(&it.user_input)),
+                ]);
+                self.interaction = Some((s.interaction_rev(), obj.clone()));
+                obj
+            }
+        };
         let open_error = match (s.open_error(), &self.open_error) {
             (None, _) => {
                 self.open_error = None;
@@ -282,6 +307,7 @@ impl SessionExport {
             ("promptError", prompt_error),
             ("lastAgentError", opt_str(s.last_agent_error())),
             ("projections", projections),
+            ("interaction", interaction),
             ("title", opt_str(s.title())),
         ]);
         self.snapshot = Some((key, snap.clone()));
