@@ -1,5 +1,11 @@
 //! The generic projection store (CONTRACT Extensions 1): per key `{value, seq}`, higher seq
 //! wins. A key never seen reads as absent (capability absent).
+//!
+//! Ties: a value may change without a logged event (a plan selection), so two rows can carry
+//! the same seq. The stream is ordered, so a frame at an equal seq replaces the stored row;
+//! a baseline at an equal seq replaces only rows that did not come live on the current
+//! connection (a live row at the tie may be newer than the page, and if the page was the
+//! newer one, the frame that made it so is still on its way).
 
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -9,6 +15,8 @@ use std::rc::Rc;
 pub struct Row {
     pub value: Rc<Value>,
     pub seq: i64,
+    /// Came from a frame on the current connection (decides ties with a baseline).
+    pub live: bool,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -34,34 +42,51 @@ impl ProjectionStore {
 
     /// A `session/projection` frame. Returns whether the store changed.
     pub fn apply_frame(&mut self, key: &str, value: Value, seq: i64, rev: u64) -> bool {
-        if self.rows.get(key).is_some_and(|r| r.seq >= seq) {
-            return false;
+        match self.rows.get_mut(key) {
+            Some(r) if r.seq > seq => false,
+            Some(r) if *r.value == value => {
+                // A replay or an unchanged value: keep the identity, adopt the version.
+                r.seq = seq;
+                r.live = true;
+                false
+            }
+            _ => {
+                self.rows.insert(key.to_string(), Row { value: Rc::new(value), seq, live: true });
+                self.rev = rev;
+                true
+            }
         }
-        self.rows.insert(key.to_string(), Row { value: Rc::new(value), seq });
-        self.rev = rev;
-        true
+    }
+
+    /// The connection ended: no row is live any more, so a baseline may settle ties.
+    pub fn connection_lost(&mut self) {
+        for row in self.rows.values_mut() {
+            row.live = false;
+        }
     }
 
     /// A tail page's baseline: values as of `as_of_seq`. A stored row newer than the
     /// baseline survives it (a frame that overtook the page); every other row is replaced,
     /// and rows the baseline lacks are deleted.
     pub fn apply_baseline(&mut self, as_of_seq: i64, values: &Map<String, Value>, rev: u64) -> bool {
+        let survives = |row: &Row| row.seq > as_of_seq || (row.seq == as_of_seq && row.live);
         let mut changed = false;
         self.rows.retain(|key, row| {
-            let keep = row.seq > as_of_seq || values.contains_key(key);
+            let keep = survives(row) || values.contains_key(key);
             changed |= !keep;
             keep
         });
         for (key, value) in values {
             match self.rows.get(key) {
-                Some(row) if row.seq > as_of_seq => {}
+                Some(row) if survives(row) => {}
                 Some(row) if *row.value == *value => {
                     // Same value: keep the Rc (identity) and adopt the baseline's version.
                     let value = Rc::clone(&row.value);
-                    self.rows.insert(key.clone(), Row { value, seq: as_of_seq });
+                    self.rows.insert(key.clone(), Row { value, seq: as_of_seq, live: false });
                 }
                 _ => {
-                    self.rows.insert(key.clone(), Row { value: Rc::new(value.clone()), seq: as_of_seq });
+                    let row = Row { value: Rc::new(value.clone()), seq: as_of_seq, live: false };
+                    self.rows.insert(key.clone(), row);
                     changed = true;
                 }
             }
@@ -123,6 +148,29 @@ mod tests {
         assert!(!s.apply_baseline(9, &map(json!({"plan": {"active": true}})), 2));
         assert!(Rc::ptr_eq(&before, &s.get("plan").unwrap().value));
         assert_eq!(s.get("plan").unwrap().seq, 9);
+    }
+
+    #[test]
+    fn a_second_value_at_the_same_seq_replaces_the_first() {
+        // Two plan selections with no event logged between them share a seq.
+        let mut s = ProjectionStore::default();
+        assert!(s.apply_frame("plan", json!({"active": false, "pending": true}), 7, 1));
+        assert!(s.apply_frame("plan", json!({"active": false}), 7, 2));
+        assert_eq!(*s.get("plan").unwrap().value, json!({"active": false}));
+    }
+
+    #[test]
+    fn a_baseline_at_the_same_seq_loses_to_a_live_row_but_settles_an_old_one() {
+        let mut s = ProjectionStore::default();
+        s.apply_frame("plan", json!({"active": false, "pending": true}), 7, 1);
+        // A page produced before the selection, delivered after its frame.
+        assert!(!s.apply_baseline(7, &map(json!({"plan": {"active": false}})), 2));
+        assert_eq!(*s.get("plan").unwrap().value, json!({"active": false, "pending": true}));
+        // After a reconnect the frame that would correct a stale row may be lost: the
+        // resync's page settles the tie.
+        s.connection_lost();
+        assert!(s.apply_baseline(7, &map(json!({"plan": {"active": false}})), 3));
+        assert_eq!(*s.get("plan").unwrap().value, json!({"active": false}));
     }
 
     #[test]

@@ -14,13 +14,44 @@ pub struct SessionEvent {
     #[serde(rename = "type")]
     pub kind: String,
     pub seq: u64,
+    #[serde(serialize_with = "whole::number")]
     pub time: f64,
     #[serde(default)]
     pub data: Value,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "whole::numbers")]
     pub source_event_seqs: Option<Vec<f64>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub surface_op: Option<Value>,
+}
+
+/// JSON numbers that are whole are written as integers, as the origin host writes them
+/// (`1795991061849`, not `1795991061849.0`).
+mod whole {
+    use serde::Serializer;
+
+    fn is_whole(x: f64) -> bool {
+        x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0
+    }
+    pub fn number<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if is_whole(*x) {
+            s.serialize_i64(*x as i64)
+        } else {
+            s.serialize_f64(*x)
+        }
+    }
+    pub fn numbers<S: Serializer>(v: &Option<Vec<f64>>, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let Some(v) = v else { return s.serialize_none() };
+        let mut seq = s.serialize_seq(Some(v.len()))?;
+        for x in v {
+            if is_whole(*x) {
+                seq.serialize_element(&(*x as i64))?;
+            } else {
+                seq.serialize_element(x)?;
+            }
+        }
+        seq.end()
+    }
 }
 
 impl SessionEvent {
@@ -167,6 +198,22 @@ impl EventBody {
             super::interaction::EV_PROMPT_RESOLVED => EventBody::PromptResolved(de(data)?),
             _ => return None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_times_and_seqs_serialize_as_integers() {
+        let mut e = SessionEvent::new("x", 3, 1795991061849.0, Value::Null);
+        e.source_event_seqs = Some(vec![1.0, 2.0]);
+        let text = serde_json::to_string(&e).unwrap();
+        assert!(text.contains(r#""time":1795991061849,"#), "{text}");
+        assert!(text.contains(r#""sourceEventSeqs":[1,2]"#), "{text}");
+        let half = serde_json::to_string(&SessionEvent::new("x", 3, 1.5, Value::Null)).unwrap();
+        assert!(half.contains(r#""time":1.5"#));
     }
 }
 
