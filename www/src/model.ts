@@ -165,6 +165,8 @@ export interface InteractionView {
   capabilities: Capabilities | null
   planSteps: { explanation?: string; steps: PlanStepView[] } | null
   planText: string | null
+  /** The plan prose item is complete (`plan/text-done`). */
+  planTextDone: boolean
   proposedPlan: { planId: string; markdown: string; source: string } | null
   prompts: UserInputPromptView[]
 }
@@ -260,7 +262,8 @@ export function interactionView(snapshot: unknown): InteractionView | null {
   const ui = it.userInput
   const promptList = Array.isArray(ui) ? ui : arr(field(ui, 'prompts'))
   const prompts = promptList.map(readPrompt).filter((p): p is UserInputPromptView => p !== null)
-  return { mode, capabilities: readCaps(it.capabilities), planSteps, planText: planText || null, proposedPlan, prompts }
+  const planTextDone = field(pt, 'done') === true
+  return { mode, capabilities: readCaps(it.capabilities), planSteps, planText: planText || null, planTextDone, proposedPlan, prompts }
 }
 
 export function relativeTime(ms: number, now = Date.now()): string {

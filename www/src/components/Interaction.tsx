@@ -218,7 +218,10 @@ export function InteractionPanel({
   const caps = view.capabilities
   const steps = view.planSteps && view.planSteps.steps.length > 0 ? view.planSteps : null
   const showSteps = steps !== null && (caps?.supportsStructuredPlanUpdates ?? true)
-  const showText = !showSteps && view.planText !== null && (caps?.supportsPlanTextStreaming ?? true)
+  // Plan prose: while it streams, and once done only while still planning with no proposed
+  // plan yet (the handoff card and the conversation carry it after that).
+  const proseLive = !view.planTextDone || (view.mode?.mode === 'plan' && !view.proposedPlan)
+  const showText = !showSteps && view.planText !== null && proseLive && (caps?.supportsPlanTextStreaming ?? true)
   const showPrompts = caps?.supportsStructuredUserInput === true && view.prompts.length > 0
   return (
     <>
@@ -226,10 +229,10 @@ export function InteractionPanel({
       {showText ? (
         <div className="card plan-text" data-testid="plan-text">
           <div className="card-head">
-            <span className="card-kicker">Drafting a plan</span>
+            <span className="card-kicker">{view.planTextDone ? 'Plan' : 'Drafting a plan'}</span>
           </div>
           <div className="card-body">
-            <Markdown text={view.planText ?? ''} streaming={!view.proposedPlan} />
+            <Markdown text={view.planText ?? ''} streaming={!view.planTextDone && !view.proposedPlan} />
           </div>
         </div>
       ) : null}
