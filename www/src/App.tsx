@@ -4,7 +4,7 @@ import { useConnection } from 'agent-session/react'
 import { Sidebar, type Provider, type SessionRow } from './components/Sidebar'
 import { ConnectionBanner } from './components/ConnectionBanner'
 import { SessionView } from './components/SessionView'
-import { subscribeTitles, titlesVersion } from './titles'
+import { remember, subscribeTitles, titlesVersion } from './titles'
 
 function sessionFromHash(): string | null {
   const m = /(?:^#|&)s=([^&]+)/.exec(location.hash)
@@ -70,6 +70,7 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
       const r = await host.createSession(options as Parameters<HostClient['createSession']>[0])
       setCreating(false)
       if (r.ok) {
+        remember(r.value.sessionId, { provider })
         select(r.value.sessionId)
         void refresh()
       } else {
