@@ -270,50 +270,67 @@ const KNOWN: &[&str] = &[
 /// Two-level parse of one SSE `data:` payload. The envelope is read with the payload left
 /// as raw text, so the frame is parsed once, straight into its typed form.
 pub fn parse_frame(data: &str) -> Result<InboundFrame, FrameError> {
+    use std::borrow::Cow;
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct RawRequest<'a> {
-        #[serde(rename = "type")]
-        kind: &'a str,
+        #[serde(rename = "type", borrow)]
+        kind: Cow<'a, str>,
         rpc_id: String,
-        method: String,
+        #[serde(borrow)]
+        method: Cow<'a, str>,
         #[serde(borrow)]
         payload: &'a serde_json::value::RawValue,
+    }
+    #[derive(Deserialize)]
+    struct Tag<'a> {
+        #[serde(rename = "type", borrow, default)]
+        kind: Option<Cow<'a, str>>,
     }
     let req: RawRequest = serde_json::from_str(data).map_err(|e| FrameError::Envelope(e.to_string()))?;
     if req.kind != "server-request" {
         return Err(FrameError::Envelope("not a server-request".into()));
     }
-    if !KNOWN.contains(&req.method.as_str()) {
-        return Err(FrameError::Unknown { method: req.method });
+    let method = req.method.into_owned();
+    if !KNOWN.contains(&method.as_str()) {
+        return Err(FrameError::Unknown { method });
     }
-    let frame: Frame = match serde_json::from_str(req.payload.get()) {
-        Ok(f) => f,
-        Err(e) => {
-            // Tell a payload of another type apart from a payload failing its schema.
-            #[derive(Deserialize)]
-            struct Tag<'a> {
-                #[serde(rename = "type", borrow)]
-                kind: Option<&'a str>,
-            }
-            let tag: Option<Tag> = serde_json::from_str(req.payload.get()).ok();
-            if tag.and_then(|t| t.kind) != Some(req.method.as_str()) {
-                return Err(FrameError::MethodMismatch { method: req.method });
-            }
-            return Err(FrameError::Schema { method: req.method, error: e.to_string() });
-        }
-    };
-    if frame.type_name() != req.method {
-        return Err(FrameError::MethodMismatch { method: req.method });
+    let raw = req.payload.get();
+    let schema = |error: String| FrameError::Schema { method: method.clone(), error };
+    let tag: Tag = serde_json::from_str(raw).map_err(|e| schema(e.to_string()))?;
+    if tag.kind.as_deref() != Some(method.as_str()) {
+        return Err(FrameError::MethodMismatch { method });
     }
+    // The variant is known from `method`: deserialize its struct straight from the text
+    // (an internally tagged enum would buffer the whole payload first).
+    fn de<'a, T: Deserialize<'a>>(raw: &'a str) -> Result<T, String> {
+        serde_json::from_str(raw).map_err(|e| e.to_string())
+    }
+    let frame = match method.as_str() {
+        "session/event" => de(raw).map(Frame::Event),
+        "session/subscribed" => de(raw).map(Frame::Subscribed),
+        "session/title" => de(raw).map(Frame::Title),
+        "session/projection" => de(raw).map(Frame::Projection),
+        "approval/requested" => de(raw).map(Frame::ApprovalRequested),
+        "approval/resolved" => de(raw).map(Frame::ApprovalResolved),
+        "question/requested" => de(raw).map(Frame::QuestionRequested),
+        "question/resolved" => de(raw).map(Frame::QuestionResolved),
+        "stream/error" => de(raw).map(Frame::StreamError),
+        "host/session-added" => de(raw).map(Frame::SessionAdded),
+        "host/session-removed" => de(raw).map(Frame::SessionRemoved),
+        "host/session-status" => de(raw).map(Frame::SessionStatus),
+        "host/agent-error" => de(raw).map(Frame::AgentError),
+        _ => return Err(FrameError::Unknown { method }),
+    }
+    .map_err(&schema)?;
     if let Frame::QuestionRequested(q) = &frame {
         if q.questions.is_empty() {
-            return Err(FrameError::Schema { method: req.method, error: "no questions".into() });
+            return Err(schema("no questions".into()));
         }
     }
     if let Frame::Subscribed(s) = &frame {
         if s.last_seq < -1 {
-            return Err(FrameError::Schema { method: req.method, error: "lastSeq < -1".into() });
+            return Err(schema("lastSeq < -1".into()));
         }
     }
     Ok(InboundFrame { rpc_id: req.rpc_id, frame })
