@@ -8,8 +8,7 @@ cargo build -p agent-session-host
 target_dir="${CARGO_TARGET_DIR:-target}"
 static_dir=.
 if [ -d www/dist ]; then
-  # Serve the demo UI with the package beside it (www/dist/agent-session -> the package).
-  ln -sfn "$PWD" www/dist/agent-session 2>/dev/null || true
+  # The demo UI (Vite bundles the package's glue and .wasm into it).
   static_dir=www/dist
 fi
 listen="${AGENT_SESSION_LISTEN:-127.0.0.1:7878}"

@@ -247,20 +247,30 @@ impl SessionExport {
         let interaction = match &self.interaction {
             Some((rev, obj)) if *rev == s.interaction_rev() => obj.clone(),
             _ => {
+                // Presence and validity come from the core's typed view; the values are the
+                // projection store's own JS objects (same shape, and they keep identity).
                 let it = s.interaction();
-                let opt = |v: Option<JsValue>| v.unwrap_or(JsValue::NULL);
+                let raw = |key: &str, present: bool| match (present, self.projection_values.get(key)) {
+                    (true, Some((_, obj))) => obj.clone(),
+                    _ => JsValue::NULL,
+                };
+                use crate::core::wire::interaction as ix;
+                let user_input = match raw(ix::PROJ_USER_INPUT, !it.user_input.is_empty()) {
+                    v if v.is_null() => frozen_array(std::iter::empty()),
+                    v => js_sys::Reflect::get(&v, &"prompts".into()).unwrap_or(JsValue::NULL),
+                };
                 let obj = frozen(&[
-                    ("mode", opt(it.mode.as_ref().map(ser))),
-                    ("capabilities", opt(it.capabilities.as_ref().map(ser))),
-                    ("planSteps", opt(it.plan_steps.as_ref().map(ser))),
-                    ("planText", opt(it.plan_text.as_ref().map(|p| frozen(&[
+                    ("mode", raw(ix::PROJ_MODE, it.mode.is_some())),
+                    ("capabilities", raw(ix::PROJ_CAPABILITIES, it.capabilities.is_some())),
+                    ("planSteps", raw(ix::PROJ_PLAN_STEPS, it.plan_steps.is_some())),
+                    ("planText", it.plan_text.as_ref().map_or(JsValue::NULL, |p| frozen(&[
                         ("itemId", p.item_id.as_str().into()),
                         ("turn", opt_num(p.turn)),
                         ("text", p.text.as_str().into()),
                         ("done", p.done.into()),
-                    ])))),
-                    ("proposedPlan", opt(it.proposed_plan.as_ref().map(ser))),
-                    ("userInput", ser(&it.user_input)),
+                    ]))),
+                    ("proposedPlan", raw(ix::PROJ_PROPOSED_PLAN, it.proposed_plan.is_some())),
+                    ("userInput", user_input),
                 ]);
                 self.interaction = Some((s.interaction_rev(), obj.clone()));
                 obj
