@@ -11,6 +11,7 @@ use crate::app::App;
 use crate::hub::OutFrame;
 use crate::interact::Kind;
 use crate::plan;
+use crate::provider;
 use crate::script::{self, Markers};
 use crate::session::{AppendError, NewEvent, Prompt, Session, SessionRef};
 use crate::store::SessionUpdate;
@@ -22,6 +23,8 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
+
+mod provider_turn;
 
 /// How long `session.cancel` waits for the turn to wind down before answering anyway.
 const CANCEL_WAIT: Duration = Duration::from_secs(10);
@@ -116,10 +119,11 @@ async fn begin_turn(app: &App, s: &Session, p: Prompt) -> Result<Turn, AppendErr
         &[],
     )?;
     log.turn = number;
+    let text = script::prompt_text(&p.content);
     if app.options.plan_mode {
         plan::commit_at_turn_start(app, s, &mut log)?;
+        provider::at_turn_start(app, s, &mut log, &text)?;
     }
-    let text = script::prompt_text(&p.content);
     let user = s.append_locked(
         app,
         &mut log,
@@ -225,6 +229,9 @@ impl Run<'_> {
 
     async fn body(&mut self) -> Result<(), Stop> {
         let t = self.turn;
+        if let Some(profile) = self.s.profile.filter(|_| t.plan_mode) {
+            return self.provider_plan_turn(profile).await;
+        }
         let markers = if t.plan_mode { Markers::default() } else { Markers::parse(&t.text) };
         let mut step = 1;
         self.step_start(step).await?;

@@ -6,7 +6,9 @@
 use crate::app::App;
 use crate::rpc::{self, custom_issue, internal, invalid_payload, payload};
 use crate::session::Prompt;
-use crate::{agent, history, plan, script};
+use crate::profiles::Profile;
+use crate::{agent, history, plan, provider, script};
+use agent_session::core::wire::interaction::{AnswerPayload, SESSION_ANSWER};
 use agent_session::core::wire::{
     self as wire, ClientResponse, CreatePayload, CreateValue, HostDescription, ListPayload, ListValue, PromptPayload,
     Receipt, RpcError, RpcResult, SessionRef, SessionSummary, SetPlanModePayload,
@@ -22,7 +24,7 @@ fn to_value<T: serde::Serialize>(v: T) -> RpcResult<Value> {
 }
 
 pub async fn call(State(app): State<Arc<App>>, Path(method): Path<String>, body: Bytes) -> Response {
-    if !wire::METHODS.contains(&method.as_str()) {
+    if !wire::METHODS.contains(&method.as_str()) && method != SESSION_ANSWER {
         return rpc::not_found();
     }
     let Ok(v) = serde_json::from_slice::<Value>(&body) else { return rpc::not_json() };
@@ -78,6 +80,9 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
         }
         wire::SESSION_CREATE => {
             let p: CreatePayload = payload(method, &optional_payload(p))?;
+            if let Err(e) = Profile::parse(p.provider.as_deref()) {
+                return Err(invalid_payload(method, vec![custom_issue(vec![json!("provider")], &e)]));
+            }
             let s = app.create_session(p.cwd, p.provider).map_err(internal)?;
             to_value(CreateValue { session_id: s.id.clone() })
         }
@@ -115,6 +120,11 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
                 return Ok(Value::Null);
             }
             Ok(plan::value(plan::select(app, &s, p.active).await.map_err(internal)?))
+        }
+        SESSION_ANSWER => {
+            let p: AnswerPayload = payload(method, p)?;
+            let s = app.session(&p.session_id)?;
+            to_value(provider::answer(app, &s, p).await.map_err(internal)?)
         }
         _ => Err(internal(format!("no handler for {method}"))),
     }

@@ -4,7 +4,9 @@
 use crate::faults::Faults;
 use crate::hub::{Hub, OutFrame};
 use crate::interact::Interactions;
-use crate::plan::PlanState;
+use crate::provider::ProviderState;
+use crate::store::SessionUpdate;
+use serde_json::Value;
 use crate::session::{now_ms, LogState, Session, SessionRef};
 use crate::store::Store;
 use agent_session::core::wire::{Frame, RpcError, SessionIdFrame};
@@ -49,6 +51,10 @@ impl App {
             options,
             sessions: RwLock::new(sessions),
         };
+        for s in app.sessions() {
+            let mut log = s.log.try_lock().map_err(|e| e.to_string())?;
+            crate::provider::drop_stale_prompts(&app, &s, &mut log).map_err(|e| e.to_string())?;
+        }
         crate::agent::close_dangling_turns(&app, &dangling)?;
         Ok(app)
     }
@@ -73,10 +79,22 @@ impl App {
         let id = format!("session-{}", uuid::Uuid::new_v4());
         let created_at = now_ms();
         let pk = self.store.create_session(&id, cwd.as_deref(), provider.as_deref(), created_at)?;
-        let log = LogState { last_seq: -1, title: None, plan: PlanState::default(), turn: 0, last_header: None };
+        let mut log = LogState::empty();
+        let profile = crate::profiles::Profile::parse(provider.as_deref()).ok().flatten();
+        if let Some((state, projections)) = profile.and_then(|p| ProviderState::new(p, &id, false)) {
+            for (key, value) in &projections {
+                self.store.update_session(pk, &SessionUpdate::Projection(key.clone(), value.clone()))?;
+            }
+            log.projections = projections;
+            log.provider = Some(state);
+        }
+        let announce: Vec<(String, Value)> = log.projections.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         let session = Arc::new(Session::new(id.clone(), pk, cwd, provider, created_at, log, created_at));
         self.sessions.write().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), session.clone());
         self.hub.host(OutFrame::new(&Frame::SessionAdded(SessionIdFrame { session_id: id })));
+        for (key, value) in announce {
+            crate::provider::publish(self, &session, &key, value, -1);
+        }
         Ok(session)
     }
 

@@ -27,6 +27,9 @@ pub async fn page(app: &App, s: &Session, p: &HistoryPayload) -> Result<HistoryV
         if app.options.plan_mode {
             values.insert(plan::PROJECTION_KEY.to_string(), plan::value(log.plan.state()));
         }
+        for (key, value) in &log.projections {
+            values.insert(key.clone(), value.clone());
+        }
         ProjectionBaseline { as_of_seq: last, values }
     });
     drop(log);

@@ -11,6 +11,8 @@ mod hub;
 mod interact;
 mod limits;
 mod plan;
+mod profiles;
+mod provider;
 mod rpc;
 mod script;
 mod security;

@@ -5,9 +5,12 @@ use crate::app::App;
 use crate::hub::OutFrame;
 use crate::plan::PlanState;
 use crate::store::{LoadedSession, SessionUpdate};
+use agent_session::core::wire::interaction::{PROJ_CAPABILITIES, PROJ_MODE};
 use agent_session::core::wire::{EventFrame, Frame, SessionEvent};
 use serde_json::Value;
-use std::collections::VecDeque;
+use crate::profiles::Profile;
+use crate::provider::ProviderState;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::sync::{watch, Mutex};
@@ -27,6 +30,25 @@ pub struct LogState {
     pub turn: u64,
     /// The last logged `request/header` data: a new one is logged only when it changes.
     pub last_header: Option<Value>,
+    /// Extension 2 projection values (provider sessions), persisted.
+    pub projections: BTreeMap<String, Value>,
+    /// The provider profile's adapter and waiting prompts (provider sessions only).
+    pub provider: Option<ProviderState>,
+}
+
+impl LogState {
+    /// The state of an empty log.
+    pub fn empty() -> LogState {
+        LogState {
+            last_seq: -1,
+            title: None,
+            plan: PlanState::default(),
+            turn: 0,
+            last_header: None,
+            projections: BTreeMap::new(),
+            provider: None,
+        }
+    }
 }
 
 /// A prompt waiting for (or starting) a turn.
@@ -49,6 +71,8 @@ pub struct Session {
     pub pk: i64,
     pub cwd: Option<String>,
     pub provider: Option<String>,
+    /// The scripted agent's provider profile (`None`: the default agent).
+    pub profile: Option<Profile>,
     pub created_at: f64,
     pub log: Mutex<LogState>,
     pub ctl: Mutex<Control>,
@@ -103,11 +127,13 @@ impl Session {
         log: LogState,
         updated_at: f64,
     ) -> Session {
+        let profile = Profile::parse(provider.as_deref()).ok().flatten();
         Session {
             id,
             pk,
             cwd,
             provider,
+            profile,
             created_at,
             last_seq: AtomicI64::new(log.last_seq),
             log: Mutex::new(log),
@@ -132,12 +158,19 @@ impl Session {
             .and_then(|(_, d)| d.get("turn"))
             .and_then(Value::as_u64)
             .unwrap_or(0);
+        let provider = Profile::parse(l.provider.as_deref())
+            .ok()
+            .flatten()
+            .and_then(|p| ProviderState::new(p, &l.id, plan_active))
+            .map(|(state, _)| state);
         let log = LogState {
             last_seq: l.last_seq,
             title: l.title,
             plan: PlanState::restore(plan_active, l.plan_pending),
             turn,
             last_header: l.last_request_header,
+            projections: l.projections,
+            provider,
         };
         let updated = l.last_time.unwrap_or(l.created_at).max(l.created_at);
         Session::new(l.id, l.pk, l.cwd, l.provider, l.created_at, log, updated)
@@ -218,7 +251,15 @@ impl Session {
 
     /// Forgets the log (store reset keeping sessions).
     pub fn clear_log(&self, log: &mut LogState) {
-        *log = LogState { last_seq: -1, title: None, plan: PlanState::default(), turn: 0, last_header: None };
+        let kept: BTreeMap<String, Value> = std::mem::take(&mut log.projections)
+            .into_iter()
+            .filter(|(k, _)| k == PROJ_CAPABILITIES || k == PROJ_MODE)
+            .collect();
+        let provider = log.provider.take().map(|mut p| {
+            p.waiters.clear();
+            p
+        });
+        *log = LogState { projections: kept, provider, ..LogState::empty() };
         self.last_seq.store(-1, Ordering::SeqCst);
     }
 }

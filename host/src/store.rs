@@ -9,6 +9,7 @@
 //! carry a partial index so a history page finds its message boundary by walking at most
 //! `maxMessages` index entries, whatever the log length.
 
+use agent_session::core::wire::interaction::{PROJ_CAPABILITIES, PROJ_MODE};
 use agent_session::core::wire::{is_message_kind, SessionEvent};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
@@ -41,12 +42,16 @@ pub struct LoadedSession {
     pub last_turn_start: Option<(i64, Value)>,
     pub last_turn_end_seq: Option<i64>,
     pub last_request_header: Option<Value>,
+    /// Extension projections of a provider session (`projections` table).
+    pub projections: std::collections::BTreeMap<String, Value>,
 }
 
 /// Session-row changes committed in the same transaction as an event.
 pub enum SessionUpdate {
     Title(String),
     PlanPending(Option<bool>),
+    /// Upserts one projection value of the session.
+    Projection(String, Value),
 }
 
 const SCHEMA: &str = "
@@ -69,6 +74,12 @@ CREATE TABLE IF NOT EXISTS events (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS events_msg ON events (sid, seq) WHERE is_msg = 1;
 CREATE INDEX IF NOT EXISTS events_kind ON events (sid, kind, seq);
+CREATE TABLE IF NOT EXISTS projections (
+    sid INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (sid, key)
+) WITHOUT ROWID;
 ";
 
 impl Store {
@@ -129,6 +140,7 @@ impl Store {
                         last_turn_start: None,
                         last_turn_end_seq: None,
                         last_request_header: None,
+                        projections: Default::default(),
                     })
                 })
                 .map_err(err)?;
@@ -145,6 +157,7 @@ impl Store {
             s.last_turn_end_seq = last_of(&conn, s.pk, Some("turn/end"))?.map(|(seq, _)| seq);
             s.last_request_header =
                 last_of(&conn, s.pk, Some("request/header"))?.and_then(|(_, b)| data_of(&b));
+            s.projections = projections_of(&conn, s.pk)?;
         }
         Ok(rows)
     }
@@ -240,9 +253,13 @@ impl Store {
         let tx = conn.transaction().map_err(err)?;
         tx.execute("DELETE FROM events", []).map_err(err)?;
         if keep_sessions {
+            // A provider session keeps what it is (capabilities) and the mode it is in.
+            tx.execute("DELETE FROM projections WHERE key NOT IN (?1, ?2)", params![PROJ_CAPABILITIES, PROJ_MODE])
+                .map_err(err)?;
             tx.execute("UPDATE sessions SET title = NULL, plan_pending = NULL", []).map_err(err)?;
         } else {
             tx.execute("DELETE FROM sessions", []).map_err(err)?;
+            tx.execute("DELETE FROM projections", []).map_err(err)?;
         }
         tx.commit().map_err(err)
     }
@@ -254,6 +271,11 @@ fn apply_update(conn: &Connection, pk: i64, u: &SessionUpdate) -> StoreResult<()
         SessionUpdate::PlanPending(p) => conn.execute(
             "UPDATE sessions SET plan_pending = ?1 WHERE pk = ?2",
             params![p.map(|b| b as i64), pk],
+        ),
+        SessionUpdate::Projection(key, value) => conn.execute(
+            "INSERT INTO projections (sid, key, value) VALUES (?1, ?2, ?3)
+             ON CONFLICT (sid, key) DO UPDATE SET value = excluded.value",
+            params![pk, key, value.to_string()],
         ),
     }
     .map(|_| ())
@@ -279,6 +301,21 @@ fn last_of(conn: &Connection, pk: i64, kind: Option<&str>) -> StoreResult<Option
             .optional(),
     };
     row.map_err(err)
+}
+
+fn projections_of(conn: &Connection, pk: i64) -> StoreResult<std::collections::BTreeMap<String, Value>> {
+    let mut stmt = conn.prepare("SELECT key, value FROM projections WHERE sid = ?1").map_err(err)?;
+    let rows = stmt
+        .query_map(params![pk], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+        .map_err(err)?;
+    let mut out = std::collections::BTreeMap::new();
+    for row in rows {
+        let (key, value) = row.map_err(err)?;
+        if let Ok(v) = serde_json::from_str(&value) {
+            out.insert(key, v);
+        }
+    }
+    Ok(out)
 }
 
 fn data_of(body: &str) -> Option<Value> {

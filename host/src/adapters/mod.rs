@@ -23,8 +23,8 @@
 //!   more. User-input prompts and approvals are separate: only `session/request_permission` and
 //!   the Codex approval requests become [`Canonical::Approval`].
 
-// The host wires adapters into its provider profiles separately; until then parts of this API
-// are exercised only by the tests.
+// The provider profiles (`crate::profiles`) use the Codex, Claude and Cursor adapters; parts of
+// this API (approvals, per-adapter accessors) are exercised only by the tests.
 #![allow(dead_code)]
 
 pub mod acp;

@@ -1,0 +1,116 @@
+//! Provider profiles of the scripted agent (`session.create {provider}`): per provider, the
+//! native payloads a plan-mode turn is made of, in that provider's real shapes. They are fed
+//! to the matching adapter (`crate::adapters`), whose canonical outputs the host logs.
+//!
+//! A plan turn is two halves: [`opening`] (up to and including the question, or the whole turn
+//! when the provider asks none) and [`closing`] (after the answer, which it reads back in the
+//! provider's own answer shape). Everything is deterministic: ids derive from the turn number.
+
+pub mod claude;
+pub mod codex;
+pub mod cursor;
+
+use serde_json::Value;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    Codex,
+    Claude,
+    Cursor,
+}
+
+/// What `session.create`'s `provider` accepts.
+pub const NAMES: &[&str] = &["default", "codex", "claude", "cursor"];
+
+impl Profile {
+    /// `Ok(None)` for the default agent (absent or `default`), `Err` for an unknown name.
+    pub fn parse(name: Option<&str>) -> Result<Option<Profile>, String> {
+        match name {
+            None | Some("default") => Ok(None),
+            Some("codex") => Ok(Some(Profile::Codex)),
+            Some("claude") => Ok(Some(Profile::Claude)),
+            Some("cursor") => Ok(Some(Profile::Cursor)),
+            Some(other) => Err(format!("unknown provider {other:?}: expected one of {}", NAMES.join(", "))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Codex => "codex",
+            Profile::Claude => "claude",
+            Profile::Cursor => "cursor",
+        }
+    }
+}
+
+/// What a profile script knows about the turn it scripts.
+pub struct Ctx<'a> {
+    pub session_id: &'a str,
+    pub turn: u64,
+    /// The user's prompt text.
+    pub prompt: &'a str,
+}
+
+/// The native payload of a mode change (`plan` or back to the default mode).
+pub fn mode_payload(p: Profile, ctx: &Ctx, plan: bool) -> Value {
+    match p {
+        Profile::Codex => codex::turn_start(ctx, plan),
+        Profile::Claude => claude::system_init(ctx, plan),
+        Profile::Cursor => cursor::mode_update(ctx, plan),
+    }
+}
+
+/// The payload that primes a fresh adapter at session creation (and after a restart): the
+/// mode the session is in. Its canonical events are not logged, its projections are kept.
+pub fn initial_payload(p: Profile, ctx: &Ctx, plan: bool) -> Value {
+    match p {
+        Profile::Cursor => cursor::session_new_result(ctx, plan),
+        _ => mode_payload(p, ctx, plan),
+    }
+}
+
+pub fn opening(p: Profile, ctx: &Ctx) -> Vec<Value> {
+    match p {
+        Profile::Codex => codex::opening(ctx),
+        Profile::Claude => claude::opening(ctx),
+        Profile::Cursor => cursor::turn(ctx),
+    }
+}
+
+/// The rest of the turn after the question was answered; `reply` is the adapter's native
+/// answer (`Answered::result`).
+pub fn closing(p: Profile, ctx: &Ctx, reply: &Value) -> Vec<Value> {
+    match p {
+        Profile::Codex => codex::closing(ctx, reply),
+        Profile::Claude => claude::closing(ctx, reply),
+        Profile::Cursor => Vec::new(),
+    }
+}
+
+/// What the provider sends when its waiting question is withdrawn (the turn was cancelled).
+pub fn withdrawn(p: Profile, ctx: &Ctx) -> Option<Value> {
+    match p {
+        Profile::Codex => Some(codex::request_resolved(ctx)),
+        Profile::Claude => Some(claude::question_declined(ctx)),
+        Profile::Cursor => None,
+    }
+}
+
+/// Short excerpt of the prompt for the plan text.
+pub fn ask_excerpt(prompt: &str) -> String {
+    let flat = prompt.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= 80 {
+        return flat;
+    }
+    let mut s: String = flat.chars().take(80).collect();
+    s.push('…');
+    s
+}
+
+/// The markdown plan every profile proposes, shaped by the user's choice.
+pub fn plan_markdown(prompt: &str, choice: &str) -> String {
+    format!(
+        "# Plan\n\n1. Understand the request: \"{}\".\n2. Inspect the relevant files (read-only).\n3. Make the change ({choice}).\n4. Verify and report back.\n",
+        ask_excerpt(prompt)
+    )
+}
