@@ -54,14 +54,14 @@ fn plan_events(frames: &[wire::InboundFrame]) -> Vec<(u64, bool)> {
     frames
         .iter()
         .filter_map(|f| match &f.frame {
-            Frame::Event(e) if e.event.kind == "plan/mode" => Some((e.event.seq, e.event.data["active"].as_bool()?)),
+            Frame::Event(e) if e.event.kind == "plan/mode" => Some((e.event.seq, e.event.data_value()["active"].as_bool()?)),
             _ => None,
         })
         .collect()
 }
 
 /// Checks one RPC transcript at both parse levels and returns its decoded value.
-fn check_rpc(ex: &RpcExchange) -> Option<Result<Value, wire::RpcError>> {
+fn check_rpc(ex: &RpcExchange) -> Option<Result<wire::Json, wire::RpcError>> {
     let req: ClientRequest = match Envelope::parse(&ex.request).unwrap() {
         Envelope::ClientRequest(r) => r,
         other => panic!("not a client-request: {other:?}"),
@@ -143,7 +143,7 @@ fn the_plan_rpc_values_follow_the_captured_sequence() {
         let text = std::fs::read_to_string(captures_dir().join(sub).join(file)).unwrap();
         check_rpc(&rpc_exchange(&text)).unwrap()
     };
-    let plan = |v: Value| wire::parse_plan_value(&v).unwrap();
+    let plan = |v: wire::Json| wire::parse_plan_value(&v).unwrap();
     let m = "plan-mode-service-mounted";
     let expect = [
         ("04-session.planMode.txt", Some(PlanModeState { active: false, pending: None })),
@@ -161,7 +161,7 @@ fn the_plan_rpc_values_follow_the_captured_sequence() {
     }
     let err = value(m, "17-session.planMode.txt").unwrap_err();
     assert_eq!(err.code, wire::ErrorCode::SessionNotFound);
-    assert_eq!(err.details, json!({"sessionId": "no-such-session"}));
+    assert_eq!(err.details.value(), json!({"sessionId": "no-such-session"}));
 }
 
 #[test]
@@ -172,7 +172,7 @@ fn the_edge_case_capture_error_shapes_decode() {
     let bad = &sections[0];
     let err = wire::result_from_json(&serde_json::from_str::<Value>(&bad.body).unwrap()["result"]).unwrap().unwrap_err();
     assert_eq!(err.code, wire::ErrorCode::BadRequest);
-    assert_eq!(err.details["issues"][0]["path"], json!(["active"]));
+    assert_eq!(err.details.value()["issues"][0]["path"], json!(["active"]));
     let mismatch = wire::parse_server_response(&sections[1].body, "e2").unwrap().unwrap_err();
     assert!(mismatch.message.contains("does not match path"));
     assert_eq!((sections[2].status, sections[2].body.trim()), (400, "body is not JSON"));
@@ -214,5 +214,5 @@ fn the_mounted_capture_replays_through_the_session_core() {
     );
     assert!(s.partial().is_none());
     assert!(!s.running());
-    assert!(matches!(&s.nodes()[2].kind, NodeKind::Assistant { content, .. } if content[0]["text"] == "Hello from the fake DeepSeek server."));
+    assert!(matches!(&s.nodes()[2].kind, NodeKind::Assistant { content, .. } if content.value()[0]["text"] == "Hello from the fake DeepSeek server."));
 }

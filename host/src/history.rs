@@ -7,7 +7,6 @@ use crate::plan;
 use crate::rpc::internal;
 use crate::session::Session;
 use agent_session::core::wire::{HistoryItem, HistoryPayload, HistoryValue, ProjectionBaseline, RpcError};
-use serde_json::Map;
 
 pub async fn page(app: &App, s: &Session, p: &HistoryPayload) -> Result<HistoryValue, RpcError> {
     let max_messages = p
@@ -23,12 +22,12 @@ pub async fn page(app: &App, s: &Session, p: &HistoryPayload) -> Result<HistoryV
     };
     let (events, start) = app.store.page(s.pk, upper, max_messages, MAX_PAGE_EVENTS).map_err(internal)?;
     let projections = p.before_seq.is_none().then(|| {
-        let mut values = Map::new();
+        let mut values = std::collections::BTreeMap::new();
         if app.options.plan_mode {
-            values.insert(plan::PROJECTION_KEY.to_string(), plan::value(log.plan.state()));
+            values.insert(plan::PROJECTION_KEY.to_string(), plan::value(log.plan.state()).into());
         }
         for (key, value) in &log.projections {
-            values.insert(key.clone(), value.clone());
+            values.insert(key.clone(), value.into());
         }
         ProjectionBaseline { as_of_seq: last, values }
     });

@@ -62,7 +62,7 @@ fn publish_projection(app: &App, session: &Session, log: &LogState) {
     let frame = Frame::Projection(ProjectionFrame {
         session_id: session.id.clone(),
         key: PROJECTION_KEY.to_string(),
-        value: value(log.plan.state()),
+        value: value(log.plan.state()).into(),
         seq: log.last_seq,
     });
     app.hub.mux(OutFrame::new(&frame));

@@ -75,7 +75,7 @@ pub fn set_projection(app: &App, s: &Session, log: &mut LogState, key: &str, val
 }
 
 pub fn publish(app: &App, s: &Session, key: &str, value: Value, seq: i64) {
-    let frame = Frame::Projection(ProjectionFrame { session_id: s.id.clone(), key: key.to_string(), value, seq });
+    let frame = Frame::Projection(ProjectionFrame { session_id: s.id.clone(), key: key.to_string(), value: value.into(), seq });
     app.hub.mux(OutFrame::new(&frame));
 }
 

@@ -96,8 +96,8 @@ mod tests {
     fn missing_field_names_its_path() {
         let err = payload::<SetPlanModePayload>("session.setPlanMode", &json!({ "sessionId": "s" })).unwrap_err();
         assert_eq!(err.message, "invalid payload for session.setPlanMode");
-        assert_eq!(err.details["issues"][0]["path"], json!(["active"]));
+        assert_eq!(err.details.value()["issues"][0]["path"], json!(["active"]));
         let err = payload::<SetPlanModePayload>("m", &json!({ "sessionId": "s", "active": 1 })).unwrap_err();
-        assert_eq!(err.details["issues"][0]["path"], json!(["active"]));
+        assert_eq!(err.details.value()["issues"][0]["path"], json!(["active"]));
     }
 }

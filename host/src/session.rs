@@ -202,9 +202,9 @@ impl Session {
             kind: ev.kind.to_string(),
             seq,
             time,
-            data: ev.data,
+            data: ev.data.into(),
             source_event_seqs: ev.source_event_seqs.map(|v| v.into_iter().map(|s| s as f64).collect()),
-            surface_op: ev.surface_op.map(|s| Value::String(s.to_string())),
+            surface_op: ev.surface_op.map(|s| Value::String(s.to_string()).into()),
         };
         app.store.append(self.pk, &event, updates).map_err(AppendError::Store)?;
         log.last_seq = seq as i64;

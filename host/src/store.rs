@@ -319,7 +319,7 @@ fn projections_of(conn: &Connection, pk: i64) -> StoreResult<std::collections::B
 }
 
 fn data_of(body: &str) -> Option<Value> {
-    serde_json::from_str::<SessionEvent>(body).ok().map(|e| e.data)
+    serde_json::from_str::<SessionEvent>(body).ok().map(|e| e.data.value())
 }
 
 #[cfg(test)]

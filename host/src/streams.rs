@@ -47,7 +47,7 @@ struct Feed {
 }
 
 fn error_event(error: serde_json::Value) -> Event {
-    let frame = Frame::StreamError(StreamErrorFrame { error });
+    let frame = Frame::StreamError(StreamErrorFrame { error: error.into() });
     Event::default().data(OutFrame::new(&frame).json.as_str())
 }
 

@@ -23,7 +23,7 @@ fn cancel_interrupts_a_streaming_turn() {
     let sid = host.create();
     let mut mux = host.mux();
     host.prompt(&sid, "queue", "a long answer please with many many words in it to stream slowly");
-    mux.until("a text delta", |f| matches!(f, Frame::Event(e) if e.event.data["chunk"]["type"] == "text-delta"));
+    mux.until("a text delta", |f| matches!(f, Frame::Event(e) if e.event.data_value()["chunk"]["type"] == "text-delta"));
     assert_eq!(host.call("session.list", json!({}))["items"][0]["running"], true);
     assert_eq!(host.call("session.cancel", json!({ "sessionId": sid })), json!({ "accepted": true }));
     // Answered after turn/end is committed.

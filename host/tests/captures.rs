@@ -58,7 +58,7 @@ fn labels<'a>(frames: impl IntoIterator<Item = &'a Frame>, sid: &str) -> Vec<Str
             Frame::Title(_) | Frame::Projection(_) => continue,
             Frame::Event(e) if e.event.kind == "session/title" => continue,
             Frame::Event(e) if e.event.kind == "assistant/chunk" => {
-                format!("assistant/chunk:{}", e.event.data["chunk"]["type"].as_str().unwrap_or("?"))
+                format!("assistant/chunk:{}", e.event.data_value()["chunk"]["type"].as_str().unwrap_or("?"))
             }
             other => frame_label(other),
         };
@@ -73,7 +73,7 @@ fn labels<'a>(frames: impl IntoIterator<Item = &'a Frame>, sid: &str) -> Vec<Str
 fn event_labels(events: &[Value]) -> Vec<String> {
     let frames: Vec<Frame> = events
         .iter()
-        .map(|e| serde_json::from_value(json!({ "type": "session/event", "sessionId": "s", "event": e })).expect("event"))
+        .map(|e| serde_json::from_str(&json!({ "type": "session/event", "sessionId": "s", "event": e }).to_string()).expect("event"))
         .collect();
     labels(&frames, "s")
 }

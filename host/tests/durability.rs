@@ -19,7 +19,7 @@ fn kill_9_loses_no_acknowledged_event() {
     let mut mux = host.mux();
     host.prompt(&sid, "queue", "second prompt whose reply is long enough to be cut in the middle by the kill");
     let frames = mux.until("a few deltas of turn 2", |f| {
-        matches!(f, Frame::Event(e) if e.event.data["turn"] == 2 && e.event.data["chunk"]["type"] == "text-delta")
+        matches!(f, Frame::Event(e) if e.event.data_value()["turn"] == 2 && e.event.data_value()["chunk"]["type"] == "text-delta")
     });
     let seen: Vec<Value> = frames
         .iter()

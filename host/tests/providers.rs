@@ -24,21 +24,21 @@ fn answer(host: &Host, sid: &str, prompt_id: &str, answers: Value) -> Value {
 }
 
 /// `(key, value, seq)` of the projection frames among `frames`.
-fn projections<'a>(frames: &'a [InboundFrame], key: &str) -> Vec<(&'a Value, i64)> {
+fn projections(frames: &[InboundFrame], key: &str) -> Vec<(Value, i64)> {
     frames
         .iter()
         .filter_map(|f| match &f.frame {
-            Frame::Projection(p) if p.key == key => Some((&p.value, p.seq)),
+            Frame::Projection(p) if p.key == key => Some((p.value.value(), p.seq)),
             _ => None,
         })
         .collect()
 }
 
-fn events_of<'a>(frames: &'a [InboundFrame], kind: &str) -> Vec<&'a Value> {
+fn events_of(frames: &[InboundFrame], kind: &str) -> Vec<Value> {
     frames
         .iter()
         .filter_map(|f| match &f.frame {
-            Frame::Event(e) if e.event.kind == kind => Some(&e.event.data),
+            Frame::Event(e) if e.event.kind == kind => Some(e.event.data_value()),
             _ => None,
         })
         .collect()
@@ -83,7 +83,7 @@ fn codex_plan_turn_steps_text_question_and_proposed_plan() {
     assert_eq!(steps[1].0["steps"][0]["status"], "completed");
     assert_eq!(steps[1].0["steps"][1]["status"], "inProgress");
     assert_eq!(steps[1].0["steps"][2]["source"], "native");
-    let asked = events_of(&frames, "interaction/prompt-requested")[0];
+    let asked = events_of(&frames, "interaction/prompt-requested")[0].clone();
     assert_eq!(asked["turn"], 1);
     let prompt_id = asked["prompt"]["promptId"].as_str().unwrap().to_string();
     assert_eq!(prompt_id, "codex-101");
@@ -117,7 +117,7 @@ fn codex_plan_turn_steps_text_question_and_proposed_plan() {
     assert_eq!(resolved.len(), 1);
     assert_eq!(resolved[0]["outcome"], "answered");
     assert_eq!(resolved[0]["answers"][0]["selectedOptionIds"], json!(["o1"]));
-    assert_eq!(projections(&frames, "interaction/userInput")[0].0, &json!({ "prompts": [] }));
+    assert_eq!(projections(&frames, "interaction/userInput")[0].0, json!({ "prompts": [] }));
     let deltas = events_of(&frames, "plan/text-delta");
     assert!(deltas.len() > 5, "plan text streams");
     let streamed: String = deltas.iter().map(|d| d["text"].as_str().unwrap()).collect();
@@ -144,7 +144,7 @@ fn codex_plan_turn_steps_text_question_and_proposed_plan() {
     host.prompt(&sid, "queue", "Implement the plan");
     let frames = mux.until("turn 2 end", |f| is_turn_end(f, 2));
     assert_eq!(events_of(&frames, "interaction/mode")[0]["mode"], "default");
-    assert_eq!(projections(&frames, "interaction/proposedPlan")[0].0, &Value::Null);
+    assert_eq!(projections(&frames, "interaction/proposedPlan")[0].0, Value::Null);
     assert!(events_of(&frames, "plan/text-delta").is_empty());
     assert_eq!(events_of(&frames, "assistant/message").len(), 1);
     assert_eq!(baseline(&host, &sid)["interaction/proposedPlan"], Value::Null);
@@ -163,7 +163,7 @@ fn claude_plan_turn_asks_then_exits_plan_mode() {
     let call = events_of(&frames, "tool/call");
     assert_eq!(call[0]["name"], "Read");
     assert_eq!(events_of(&frames, "tool/result")[0]["isError"], false);
-    let asked = events_of(&frames, "interaction/prompt-requested")[0];
+    let asked = events_of(&frames, "interaction/prompt-requested")[0].clone();
     let prompt_id = asked["prompt"]["promptId"].as_str().unwrap().to_string();
     assert_eq!(prompt_id, "claude-toolu_ask_1");
     assert_eq!(asked["prompt"]["source"], "claude:AskUserQuestion");
@@ -233,7 +233,7 @@ fn cancel_while_a_prompt_waits_resolves_it_cancelled() {
     let resolved = events_of(&frames, "interaction/prompt-resolved");
     assert_eq!(resolved[0]["outcome"], "cancelled");
     assert_eq!(resolved[0]["prompt"]["promptId"], prompt_id.as_str());
-    assert_eq!(projections(&frames, "interaction/userInput")[0].0, &json!({ "prompts": [] }));
+    assert_eq!(projections(&frames, "interaction/userInput")[0].0, json!({ "prompts": [] }));
     assert_eq!(events_of(&frames, "turn/end")[0]["reason"]["kind"], "interrupted");
     let ans = json!([{ "questionId": "scope", "selectedOptionIds": ["o0"] }]);
     assert_eq!(answer(&host, &sid, &prompt_id, ans), json!({ "accepted": false, "reason": "not-pending" }));

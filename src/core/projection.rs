@@ -7,13 +7,13 @@
 //! connection (a live row at the tie may be newer than the page, and if the page was the
 //! newer one, the frame that made it so is still on its way).
 
-use serde_json::{Map, Value};
+use crate::core::wire::Json;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
-    pub value: Rc<Value>,
+    pub value: Rc<Json>,
     pub seq: i64,
     /// Came from a frame on the current connection (decides ties with a baseline).
     pub live: bool,
@@ -41,7 +41,7 @@ impl ProjectionStore {
     }
 
     /// A `session/projection` frame. Returns whether the store changed.
-    pub fn apply_frame(&mut self, key: &str, value: Value, seq: i64, rev: u64) -> bool {
+    pub fn apply_frame(&mut self, key: &str, value: Json, seq: i64, rev: u64) -> bool {
         match self.rows.get_mut(key) {
             Some(r) if r.seq > seq => false,
             Some(r) if *r.value == value => {
@@ -68,7 +68,7 @@ impl ProjectionStore {
     /// A tail page's baseline: values as of `as_of_seq`. A stored row newer than the
     /// baseline survives it (a frame that overtook the page); every other row is replaced,
     /// and rows the baseline lacks are deleted.
-    pub fn apply_baseline(&mut self, as_of_seq: i64, values: &Map<String, Value>, rev: u64) -> bool {
+    pub fn apply_baseline(&mut self, as_of_seq: i64, values: &BTreeMap<String, Json>, rev: u64) -> bool {
         let survives = |row: &Row| row.seq > as_of_seq || (row.seq == as_of_seq && row.live);
         let mut changed = false;
         self.rows.retain(|key, row| {
@@ -112,38 +112,41 @@ impl ProjectionStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
-    fn map(v: Value) -> Map<String, Value> {
-        v.as_object().unwrap().clone()
+    fn map(v: Value) -> BTreeMap<String, Json> {
+        v.as_object().unwrap().iter().map(|(k, v)| (k.clone(), Json::from_value(v))).collect()
+    }
+    fn j(v: Value) -> Json {
+        Json::from_value(&v)
     }
 
     #[test]
     fn a_higher_seq_frame_wins_and_a_replayed_frame_is_a_no_op() {
         let mut s = ProjectionStore::default();
-        assert!(s.apply_frame("plan", json!({"active": true}), 5, 1));
-        assert!(!s.apply_frame("plan", json!({"active": true}), 5, 2), "replay");
-        assert!(!s.apply_frame("plan", json!({"active": false}), 4, 3), "older");
-        assert_eq!(*s.get("plan").unwrap().value, json!({"active": true}));
-        assert!(s.apply_frame("plan", json!({"active": false}), 6, 4));
+        assert!(s.apply_frame("plan", j(json!({"active": true})), 5, 1));
+        assert!(!s.apply_frame("plan", j(json!({"active": true})), 5, 2), "replay");
+        assert!(!s.apply_frame("plan", j(json!({"active": false})), 4, 3), "older");
+        assert_eq!(*s.get("plan").unwrap().value, j(json!({"active": true})));
+        assert!(s.apply_frame("plan", j(json!({"active": false})), 6, 4));
         assert_eq!(s.rev, 4);
     }
 
     #[test]
     fn a_stale_baseline_never_overwrites_a_newer_row() {
         let mut s = ProjectionStore::default();
-        s.apply_frame("plan", json!({"active": true}), 10, 1);
-        s.apply_frame("other", json!(1), 3, 2);
+        s.apply_frame("plan", j(json!({"active": true})), 10, 1);
+        s.apply_frame("other", j(json!(1)), 3, 2);
         // Baseline as of seq 8: lacks "other" (deleted) and has an older "plan".
         assert!(s.apply_baseline(8, &map(json!({"plan": {"active": false}})), 3));
-        assert_eq!(*s.get("plan").unwrap().value, json!({"active": true}));
+        assert_eq!(*s.get("plan").unwrap().value, j(json!({"active": true})));
         assert!(s.get("other").is_none());
     }
 
     #[test]
     fn a_baseline_replaces_older_rows_and_keeps_identity_of_equal_values() {
         let mut s = ProjectionStore::default();
-        s.apply_frame("plan", json!({"active": true}), 2, 1);
+        s.apply_frame("plan", j(json!({"active": true})), 2, 1);
         let before = Rc::clone(&s.get("plan").unwrap().value);
         assert!(!s.apply_baseline(9, &map(json!({"plan": {"active": true}})), 2));
         assert!(Rc::ptr_eq(&before, &s.get("plan").unwrap().value));
@@ -154,30 +157,30 @@ mod tests {
     fn a_second_value_at_the_same_seq_replaces_the_first() {
         // Two plan selections with no event logged between them share a seq.
         let mut s = ProjectionStore::default();
-        assert!(s.apply_frame("plan", json!({"active": false, "pending": true}), 7, 1));
-        assert!(s.apply_frame("plan", json!({"active": false}), 7, 2));
-        assert_eq!(*s.get("plan").unwrap().value, json!({"active": false}));
+        assert!(s.apply_frame("plan", j(json!({"active": false, "pending": true})), 7, 1));
+        assert!(s.apply_frame("plan", j(json!({"active": false})), 7, 2));
+        assert_eq!(*s.get("plan").unwrap().value, j(json!({"active": false})));
     }
 
     #[test]
     fn a_baseline_at_the_same_seq_loses_to_a_live_row_but_settles_an_old_one() {
         let mut s = ProjectionStore::default();
-        s.apply_frame("plan", json!({"active": false, "pending": true}), 7, 1);
+        s.apply_frame("plan", j(json!({"active": false, "pending": true})), 7, 1);
         // A page produced before the selection, delivered after its frame.
         assert!(!s.apply_baseline(7, &map(json!({"plan": {"active": false}})), 2));
-        assert_eq!(*s.get("plan").unwrap().value, json!({"active": false, "pending": true}));
+        assert_eq!(*s.get("plan").unwrap().value, j(json!({"active": false, "pending": true})));
         // After a reconnect the frame that would correct a stale row may be lost: the
         // resync's page settles the tie.
         s.connection_lost();
         assert!(s.apply_baseline(7, &map(json!({"plan": {"active": false}})), 3));
-        assert_eq!(*s.get("plan").unwrap().value, json!({"active": false}));
+        assert_eq!(*s.get("plan").unwrap().value, j(json!({"active": false})));
     }
 
     #[test]
     fn a_host_restart_drops_rows_newer_than_its_log() {
         let mut s = ProjectionStore::default();
-        s.apply_frame("plan", json!({"active": true}), 12, 1);
-        s.apply_frame("mode", json!("ask"), 3, 2);
+        s.apply_frame("plan", j(json!({"active": true})), 12, 1);
+        s.apply_frame("mode", j(json!("ask")), 3, 2);
         assert!(s.truncate_after(5, 3));
         assert!(s.get("plan").is_none());
         assert!(s.get("mode").is_some());

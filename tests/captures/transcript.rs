@@ -53,6 +53,7 @@ pub fn rpc_exchange(text: &str) -> RpcExchange {
 }
 
 pub struct EdgeSection {
+    #[allow(dead_code)]
     pub title: String,
     pub status: u16,
     pub body: String,

@@ -156,7 +156,7 @@ impl ModelHost {
                 }
                 for item in &page.events {
                     if item.event.kind == "plan/mode" {
-                        let active = item.event.data["active"].as_bool().expect("host logs valid plan/mode");
+                        let active = item.event.data_value()["active"].as_bool().expect("host logs valid plan/mode");
                         meta.commits.push((active, (self.epoch, item.event.seq + 1)));
                     }
                 }
@@ -180,7 +180,7 @@ impl ModelHost {
                 Ok(plan_value(v))
             }
             Call::Prompt { content, .. } => {
-                self.queue.push_back(content.clone());
+                self.queue.push_back(serde_json::from_str(content.text()).unwrap_or_default());
                 Ok(json!({ "accepted": true }))
             }
             Call::Cancel => {
@@ -305,7 +305,7 @@ impl ModelHost {
                 .iter()
                 .rev()
                 .find(|e| e.kind == "plan/mode")
-                .and_then(|e| e.data["active"].as_bool())
+                .and_then(|e| e.data_value()["active"].as_bool())
                 .unwrap_or(self.initial_active);
             if keep.is_some() || rng.bool() {
                 p.pending = None;

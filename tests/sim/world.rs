@@ -178,7 +178,7 @@ impl World {
             }
             let mut meta = Meta::default();
             if event.kind == "plan/mode" {
-                let active = event.data["active"].as_bool().expect("valid plan/mode");
+                let active = event.data_value()["active"].as_bool().expect("valid plan/mode");
                 meta.commits.push((active, (self.host.epoch, event.seq + 1)));
             }
             let rpc_id = self.net.next_rpc_id();
@@ -252,7 +252,7 @@ impl World {
         trace("ui prompt".into());
         let text = format!("prompt at step {}", self.step);
         let mode = if self.rng.chance(0.2) { PromptMode::Steer } else { PromptMode::Queue };
-        let op = self.session.prompt(vec![json!({ "type": "text", "text": text })], mode);
+        let op = self.session.prompt(json!([{ "type": "text", "text": text }]).into(), mode);
         self.op(op, "prompt");
     }
 
@@ -317,11 +317,11 @@ impl World {
             let body = json!({ "type": "server-response", "rpcId": rpc_id, "result": result_to_json(&r.result) })
                 .to_string();
             match parse_server_response(&body, &rpc_id) {
-                Ok(res) if res == r.result => res,
+                Ok(res) if res == r.result.clone().map(agent_session::core::wire::Json::from) => res,
                 other => self.fail(&format!("response round trip changed it: {other:?}")),
             }
         } else {
-            r.result
+            r.result.map(agent_session::core::wire::Json::from)
         };
         self.session.on_response(r.req, result);
         self.pump("response");

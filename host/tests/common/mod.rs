@@ -367,5 +367,5 @@ pub fn frame_label(f: &Frame) -> String {
 }
 
 pub fn is_turn_end(f: &Frame, turn: u64) -> bool {
-    matches!(f, Frame::Event(e) if e.event.kind == "turn/end" && e.event.data["turn"] == turn)
+    matches!(f, Frame::Event(e) if e.event.kind == "turn/end" && e.event.data_value()["turn"] == turn)
 }

@@ -235,7 +235,7 @@ fn frame(v: serde_json::Value) -> InboundFrame {
 fn answer_history(s: &mut Session) {
     for e in s.drain_effects() {
         if let Effect::Send { req, call: Call::History { .. } } = e {
-            s.on_response(req, Ok(json!({"events": [], "hasMore": false})));
+            s.on_response(req, Ok(json!({"events": [], "hasMore": false}).into()));
         }
     }
 }
@@ -329,7 +329,7 @@ fn a_resync_re_queries_plan_state_after_the_window_is_installed() {
     let mut plan_queries = 0;
     for e in s.drain_effects() {
         if let Effect::Send { req, call: Call::History { .. } } = e {
-            s.on_response(req, Ok(json!({"events": [], "hasMore": false})));
+            s.on_response(req, Ok(json!({"events": [], "hasMore": false}).into()));
             plan_queries += s
                 .drain_effects()
                 .iter()

@@ -6,8 +6,7 @@
 //! nodes keep their `Rc` (and so their JS identity).
 
 use super::nodes::{same_node, Node, NodeKind, Partial, PlanText, RunningToolCall, Stamps, ToolStatus};
-use crate::core::wire::{EventBody, SessionEvent, Seq};
-use serde_json::Value;
+use crate::core::wire::{Chunk, EventBody, SessionEvent, Seq};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -199,10 +198,8 @@ impl Fold {
         changed
     }
 
-    fn chunk(&mut self, seq: Seq, turn: u64, step: u64, chunk: &Value, stamps: &mut Stamps) -> bool {
-        let kind = chunk.get("type").and_then(Value::as_str).unwrap_or("");
-        let text = chunk.get("text").and_then(Value::as_str);
-        let (text, reasoning) = match (kind, text) {
+    fn chunk(&mut self, seq: Seq, turn: u64, step: u64, chunk: &Chunk, stamps: &mut Stamps) -> bool {
+        let (text, reasoning) = match (chunk.kind.as_str(), chunk.text.as_deref()) {
             ("text-delta", Some(t)) => (t, ""),
             ("reasoning-delta", Some(t)) => ("", t),
             _ => ("", ""),

@@ -8,9 +8,8 @@ use crate::core::wire::interaction::{
     Answer, Capabilities, ModeState, PendingPrompts, PlanSteps, ProposedPlan, UserInputPrompt,
     PROJ_CAPABILITIES, PROJ_MODE, PROJ_PLAN_STEPS, PROJ_PROPOSED_PLAN, PROJ_USER_INPUT,
 };
-use crate::core::wire::{ErrorCode, Receipt, ReceiptReason, RpcError};
+use crate::core::wire::{ErrorCode, Json, Receipt, ReceiptReason, RpcError};
 use serde::de::DeserializeOwned;
-use serde_json::{json, Value};
 use std::rc::Rc;
 
 /// Canonical interaction state. `None` = the host never said (capability absent).
@@ -22,6 +21,13 @@ pub struct Interaction {
     pub plan_text: Option<Rc<PlanText>>,
     pub proposed_plan: Option<ProposedPlan>,
     pub user_input: Vec<UserInputPrompt>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PromptRef<'a> {
+    issues: [(); 0],
+    prompt_id: &'a str,
 }
 
 impl Session {
@@ -43,8 +49,7 @@ impl Session {
     }
 
     fn projected<T: DeserializeOwned>(&self, key: &str) -> Option<T> {
-        let row = self.projections.get(key)?;
-        T::deserialize(&*row.value).ok()
+        self.projections.get(key)?.value.parse().ok()
     }
 
     /// Submits answers to a pending user-input prompt. A second submit for the same prompt
@@ -57,18 +62,18 @@ impl Session {
             .values()
             .any(|p| matches!(p, Purpose::Answer { prompt_id: id, .. } if id == prompt_id));
         if in_flight {
-            let err = RpcError::new(
+            let details = Json::from_serialize(&PromptRef { issues: [], prompt_id });
+            let err = RpcError::with_details(
                 ErrorCode::BadRequest,
                 format!("an answer to prompt {prompt_id:?} is already in flight"),
-                json!({ "issues": [], "promptId": prompt_id }),
+                details,
             );
             self.settle(op, Outcome::Result(Err(err)));
         } else if !self.interaction().user_input.iter().any(|p| p.prompt_id == prompt_id) {
-            let receipt = Receipt::refused(ReceiptReason::NotPending);
-            self.settle(op, Outcome::Result(Ok(serde_json::to_value(receipt).unwrap_or(Value::Null))));
+            let receipt = Json::from_serialize(&Receipt::refused(ReceiptReason::NotPending));
+            self.settle(op, Outcome::Result(Ok(receipt)));
         } else {
-            let answers = answers.into_iter().map(|a| serde_json::to_value(a).unwrap_or(Value::Null)).collect();
-            let call = Call::Answer { prompt_id: prompt_id.to_string(), answers };
+            let call = Call::Answer { prompt_id: prompt_id.to_string(), answers: Json::from_serialize(&answers) };
             self.send(call, Purpose::Answer { op, prompt_id: prompt_id.to_string() });
         }
         self.flush();

@@ -1,11 +1,8 @@
 //! The session core's inputs and outputs that cross the sans-IO boundary: requests to send,
 //! operations to settle, and the "snapshot changed" signal.
 
-use crate::core::wire::{
-    self, HistoryPayload, PromptMode, PromptPayload, RpcError, RpcResult, SessionRef,
-    SetPlanModePayload,
-};
-use serde_json::{json, Value};
+use crate::core::wire::{self, HistoryPayload, Json, PromptMode, RpcError, RpcResult, SessionRef, SetPlanModePayload};
+use serde::Serialize;
 
 /// Tags one request the core asked to send; its result must come back with the same id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -21,12 +18,13 @@ pub enum Call {
     History { before_seq: Option<u64>, max_messages: Option<u32> },
     PlanMode,
     SetPlanMode { active: bool },
-    Prompt { mode: PromptMode, content: Vec<Value> },
+    /// `content` is a JSON array of content blocks.
+    Prompt { mode: PromptMode, content: Json },
     Cancel,
     /// `POST /api/respond` with a client-response answering `rpc_id`.
-    Respond { rpc_id: String, result: RpcResult<Value> },
-    /// Extension: `session.answer` for a user-input prompt.
-    Answer { prompt_id: String, answers: Vec<Value> },
+    Respond { rpc_id: String, result: RpcResult<Json> },
+    /// Extension: `session.answer` for a user-input prompt; `answers` is a JSON array.
+    Answer { prompt_id: String, answers: Json },
 }
 
 impl Call {
@@ -44,47 +42,54 @@ impl Call {
     }
 
     /// The method payload (for `Respond`, the client-response's `result`).
-    pub fn payload(&self, session_id: &str) -> Value {
-        let session_id = session_id.to_string();
-        let v = match self {
-            Call::History { before_seq, max_messages } => serde_json::to_value(HistoryPayload {
-                session_id,
+    pub fn payload(&self, session_id: &str) -> Json {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Prompt<'a> {
+            session_id: &'a str,
+            mode: PromptMode,
+            content: &'a Json,
+        }
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Answer<'a> {
+            session_id: &'a str,
+            prompt_id: &'a str,
+            answers: &'a Json,
+        }
+        let sid = session_id.to_string();
+        match self {
+            Call::History { before_seq, max_messages } => Json::from_serialize(&HistoryPayload {
+                session_id: sid,
                 before_seq: *before_seq,
                 max_messages: max_messages.and_then(std::num::NonZeroU32::new),
             }),
-            Call::PlanMode | Call::Cancel => serde_json::to_value(SessionRef { session_id }),
+            Call::PlanMode | Call::Cancel => Json::from_serialize(&SessionRef { session_id: sid }),
             Call::SetPlanMode { active } => {
-                serde_json::to_value(SetPlanModePayload { session_id, active: *active })
+                Json::from_serialize(&SetPlanModePayload { session_id: sid, active: *active })
             }
-            Call::Prompt { mode, content } => serde_json::to_value(PromptPayload {
-                session_id,
-                mode: *mode,
-                content: content.clone(),
-            }),
-            Call::Respond { result, .. } => Ok(wire::result_to_json(result)),
-            Call::Answer { prompt_id, answers } => {
-                Ok(json!({ "sessionId": session_id, "promptId": prompt_id, "answers": answers }))
-            }
-        };
-        v.unwrap_or(Value::Null)
+            Call::Prompt { mode, content } => Json::from_serialize(&Prompt { session_id, mode: *mode, content }),
+            Call::Respond { result, .. } => Json::from_text(&wire::result_text(result)).unwrap_or_default(),
+            Call::Answer { prompt_id, answers } => Json::from_serialize(&Answer { session_id, prompt_id, answers }),
+        }
     }
 
     /// The full request body for `POST /api/<path>` under envelope rpcId `rpc_id`.
     pub fn body(&self, session_id: &str, rpc_id: &str) -> String {
-        let v = match self {
-            Call::Respond { rpc_id: answering, result } => json!({
-                "type": "client-response",
-                "rpcId": answering,
-                "result": wire::result_to_json(result),
-            }),
-            _ => json!({
-                "type": "client-request",
-                "rpcId": rpc_id,
-                "method": self.path(),
-                "payload": self.payload(session_id),
-            }),
-        };
-        v.to_string()
+        let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
+        match self {
+            Call::Respond { rpc_id: answering, result } => format!(
+                r#"{{"type":"client-response","rpcId":{},"result":{}}}"#,
+                quote(answering),
+                wire::result_text(result)
+            ),
+            _ => format!(
+                r#"{{"type":"client-request","rpcId":{},"method":{},"payload":{}}}"#,
+                quote(rpc_id),
+                quote(self.path()),
+                self.payload(session_id).text()
+            ),
+        }
     }
 
     /// The rpcId the response envelope must echo.
@@ -102,7 +107,7 @@ pub enum Outcome {
     /// `open()` / `loadOlder()`: the promise resolves with nothing.
     Done,
     /// A unary operation's result (already schema-checked; failures folded to `internal`).
-    Result(RpcResult<Value>),
+    Result(RpcResult<Json>),
 }
 
 /// What the core asks of its driver.

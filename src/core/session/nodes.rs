@@ -3,8 +3,7 @@
 //! what the wasm export cache keys JS object identity on.
 
 use crate::core::wire::interaction::{Answer, PromptOutcome, ProposedPlan, UserInputPrompt};
-use crate::core::wire::Seq;
-use serde_json::Value;
+use crate::core::wire::{Json, Seq};
 use std::rc::Rc;
 
 /// Monotonic per-session stamp source for revisions.
@@ -49,17 +48,17 @@ impl ToolStatus {
 #[derive(Debug, Clone, PartialEq)]
 pub enum NodeKind {
     /// `user/message` (steering = false) or `steering/message` (steering = true).
-    User { content: Value, source: Value, steering: bool },
+    User { content: Json, source: Json, steering: bool },
     /// `context/message`: host-injected context (e.g. a plan-mode switch notice).
-    Context { content: Value, source: Value },
-    Assistant { step: u64, content: Value, provenance: Value },
+    Context { content: Json, source: Json },
+    Assistant { step: u64, content: Json, provenance: Json },
     Tool {
         step: u64,
         call_id: String,
         name: String,
-        arguments: Value,
+        arguments: Json,
         status: ToolStatus,
-        result: Option<Value>,
+        result: Option<Json>,
         is_error: bool,
     },
     /// Streamed assistant text frozen by a `turn/end` before its `assistant/message`.

@@ -2,8 +2,7 @@
 
 use super::io::{Call, Outcome};
 use super::{OpId, OpenState, PromptOp, Purpose, Session};
-use crate::core::wire::{PromptMode, Receipt, ReceiptReason, RpcError, RpcResult};
-use serde_json::Value;
+use crate::core::wire::{Json, PromptMode, Receipt, ReceiptReason, RpcError, RpcResult};
 
 impl Session {
     /// Idempotent. Concurrent calls share one history request; settles once the tail window
@@ -87,7 +86,8 @@ impl Session {
         op
     }
 
-    pub fn prompt(&mut self, content: Vec<Value>, mode: PromptMode) -> OpId {
+    /// `content` is the JSON array of content blocks.
+    pub fn prompt(&mut self, content: Json, mode: PromptMode) -> OpId {
         self.prompt_like(Call::Prompt { mode, content }, PromptOp::Send)
     }
 
@@ -116,16 +116,15 @@ impl Session {
 
     /// Answers a pending approval/question. A key that is not pending (never was, or was
     /// settled by its resolved frame) is refused locally without a request.
-    pub fn respond(&mut self, key: &str, result: RpcResult<Value>) -> OpId {
+    pub fn respond(&mut self, key: &str, result: RpcResult<Json>) -> OpId {
         let op = self.new_op();
         match self.pending.get(key).map(|p| p.rpc_id.clone()) {
             Some(rpc_id) => {
                 self.send(Call::Respond { rpc_id, result }, Purpose::Respond { op, key: key.to_string() });
             }
             None => {
-                let receipt = Receipt::refused(ReceiptReason::NotPending);
-                let value = serde_json::to_value(receipt).unwrap_or(Value::Null);
-                self.settle(op, Outcome::Result(Ok(value)));
+                let receipt = Json::from_serialize(&Receipt::refused(ReceiptReason::NotPending));
+                self.settle(op, Outcome::Result(Ok(receipt)));
             }
         }
         self.flush();
@@ -162,7 +161,7 @@ impl Session {
                 | Purpose::Answer { op, .. } => op,
                 _ => continue,
             };
-            let err = RpcError::new(crate::core::wire::ErrorCode::Cancelled, "session closed", serde_json::json!({}));
+            let err = RpcError::with_details(crate::core::wire::ErrorCode::Cancelled, "session closed", Json::from_text("{}").unwrap_or_default());
             self.settle(op, Outcome::Result(Err(err)));
         }
         for op in std::mem::take(&mut self.open_waiters) {

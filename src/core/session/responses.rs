@@ -4,15 +4,13 @@
 use super::io::{schema_error, Call, Outcome};
 use super::plan::PlanApply;
 use super::{OpenState, PromptOp, Purpose, ReqId, Session};
-use crate::core::wire::{self, HistoryValue, PlanModeState, Receipt, ReceiptReason, RpcResult, Seq};
-use serde::Deserialize;
-use serde_json::Value;
+use crate::core::wire::{self, HistoryValue, Json, PlanModeState, Receipt, ReceiptReason, RpcResult, Seq};
 
 impl Session {
     /// The result of request `req`: the business result, or a transport failure already
     /// folded into `Err(RpcError{code: internal})` by the driver. The value is checked here
     /// against its method's schema; a failing value is a transport error too.
-    pub fn on_response(&mut self, req: ReqId, result: RpcResult<Value>) {
+    pub fn on_response(&mut self, req: ReqId, result: RpcResult<Json>) {
         let Some(purpose) = self.inflight.remove(&req) else {
             self.diag.stale_responses += 1;
             return self.flush();
@@ -48,7 +46,7 @@ impl Session {
                     self.apply_plan_response(ticket, *value);
                 }
                 // A failed selection keeps the prior state.
-                let outcome = checked.map(wire::plan_value);
+                let outcome = checked.map(wire::plan_json);
                 self.settle(op, Outcome::Result(outcome));
             }
             Purpose::Prompt { op, which } => {
@@ -63,7 +61,7 @@ impl Session {
             Purpose::Respond { op, key } => {
                 let checked = self.checked(wire::RESPOND_PATH, result);
                 if let Ok(v) = &checked {
-                    let receipt = Receipt::deserialize(v).ok();
+                    let receipt = v.parse::<Receipt>().ok();
                     if receipt.is_some_and(|r| r.reason == Some(ReceiptReason::NotPending)) {
                         // The host no longer waits on it: drop the stale card.
                         let rev = self.stamps.next();
@@ -81,7 +79,7 @@ impl Session {
     }
 
     /// Second-level check of an ok value against the method's schema.
-    fn checked(&mut self, method: &str, result: RpcResult<Value>) -> RpcResult<Value> {
+    fn checked(&mut self, method: &str, result: RpcResult<Json>) -> RpcResult<Json> {
         let value = result?;
         match wire::validate_value(method, &value) {
             Ok(()) => Ok(value),
@@ -92,12 +90,16 @@ impl Session {
         }
     }
 
-    fn history(&mut self, result: RpcResult<Value>) -> RpcResult<HistoryValue> {
-        let value = self.checked(wire::SESSION_HISTORY, result)?;
-        HistoryValue::deserialize(&value).map_err(|e| schema_error(wire::SESSION_HISTORY, e))
+    /// Parsed once, then checked (a page is the largest value the core reads).
+    fn history(&mut self, result: RpcResult<Json>) -> RpcResult<HistoryValue> {
+        let page = result?.parse::<HistoryValue>().map_err(|e| e.to_string()).and_then(|p| p.validate().map(|_| p));
+        page.map_err(|e| {
+            self.diag.bad_values += 1;
+            schema_error(wire::SESSION_HISTORY, e)
+        })
     }
 
-    fn plan_value(&mut self, method: &str, result: RpcResult<Value>) -> RpcResult<Option<PlanModeState>> {
+    fn plan_value(&mut self, method: &str, result: RpcResult<Json>) -> RpcResult<Option<PlanModeState>> {
         let value = self.checked(method, result)?;
         wire::parse_plan_value(&value).map_err(|e| schema_error(method, e))
     }

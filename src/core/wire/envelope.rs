@@ -1,6 +1,7 @@
 //! The four JSON envelopes (first parse level).
 
 use super::error::{result_serde, RpcResult};
+use super::json::Json;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -60,14 +61,26 @@ impl Envelope {
     }
 }
 
-/// Reads a unary response body: envelope, `type`, and the `rpcId` echo are all checked.
-/// Any failure is a transport error for the caller.
-pub fn parse_server_response(body: &str, expect_rpc_id: &str) -> Result<RpcResult<Value>, String> {
-    match Envelope::parse(body)? {
-        Envelope::ServerResponse(r) if r.rpc_id == expect_rpc_id => Ok(r.result),
-        Envelope::ServerResponse(r) => {
-            Err(format!("rpcId mismatch: sent {expect_rpc_id:?}, got {:?}", r.rpc_id))
-        }
-        _ => Err("expected a server-response envelope".into()),
+/// Reads a unary response body: envelope `type`, the `rpcId` echo and the result object are
+/// checked; the value stays raw text. Any failure is a transport error for the caller.
+pub fn parse_server_response(body: &str, expect_rpc_id: &str) -> Result<RpcResult<Json>, String> {
+    use std::borrow::Cow;
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Raw<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Cow<'a, str>,
+        #[serde(borrow)]
+        rpc_id: Cow<'a, str>,
+        #[serde(borrow)]
+        result: &'a serde_json::value::RawValue,
     }
+    let raw: Raw = serde_json::from_str(body).map_err(|e| format!("bad envelope: {e}"))?;
+    if raw.kind != "server-response" {
+        return Err("expected a server-response envelope".into());
+    }
+    if raw.rpc_id != expect_rpc_id {
+        return Err(format!("rpcId mismatch: sent {expect_rpc_id:?}, got {:?}", raw.rpc_id));
+    }
+    super::error::result_from_text(raw.result.get())
 }

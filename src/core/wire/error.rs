@@ -1,7 +1,8 @@
 //! `RpcError` and the `RpcResult` wire form (`{ok:true,value}` | `{ok:false,error}`).
 
+use super::json::Json;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 /// The closed set of business error codes. An unknown code from a newer host reads as
 /// `Internal` so callers can always match exhaustively.
@@ -33,21 +34,26 @@ pub struct RpcError {
     pub code: ErrorCode,
     pub message: String,
     #[serde(default = "empty_object")]
-    pub details: Value,
+    pub details: Json,
 }
 
-fn empty_object() -> Value {
-    Value::Object(Map::new())
+fn empty_object() -> Json {
+    Json::from_text("{}").expect("{} is JSON")
 }
 
 impl RpcError {
     pub fn new(code: ErrorCode, message: impl Into<String>, details: Value) -> Self {
+        RpcError { code, message: message.into(), details: Json::from_value(&details) }
+    }
+    /// Without building a `Value` (the client's error paths).
+    pub fn with_details(code: ErrorCode, message: impl Into<String>, details: Json) -> Self {
         RpcError { code, message: message.into(), details }
     }
     /// A carrier failure (non-2xx, rpcId mismatch, bad body, value failing its schema,
     /// timeout) folded into the business shape callers see.
     pub fn transport(message: impl Into<String>) -> Self {
-        RpcError::new(ErrorCode::Internal, message, json!({ "transport": true }))
+        let details = Json::from_text(r#"{"transport":true}"#).expect("literal JSON");
+        RpcError::with_details(ErrorCode::Internal, message, details)
     }
     pub fn bad_request(message: impl Into<String>, issues: Vec<Value>) -> Self {
         RpcError::new(ErrorCode::BadRequest, message, json!({ "issues": issues }))
@@ -72,6 +78,34 @@ impl std::fmt::Display for RpcError {
 
 /// `RpcResult<T>` is a plain Rust `Result`; these convert it to and from its wire object.
 pub type RpcResult<T> = Result<T, RpcError>;
+
+/// The wire object of a raw result, written without a `Value` tree.
+pub fn result_text(result: &RpcResult<Json>) -> String {
+    match result {
+        Ok(value) => format!(r#"{{"ok":true,"value":{}}}"#, value.text()),
+        Err(error) => format!(r#"{{"ok":false,"error":{}}}"#, Json::from_serialize(error).text()),
+    }
+}
+
+/// Reads a result object from its raw text, keeping `value` as raw text. A present `null`
+/// value (plan service absent) stays distinct from a missing one (a schema failure).
+pub fn result_from_text(text: &str) -> Result<RpcResult<Json>, String> {
+    #[derive(Deserialize)]
+    struct Raw {
+        ok: bool,
+        #[serde(default, deserialize_with = "super::json::present")]
+        value: Option<Json>,
+        #[serde(default)]
+        error: Option<RpcError>,
+    }
+    let raw: Raw = serde_json::from_str(text).map_err(|e| format!("bad result: {e}"))?;
+    match (raw.ok, raw.value, raw.error) {
+        (true, Some(v), _) => Ok(Ok(v)),
+        (true, None, _) => Err("ok result without value".into()),
+        (false, _, Some(e)) => Ok(Err(e)),
+        (false, _, None) => Err("error result without error".into()),
+    }
+}
 
 pub fn result_to_json(result: &RpcResult<Value>) -> Value {
     match result {

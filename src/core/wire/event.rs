@@ -1,6 +1,7 @@
 //! Session events: `{type, seq, time, data, sourceEventSeqs?, surfaceOp?}` and the typed
 //! bodies of the kinds the fold understands. Unknown kinds stay raw.
 
+use super::json::Json;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -17,11 +18,11 @@ pub struct SessionEvent {
     #[serde(serialize_with = "whole::number")]
     pub time: f64,
     #[serde(default)]
-    pub data: Value,
+    pub data: Json,
     #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "whole::numbers")]
     pub source_event_seqs: Option<Vec<f64>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub surface_op: Option<Value>,
+    pub surface_op: Option<Json>,
 }
 
 /// JSON numbers that are whole are written as integers, as the origin host writes them
@@ -60,7 +61,7 @@ impl SessionEvent {
             kind: kind.into(),
             seq,
             time,
-            data,
+            data: Json::from_value(&data),
             source_event_seqs: None,
             surface_op: None,
         }
@@ -71,6 +72,10 @@ impl SessionEvent {
     /// Typed view for the fold; `None` for unknown kinds and malformed data of known kinds.
     pub fn body(&self) -> Option<EventBody> {
         EventBody::parse(&self.kind, &self.data)
+    }
+    /// The data as a tree (host, tests; the client reads typed bodies instead).
+    pub fn data_value(&self) -> Value {
+        self.data.value()
     }
 }
 
@@ -88,16 +93,25 @@ pub struct StepRef {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct MessageData {
     #[serde(default)]
-    pub content: Value,
+    pub content: Json,
     #[serde(default)]
-    pub source: Value,
+    pub source: Json,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct ChunkData {
     pub turn: u64,
     pub step: u64,
-    pub chunk: Value,
+    pub chunk: Chunk,
+}
+
+/// The part of a streamed chunk the fold reads; other chunk fields are skipped.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Chunk {
+    #[serde(rename = "type", default)]
+    pub kind: String,
+    #[serde(default)]
+    pub text: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -105,9 +119,9 @@ pub struct AssistantMessageData {
     pub turn: u64,
     pub step: u64,
     #[serde(default)]
-    pub content: Value,
+    pub content: Json,
     #[serde(default)]
-    pub provenance: Value,
+    pub provenance: Json,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -118,7 +132,7 @@ pub struct ToolCallData {
     pub call_id: String,
     pub name: String,
     #[serde(default)]
-    pub arguments: Value,
+    pub arguments: Json,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -128,7 +142,7 @@ pub struct ToolResultData {
     pub step: u64,
     pub call_id: String,
     #[serde(default)]
-    pub content: Value,
+    pub content: Json,
     #[serde(default)]
     pub is_error: bool,
 }
@@ -175,9 +189,9 @@ pub struct TurnTagged<T> {
 }
 
 impl EventBody {
-    pub fn parse(kind: &str, data: &Value) -> Option<EventBody> {
-        fn de<T: serde::de::DeserializeOwned>(data: &Value) -> Option<T> {
-            T::deserialize(data).ok()
+    pub fn parse(kind: &str, data: &Json) -> Option<EventBody> {
+        fn de<T: serde::de::DeserializeOwned>(data: &Json) -> Option<T> {
+            data.parse().ok()
         }
         Some(match kind {
             "turn/start" => EventBody::TurnStart(de(data)?),
@@ -208,6 +222,7 @@ mod tests {
     #[test]
     fn whole_times_and_seqs_serialize_as_integers() {
         let mut e = SessionEvent::new("x", 3, 1795991061849.0, Value::Null);
+        assert!(e.data.is_null());
         e.source_event_seqs = Some(vec![1.0, 2.0]);
         let text = serde_json::to_string(&e).unwrap();
         assert!(text.contains(r#""time":1795991061849,"#), "{text}");

@@ -2,8 +2,8 @@
 
 use super::envelope::{Envelope, ServerRequest};
 use super::event::SessionEvent;
+use super::json::Json;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -11,7 +11,7 @@ pub struct EventFrame {
     pub session_id: String,
     pub event: SessionEvent,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub view: Option<Value>,
+    pub view: Option<Json>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -110,7 +110,7 @@ pub struct QuestionResolved {
 pub struct ProjectionFrame {
     pub session_id: String,
     pub key: String,
-    pub value: Value,
+    pub value: Json,
     pub seq: i64,
 }
 
@@ -138,11 +138,13 @@ pub struct AgentErrorFrame {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StreamErrorFrame {
     #[serde(default)]
-    pub error: Value,
+    pub error: Json,
 }
 
 /// Every frame type of both streams. The `type` tag equals the envelope `method`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Deserialized by [`Frame::from_text`] (the tag picks the struct, which then reads the text
+/// directly; raw `Json` fields cannot pass through serde's tagged-enum buffering).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum Frame {
     #[serde(rename = "session/event")]
@@ -173,7 +175,47 @@ pub enum Frame {
     AgentError(AgentErrorFrame),
 }
 
+impl<'de> Deserialize<'de> for Frame {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Frame, D::Error> {
+        let raw = Box::<serde_json::value::RawValue>::deserialize(d)?;
+        Frame::from_text(raw.get()).map_err(serde::de::Error::custom)
+    }
+}
+
 impl Frame {
+    /// Reads a frame payload: its `type` picks the variant, whose struct reads the text.
+    pub fn from_text(raw: &str) -> Result<Frame, FrameError> {
+        use std::borrow::Cow;
+        #[derive(Deserialize)]
+        struct Tag<'a> {
+            #[serde(rename = "type", borrow, default)]
+            kind: Option<Cow<'a, str>>,
+        }
+        let tag: Tag = serde_json::from_str(raw)
+            .map_err(|e| FrameError::Schema { method: String::new(), error: e.to_string() })?;
+        let method = tag.kind.map(Cow::into_owned).unwrap_or_default();
+        fn de<'a, T: Deserialize<'a>>(raw: &'a str) -> Result<T, String> {
+            serde_json::from_str(raw).map_err(|e| e.to_string())
+        }
+        let frame = match method.as_str() {
+            "session/event" => de(raw).map(Frame::Event),
+            "session/subscribed" => de(raw).map(Frame::Subscribed),
+            "session/title" => de(raw).map(Frame::Title),
+            "session/projection" => de(raw).map(Frame::Projection),
+            "approval/requested" => de(raw).map(Frame::ApprovalRequested),
+            "approval/resolved" => de(raw).map(Frame::ApprovalResolved),
+            "question/requested" => de(raw).map(Frame::QuestionRequested),
+            "question/resolved" => de(raw).map(Frame::QuestionResolved),
+            "stream/error" => de(raw).map(Frame::StreamError),
+            "host/session-added" => de(raw).map(Frame::SessionAdded),
+            "host/session-removed" => de(raw).map(Frame::SessionRemoved),
+            "host/session-status" => de(raw).map(Frame::SessionStatus),
+            "host/agent-error" => de(raw).map(Frame::AgentError),
+            _ => return Err(FrameError::Unknown { method }),
+        };
+        frame.map_err(|error| FrameError::Schema { method, error })
+    }
+
     pub fn type_name(&self) -> &'static str {
         match self {
             Frame::Event(_) => "session/event",
@@ -282,11 +324,6 @@ pub fn parse_frame(data: &str) -> Result<InboundFrame, FrameError> {
         #[serde(borrow)]
         payload: &'a serde_json::value::RawValue,
     }
-    #[derive(Deserialize)]
-    struct Tag<'a> {
-        #[serde(rename = "type", borrow, default)]
-        kind: Option<Cow<'a, str>>,
-    }
     let req: RawRequest = serde_json::from_str(data).map_err(|e| FrameError::Envelope(e.to_string()))?;
     if req.kind != "server-request" {
         return Err(FrameError::Envelope("not a server-request".into()));
@@ -296,33 +333,13 @@ pub fn parse_frame(data: &str) -> Result<InboundFrame, FrameError> {
         return Err(FrameError::Unknown { method });
     }
     let raw = req.payload.get();
+    let frame = match Frame::from_text(raw) {
+        Ok(frame) if frame.type_name() == method => frame,
+        Ok(_) | Err(FrameError::Unknown { .. }) => return Err(FrameError::MethodMismatch { method }),
+        Err(FrameError::Schema { error, .. }) => return Err(FrameError::Schema { method, error }),
+        Err(e) => return Err(e),
+    };
     let schema = |error: String| FrameError::Schema { method: method.clone(), error };
-    let tag: Tag = serde_json::from_str(raw).map_err(|e| schema(e.to_string()))?;
-    if tag.kind.as_deref() != Some(method.as_str()) {
-        return Err(FrameError::MethodMismatch { method });
-    }
-    // The variant is known from `method`: deserialize its struct straight from the text
-    // (an internally tagged enum would buffer the whole payload first).
-    fn de<'a, T: Deserialize<'a>>(raw: &'a str) -> Result<T, String> {
-        serde_json::from_str(raw).map_err(|e| e.to_string())
-    }
-    let frame = match method.as_str() {
-        "session/event" => de(raw).map(Frame::Event),
-        "session/subscribed" => de(raw).map(Frame::Subscribed),
-        "session/title" => de(raw).map(Frame::Title),
-        "session/projection" => de(raw).map(Frame::Projection),
-        "approval/requested" => de(raw).map(Frame::ApprovalRequested),
-        "approval/resolved" => de(raw).map(Frame::ApprovalResolved),
-        "question/requested" => de(raw).map(Frame::QuestionRequested),
-        "question/resolved" => de(raw).map(Frame::QuestionResolved),
-        "stream/error" => de(raw).map(Frame::StreamError),
-        "host/session-added" => de(raw).map(Frame::SessionAdded),
-        "host/session-removed" => de(raw).map(Frame::SessionRemoved),
-        "host/session-status" => de(raw).map(Frame::SessionStatus),
-        "host/agent-error" => de(raw).map(Frame::AgentError),
-        _ => return Err(FrameError::Unknown { method }),
-    }
-    .map_err(&schema)?;
     if let Frame::QuestionRequested(q) = &frame {
         if q.questions.is_empty() {
             return Err(schema("no questions".into()));

@@ -1,9 +1,11 @@
 //! Unary methods: their names, payloads and value schemas (second parse level).
 
 use super::event::SessionEvent;
+use super::json::Json;
 use super::plan::PlanModeState;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
+use std::collections::BTreeMap;
 
 pub const HOST_DESCRIBE: &str = "host.describe";
 pub const SESSION_LIST: &str = "session.list";
@@ -95,7 +97,7 @@ pub struct HistoryPayload {
 pub struct HistoryItem {
     pub event: SessionEvent,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub view: Option<Value>,
+    pub view: Option<Json>,
 }
 
 /// Extension 1: the tail page's projection baseline.
@@ -103,7 +105,7 @@ pub struct HistoryItem {
 #[serde(rename_all = "camelCase")]
 pub struct ProjectionBaseline {
     pub as_of_seq: i64,
-    pub values: Map<String, Value>,
+    pub values: BTreeMap<String, Json>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -203,16 +205,16 @@ impl Receipt {
 }
 
 /// Second-level value check for a method's `ok` value.
-pub fn validate_value(method: &str, value: &Value) -> Result<(), String> {
-    fn check<T: serde::de::DeserializeOwned>(v: &Value) -> Result<(), String> {
-        T::deserialize(v).map(|_| ()).map_err(|e| e.to_string())
+pub fn validate_value(method: &str, value: &Json) -> Result<(), String> {
+    fn check<T: serde::de::DeserializeOwned>(v: &Json) -> Result<(), String> {
+        v.parse::<T>().map(|_| ()).map_err(|e| e.to_string())
     }
     match method {
         HOST_DESCRIBE => check::<HostDescription>(value),
         SESSION_LIST => check::<ListValue>(value),
         SESSION_CREATE => check::<CreateValue>(value),
         SESSION_HISTORY => {
-            let v = HistoryValue::deserialize(value).map_err(|e| e.to_string())?;
+            let v: HistoryValue = value.parse().map_err(|e| e.to_string())?;
             v.validate()
         }
         SESSION_PROMPT | SESSION_CANCEL => check::<Accepted>(value),
@@ -227,4 +229,9 @@ pub fn validate_value(method: &str, value: &Value) -> Result<(), String> {
 /// Convenience used by both sides: a `PlanModeState | null` as JSON.
 pub fn plan_value(state: Option<PlanModeState>) -> Value {
     serde_json::to_value(state).unwrap_or(Value::Null)
+}
+
+/// The same as raw JSON text (the client's form).
+pub fn plan_json(state: Option<PlanModeState>) -> Json {
+    Json::from_serialize(&state)
 }

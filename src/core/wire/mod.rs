@@ -10,6 +10,7 @@ pub mod error;
 pub mod event;
 pub mod frames;
 pub mod interaction;
+pub mod json;
 pub mod methods;
 pub mod plan;
 
@@ -17,5 +18,6 @@ pub use envelope::*;
 pub use error::*;
 pub use event::*;
 pub use frames::*;
+pub use json::Json;
 pub use methods::*;
 pub use plan::*;

@@ -1,7 +1,7 @@
 //! `PlanModeState = {active, pending?}`: a present `pending` must differ from `active`.
 
+use super::json::Json;
 use serde::{de::Error as _, Deserialize, Deserializer, Serialize};
-use serde_json::Value;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct PlanModeState {
@@ -41,11 +41,8 @@ impl<'de> Deserialize<'de> for PlanModeState {
 
 /// Second-level parse of a `session.planMode` / `session.setPlanMode` value:
 /// `null` (capability absent) or a valid `PlanModeState`.
-pub fn parse_plan_value(value: &Value) -> Result<Option<PlanModeState>, String> {
-    if value.is_null() {
-        return Ok(None);
-    }
-    serde_json::from_value(value.clone()).map(Some).map_err(|e| format!("bad PlanModeState: {e}"))
+pub fn parse_plan_value(value: &Json) -> Result<Option<PlanModeState>, String> {
+    value.parse::<Option<PlanModeState>>().map_err(|e| format!("bad PlanModeState: {e}"))
 }
 
 /// The data of a `plan/mode` session event: `{active: boolean}`.

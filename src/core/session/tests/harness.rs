@@ -2,7 +2,7 @@
 
 use crate::core::session::{Call, Effect, OpId, Outcome, ReqId, Session};
 use crate::core::wire::{
-    EventFrame, Frame, HistoryItem, HistoryValue, InboundFrame, PlanModeState, RpcError,
+    EventFrame, Frame, HistoryItem, HistoryValue, InboundFrame, Json, PlanModeState, RpcError,
     SessionEvent, SubscribedFrame,
 };
 use serde_json::{json, Value};
@@ -39,6 +39,7 @@ pub fn tool_result(seq: u64, turn: u64, call_id: &str) -> SessionEvent {
     ev(seq, "tool/result", json!({"turn": turn, "step": 1, "callId": call_id, "content": "ok", "isError": false}))
 }
 /// `n` filler events (unknown kind, kept in the window, ignored by the fold) from `from`.
+#[allow(dead_code)]
 pub fn filler(from: u64, n: u64) -> Vec<SessionEvent> {
     (from..from + n).map(|s| ev(s, "usage/note", json!({"n": s}))).collect()
 }
@@ -125,7 +126,7 @@ impl Driver {
     }
 
     pub fn answer(&mut self, req: ReqId, value: Value) {
-        self.s.on_response(req, Ok(value));
+        self.s.on_response(req, Ok(Json::from(value)));
         self.pump();
     }
     pub fn fail(&mut self, req: ReqId, error: RpcError) {
@@ -172,7 +173,12 @@ pub fn projection(key: &str, value: Value, seq: i64) -> InboundFrame {
     frame(Frame::Projection(crate::core::wire::ProjectionFrame {
         session_id: SID.into(),
         key: key.into(),
-        value,
+        value: Json::from(value),
         seq,
     }))
+}
+
+/// An expected settled result, for comparison with an `Outcome`.
+pub fn ok(v: Value) -> crate::core::session::Outcome {
+    crate::core::session::Outcome::Result(Ok(Json::from(v)))
 }

@@ -125,9 +125,9 @@ fn answer_sends_session_answer_and_refuses_a_duplicate_while_in_flight() {
     assert!(matches!(d.outcome(dup), Some(Outcome::Result(Err(e))) if e.code == ErrorCode::BadRequest));
     let (req, call) = d.take(|c| matches!(c, Call::Answer { .. }));
     assert_eq!(call.path(), "session.answer");
-    assert_eq!(call.payload(SID)["answers"][0]["selectedOptionIds"], json!(["o1"]));
+    assert_eq!(call.payload(SID).value()["answers"][0]["selectedOptionIds"], json!(["o1"]));
     d.answer(req, json!({"accepted": true}));
-    assert_eq!(d.outcome(first), Some(&Outcome::Result(Ok(json!({"accepted": true})))));
+    assert_eq!(d.outcome(first), Some(&ok(json!({"accepted": true}))));
 }
 
 #[test]
@@ -136,7 +136,7 @@ fn answering_a_prompt_that_is_not_pending_is_refused_locally() {
     let op = d.s.answer("ghost", vec![]);
     d.pump();
     assert!(!d.has_request(|c| matches!(c, Call::Answer { .. })));
-    assert_eq!(d.outcome(op), Some(&Outcome::Result(Ok(json!({"accepted": false, "reason": "not-pending"})))));
+    assert_eq!(d.outcome(op), Some(&ok(json!({"accepted": false, "reason": "not-pending"}))));
 }
 
 #[test]

@@ -29,7 +29,7 @@ fn chunks_accumulate_into_a_partial_that_the_assistant_message_replaces() {
     d.live(message(4, 1, "Hello"));
     assert!(d.s.partial().is_none());
     let last = d.s.nodes().last().unwrap();
-    assert!(matches!(&last.kind, NodeKind::Assistant { content, .. } if content[0]["text"] == "Hello"));
+    assert!(matches!(&last.kind, NodeKind::Assistant { content, .. } if content.value()[0]["text"] == "Hello"));
 }
 
 #[test]
@@ -42,7 +42,7 @@ fn running_tool_calls_are_tracked_until_their_result() {
     assert_eq!(d.s.running_calls().len(), 1);
     assert_eq!(d.s.running_calls()[0].call_id, "c2");
     let c1 = d.s.nodes().iter().find(|n| n.id == "s1").unwrap();
-    assert!(matches!(&c1.kind, NodeKind::Tool { status: ToolStatus::Completed, result: Some(r), .. } if r == "ok"));
+    assert!(matches!(&c1.kind, NodeKind::Tool { status: ToolStatus::Completed, result: Some(r), .. } if r.value() == "ok"));
 }
 
 #[test]

@@ -1,3 +1,4 @@
+use crate::core::wire::Json;
 use super::harness::*;
 use crate::core::session::{Call, Outcome, PendingKind, PromptOp};
 use crate::core::wire::{
@@ -45,9 +46,9 @@ fn approval(id: &str) -> InboundFrame {
 #[test]
 fn a_prompt_business_failure_lands_in_prompt_error_with_op_send() {
     let mut d = Driver::opened(&[user(0, "a")], Value::Null);
-    let op = d.s.prompt(vec![json!({"type": "text", "text": "hi"})], PromptMode::Queue);
+    let op = d.s.prompt(Json::from(json!([{"type": "text", "text": "hi"}])), PromptMode::Queue);
     let (req, call) = d.take(|c| matches!(c, Call::Prompt { .. }));
-    assert_eq!(call.payload(SID)["mode"], "queue");
+    assert_eq!(call.payload(SID).value()["mode"], "queue");
     let err = RpcError::new(ErrorCode::AgentBusy, "busy", json!({"reason": "x"}));
     d.fail(req, err.clone());
     assert_eq!(d.s.prompt_error(), Some((PromptOp::Send, &err)));
@@ -70,17 +71,17 @@ fn a_new_prompt_clears_the_previous_prompt_error_and_success_settles_the_value()
     d.s.cancel();
     let (req, _) = d.take(|c| matches!(c, Call::Cancel));
     d.fail(req, transport_error());
-    let op = d.s.prompt(vec![], PromptMode::Steer);
+    let op = d.s.prompt(Json::from(json!([])), PromptMode::Steer);
     assert!(d.s.prompt_error().is_none());
     let (req, _) = d.take(|c| matches!(c, Call::Prompt { .. }));
     d.answer(req, json!({"accepted": true}));
-    assert_eq!(d.outcome(op), Some(&Outcome::Result(Ok(json!({"accepted": true})))));
+    assert_eq!(d.outcome(op), Some(&ok(json!({"accepted": true}))));
 }
 
 #[test]
 fn a_prompt_value_failing_its_schema_is_a_transport_error() {
     let mut d = Driver::opened(&[user(0, "a")], Value::Null);
-    d.s.prompt(vec![], PromptMode::Queue);
+    d.s.prompt(Json::from(json!([])), PromptMode::Queue);
     let (req, _) = d.take(|c| matches!(c, Call::Prompt { .. }));
     d.answer(req, json!({"accepted": false}));
     assert_eq!(d.s.prompt_error().unwrap().1.code, ErrorCode::Internal);
@@ -112,14 +113,14 @@ fn approvals_and_questions_pend_on_requested_and_leave_on_resolved() {
 fn respond_sends_the_client_response_for_the_frames_rpc_id() {
     let mut d = Driver::opened(&[user(0, "a")], Value::Null);
     d.frame(question_frame("rq-7"));
-    let op = d.s.respond("question:rq-7", Ok(json!({"answers": {"q1": "yes"}})));
+    let op = d.s.respond("question:rq-7", Ok(Json::from(json!({"answers": {"q1": "yes"}}))));
     let (req, call) = d.take(|c| matches!(c, Call::Respond { .. }));
     let body: Value = serde_json::from_str(&call.body(SID, "ignored")).unwrap();
     assert_eq!(body["type"], "client-response");
     assert_eq!(body["rpcId"], "rq-7");
     assert_eq!(body["result"], json!({"ok": true, "value": {"answers": {"q1": "yes"}}}));
     d.answer(req, json!({"accepted": true}));
-    assert_eq!(d.outcome(op), Some(&Outcome::Result(Ok(json!({"accepted": true})))));
+    assert_eq!(d.outcome(op), Some(&ok(json!({"accepted": true}))));
 }
 
 #[test]
@@ -127,12 +128,12 @@ fn a_wait_settled_by_its_resolved_frame_refuses_a_late_respond() {
     let mut d = Driver::opened(&[user(0, "a")], Value::Null);
     d.frame(question_frame("rq"));
     d.frame(question_resolved("rq"));
-    let op = d.s.respond("question:rq", Ok(json!({})));
+    let op = d.s.respond("question:rq", Ok(Json::from(json!({}))));
     d.pump();
     assert!(!d.has_request(|c| matches!(c, Call::Respond { .. })), "no request sent");
     assert_eq!(
         d.outcome(op),
-        Some(&Outcome::Result(Ok(json!({"accepted": false, "reason": "not-pending"}))))
+        Some(&ok(json!({"accepted": false, "reason": "not-pending"})))
     );
 }
 
@@ -143,7 +144,7 @@ fn a_replayed_requested_frame_re_mints_the_wait() {
     d.frame(question_resolved("rq"));
     d.frame(question_frame("rq"));
     assert_eq!(d.s.pending().len(), 1);
-    d.s.respond("question:rq", Ok(json!({})));
+    d.s.respond("question:rq", Ok(Json::from(json!({}))));
     assert!(d.has_request(|c| matches!(c, Call::Respond { .. })));
 }
 
@@ -151,7 +152,7 @@ fn a_replayed_requested_frame_re_mints_the_wait() {
 fn a_not_pending_receipt_from_the_host_removes_the_stale_card() {
     let mut d = Driver::opened(&[user(0, "a")], Value::Null);
     d.frame(question_frame("rq"));
-    d.s.respond("question:rq", Ok(json!({})));
+    d.s.respond("question:rq", Ok(Json::from(json!({}))));
     let (req, _) = d.take(|c| matches!(c, Call::Respond { .. }));
     d.answer(req, json!({"accepted": false, "reason": "not-pending"}));
     assert!(d.s.pending().is_empty());
@@ -173,7 +174,7 @@ fn close_settles_every_unsettled_operation() {
     let mut d = Driver::new();
     let open = d.s.open();
     let sel = d.s.set_plan_mode(true);
-    let prompt = d.s.prompt(vec![], PromptMode::Queue);
+    let prompt = d.s.prompt(Json::from(json!([])), PromptMode::Queue);
     d.s.close();
     d.pump();
     assert_eq!(d.outcome(open), Some(&Outcome::Done));

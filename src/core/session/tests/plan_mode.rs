@@ -35,7 +35,7 @@ fn a_selection_shows_nothing_until_the_host_answers() {
     let sel = d.take_selection();
     d.answer(sel, plan(false, Some(true)));
     assert_eq!(d.s.plan_mode(), st(false, Some(true)));
-    assert_eq!(d.outcome(op), Some(&Outcome::Result(Ok(json!({"active": false, "pending": true})))));
+    assert_eq!(d.outcome(op), Some(&ok(json!({"active": false, "pending": true}))));
 }
 
 #[test]

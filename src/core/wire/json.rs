@@ -1,0 +1,103 @@
+//! [`Json`]: a JSON value the client carries without interpreting it (content blocks, tool
+//! arguments, projection values, RPC values), kept as its raw text.
+//!
+//! Why text: every typed field the core needs is read straight from the text with one
+//! deserializer (no intermediate `Value` tree, which is what made the wasm both large and
+//! slow), and the wasm shell hands the text to `JSON.parse`, the fastest way to build the JS
+//! object a UI receives.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Json(Box<RawValue>);
+
+impl Json {
+    pub fn null() -> Json {
+        Json::from_text("null").expect("null is JSON")
+    }
+    /// Checks `text` is one JSON value and keeps it verbatim.
+    pub fn from_text(text: &str) -> Result<Json, serde_json::Error> {
+        RawValue::from_string(text.trim().to_string()).map(Json)
+    }
+    pub fn from_value(v: &Value) -> Json {
+        Json(serde_json::value::to_raw_value(v).expect("a Value always serializes"))
+    }
+    pub fn from_serialize<T: Serialize>(v: &T) -> Json {
+        serde_json::value::to_raw_value(v).map(Json).unwrap_or_else(|_| Json::null())
+    }
+    pub fn text(&self) -> &str {
+        self.0.get()
+    }
+    /// A typed reading of the text.
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.text())
+    }
+    /// The value as a tree (tests, the host, diagnostics; not the client's hot path).
+    pub fn value(&self) -> Value {
+        self.parse().unwrap_or(Value::Null)
+    }
+    pub fn is_null(&self) -> bool {
+        self.text() == "null"
+    }
+}
+
+impl Default for Json {
+    fn default() -> Self {
+        Json::null()
+    }
+}
+
+impl PartialEq for Json {
+    fn eq(&self, other: &Json) -> bool {
+        self.text() == other.text()
+    }
+}
+
+impl std::fmt::Debug for Json {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.text())
+    }
+}
+
+impl From<Value> for Json {
+    fn from(v: Value) -> Json {
+        Json::from_value(&v)
+    }
+}
+
+impl From<&Value> for Json {
+    fn from(v: &Value) -> Json {
+        Json::from_value(v)
+    }
+}
+
+/// `#[serde(deserialize_with)]` for an optional field where a present `null` must stay a
+/// value (`Some(null)`), distinct from a missing field (`None`).
+pub fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Json>, D::Error> {
+    Json::deserialize(d).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_kept_verbatim_and_null_stays_distinct_from_missing() {
+        #[derive(Deserialize)]
+        struct R {
+            #[serde(default, deserialize_with = "present")]
+            value: Option<Json>,
+        }
+        let r: R = serde_json::from_str(r#"{"value":null}"#).unwrap();
+        assert!(r.value.unwrap().is_null());
+        let r: R = serde_json::from_str(r#"{}"#).unwrap();
+        assert!(r.value.is_none());
+        let j = Json::from_text(r#" {"b":1,"a":[2]} "#).unwrap();
+        assert_eq!(j.text(), r#"{"b":1,"a":[2]}"#);
+        assert!(Json::from_text("{").is_err());
+    }
+}
