@@ -91,7 +91,7 @@ const env = {
   WASM_BINDGEN_TEST_WEBDRIVER_JSON: join(root, 'webdriver.json'),
 }
 const code = await new Promise((resolve) => {
-  const t = spawn('cargo', ['test', '--target', 'wasm32-unknown-unknown', '--test', 'browser'], { cwd: root, env, stdio: 'inherit' })
+  const t = spawn('cargo', ['test', '--target', 'wasm32-unknown-unknown', '--test', 'browser', ...process.argv.slice(2)], { cwd: root, env, stdio: 'inherit' })
   t.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0)))
 })
 control.close()

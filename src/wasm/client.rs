@@ -12,7 +12,7 @@ use super::transport::{self, Endpoint};
 use crate::core::client::{Backoff, ConnCommand, Connection, Router, StreamKind};
 use crate::core::session::{Call, Effect, OpId, Outcome, ReqId};
 use crate::core::sse::{SseItem, SseParser};
-use crate::core::wire::{self, parse_frame, ErrorCode, Frame, PromptMode, RpcError, RpcResult};
+use crate::core::wire::{self, parse_frame, ErrorCode, Frame, Json, PromptMode, RpcError, RpcResult};
 use js_sys::{Function, Promise};
 use serde_json::{json, Value};
 use std::cell::RefCell;
@@ -269,7 +269,7 @@ impl Inner {
                     Ok(inbound) => {
                         self.frames += 1;
                         if let Frame::StreamError(f) = &inbound.frame {
-                            let msg = format!("stream/error: {}", f.error);
+                            let msg = format!("stream/error: {}", f.error.text());
                             self.conn.failed(gen, msg, js::now(), js::random());
                             return false;
                         }
@@ -318,7 +318,7 @@ fn request_body(rpc: &str, method: &str, payload: Value) -> String {
     json!({"type": "client-request", "rpcId": rpc, "method": method, "payload": payload}).to_string()
 }
 
-fn checked(method: &str, v: Value) -> RpcResult<Value> {
+fn checked(method: &str, v: Json) -> RpcResult<Json> {
     wire::validate_value(method, &v).map_err(|e| crate::core::session::io::schema_error(method, e))?;
     Ok(v)
 }
@@ -327,13 +327,16 @@ fn settle_value(w: Waiter, outcome: Outcome) -> (Function, JsValue) {
     match (w, outcome) {
         (Waiter::Void(f), _) => (f, JsValue::UNDEFINED),
         (Waiter::Result(f), Outcome::Result(r)) => (f, result_js(&r)),
-        (Waiter::Result(f), Outcome::Done) => (f, result_js(&Ok(Value::Null))),
-        (Waiter::Receipt(f), Outcome::Result(Ok(v))) => (f, js::to_js(&v)),
+        (Waiter::Result(f), Outcome::Done) => (f, result_js(&Ok(Json::null()))),
+        (Waiter::Receipt(f), Outcome::Result(Ok(v))) => (f, js::json_js(&v)),
         (Waiter::Receipt(f), Outcome::Result(Err(e))) => {
-            let receipt = json!({"accepted": false, "reason": "transport", "error": e.to_json()});
-            (f, js::to_js(&receipt))
+            let error = Json::from_serialize(&e);
+            let receipt = format!(r#"{{"accepted":false,"reason":"transport","error":{}}}"#, error.text());
+            (f, js::json_js(&Json::from_text(&receipt).unwrap_or_default()))
         }
-        (Waiter::Receipt(f), Outcome::Done) => (f, js::to_js(&json!({"accepted": false, "reason": "transport"}))),
+        (Waiter::Receipt(f), Outcome::Done) => {
+            (f, js::json_js(&Json::from_text(r#"{"accepted":false,"reason":"transport"}"#).unwrap_or_default()))
+        }
     }
 }
 
@@ -658,9 +661,16 @@ pub struct JsSession {
     id: String,
 }
 
-fn parse_result_arg(v: &JsValue) -> Result<RpcResult<Value>, JsValue> {
-    let json = js::from_js(v).ok_or_else(|| js::bad_argument("result must be an RpcResult object"))?;
-    wire::result_from_json(&json).map_err(|e| js::bad_argument(&format!("result must be an RpcResult: {e}")))
+fn parse_result_arg(v: &JsValue) -> Result<RpcResult<Json>, JsValue> {
+    let json = js::js_json(v).ok_or_else(|| js::bad_argument("result must be an RpcResult object"))?;
+    wire::result_from_text(json.text()).map_err(|e| js::bad_argument(&format!("result must be an RpcResult: {e}")))
+}
+
+/// The part of a content block the binding checks: it is an object with a `type`.
+#[derive(serde::Deserialize)]
+struct BlockShape {
+    #[serde(rename = "type")]
+    _kind: String,
 }
 
 #[wasm_bindgen(js_class = Session)]
@@ -717,9 +727,9 @@ impl JsSession {
         if !js_sys::Array::is_array(&content) {
             return Err(js::bad_argument("content must be an array of content blocks"));
         }
-        let blocks = match js::from_js(&content) {
-            Some(Value::Array(items)) if items.iter().all(Value::is_object) => items,
-            _ => return Err(js::bad_argument("content must be an array of content-block objects")),
+        let blocks = match js::js_json(&content) {
+            Some(j) if j.parse::<Vec<BlockShape>>().is_ok() => j,
+            _ => return Err(js::bad_argument("content must be an array of content-block objects with a type")),
         };
         let mode = match mode.as_string().as_deref() {
             _ if mode.is_undefined() => PromptMode::Queue,
@@ -753,8 +763,8 @@ impl JsSession {
         if !js_sys::Array::is_array(&answers) {
             return Err(js::bad_argument("answers must be an array"));
         }
-        let answers: Vec<crate::core::wire::interaction::Answer> = js::from_js(&answers)
-            .and_then(|v| serde_json::from_value(v).ok())
+        let answers: Vec<crate::core::wire::interaction::Answer> = js::js_json(&answers)
+            .and_then(|v| v.parse().ok())
             .ok_or_else(|| js::bad_argument("answers must be [{questionId, selectedOptionIds?, text?}]"))?;
         self.op(Waiter::Result, |inner, id| inner.router.get_mut(id).expect("ensured").answer(&prompt_id, answers))
     }

@@ -2,12 +2,11 @@
 //! unchanged nodes, arrays and sub-objects keep their JS identity across snapshots and
 //! `getSnapshot()` returns the identical object until something changes.
 
-use super::js::{frozen, frozen_array, opt_str, to_js};
+use super::js::{frozen, frozen_array, json_js, opt_str, ser_js};
 use crate::core::client::Connection;
 use crate::core::session::{Node, NodeKind, Partial, PendingInteraction, PromptOp, RunningToolCall, Session};
 use crate::core::session::pending::PendingKind;
-use crate::core::wire::{result_to_json, RpcError};
-use serde_json::Value;
+use crate::core::wire::{result_text, Json, RpcError};
 use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
@@ -75,13 +74,13 @@ pub struct SessionExport {
     plan: Option<(u64, JsValue)>,
     projections: Option<(u64, JsValue)>,
     interaction: Option<(u64, JsValue)>,
-    projection_values: HashMap<String, (Rc<Value>, JsValue)>,
+    projection_values: HashMap<String, (Rc<Json>, JsValue)>,
     open_error: Option<(RpcError, JsValue)>,
     prompt_error: Option<((PromptOp, RpcError), JsValue)>,
 }
 
 fn error_js(e: &RpcError) -> JsValue {
-    to_js(&e.to_json())
+    ser_js(e)
 }
 
 fn num(n: impl Into<f64>) -> JsValue {
@@ -101,21 +100,21 @@ fn node_js(n: &Node) -> JsValue {
     ];
     match &n.kind {
         NodeKind::User { content, source, .. } | NodeKind::Context { content, source } => {
-            f.push(("content", to_js(content)));
-            f.push(("source", to_js(source)));
+            f.push(("content", json_js(content)));
+            f.push(("source", json_js(source)));
         }
         NodeKind::Assistant { step, content, provenance } => {
             f.push(("step", num(*step as f64)));
-            f.push(("content", to_js(content)));
-            f.push(("provenance", to_js(provenance)));
+            f.push(("content", json_js(content)));
+            f.push(("provenance", json_js(provenance)));
         }
         NodeKind::Tool { step, call_id, name, arguments, status, result, is_error } => {
             f.push(("step", num(*step as f64)));
             f.push(("callId", call_id.as_str().into()));
             f.push(("name", name.as_str().into()));
-            f.push(("arguments", to_js(arguments)));
+            f.push(("arguments", json_js(arguments)));
             f.push(("status", status.as_str().into()));
-            f.push(("result", result.as_ref().map_or(JsValue::NULL, to_js)));
+            f.push(("result", result.as_ref().map_or(JsValue::NULL, json_js)));
             f.push(("isError", (*is_error).into()));
         }
         NodeKind::Interrupted { step, text, reason } => {
@@ -137,7 +136,7 @@ fn node_js(n: &Node) -> JsValue {
 }
 
 fn ser<T: serde::Serialize>(v: &T) -> JsValue {
-    to_js(&serde_json::to_value(v).unwrap_or(Value::Null))
+    ser_js(v)
 }
 
 fn partial_js(p: &Partial) -> JsValue {
@@ -179,7 +178,7 @@ fn pending_js(p: &PendingInteraction) -> JsValue {
             }
         }
         PendingKind::Question { questions } => {
-            f.push(("questions", to_js(&serde_json::to_value(questions).unwrap_or(Value::Null))));
+            f.push(("questions", ser_js(questions)));
         }
     }
     frozen(&f)
@@ -336,7 +335,7 @@ impl SessionExport {
         for (k, row) in store.rows() {
             let obj = match self.projection_values.get(k) {
                 Some((v, obj)) if Rc::ptr_eq(v, &row.value) => obj.clone(),
-                _ => to_js(&row.value),
+                _ => json_js(&row.value),
             };
             next.insert(k.clone(), (Rc::clone(&row.value), obj.clone()));
             fields.push((k.as_str(), obj));
@@ -381,6 +380,6 @@ impl ConnExport {
 }
 
 /// An `RpcResult` as its wire object (not frozen-sensitive: a fresh object per call).
-pub fn result_js(r: &Result<Value, RpcError>) -> JsValue {
-    to_js(&result_to_json(r))
+pub fn result_js(r: &Result<Json, RpcError>) -> JsValue {
+    json_js(&Json::from_text(&result_text(r)).unwrap_or_default())
 }

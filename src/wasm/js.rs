@@ -1,10 +1,16 @@
 //! Minimal JS bindings and conversions (hand-bound instead of web-sys to keep the wasm
 //! small and the shell usable in windows and workers alike).
 
+use crate::core::wire::Json;
 use js_sys::{Array, Function, Object, Promise, Reflect};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+
+#[wasm_bindgen(inline_js = "export function parseFrozen(t) { return JSON.parse(t, (k, v) => Object.freeze(v)); }")]
+extern "C" {
+    #[wasm_bindgen(js_name = parseFrozen)]
+    fn parse_frozen(text: &str) -> JsValue;
+}
 
 #[wasm_bindgen]
 extern "C" {
@@ -106,31 +112,24 @@ pub fn opt_str(s: Option<&str>) -> JsValue {
     s.map_or(JsValue::NULL, JsValue::from_str)
 }
 
-/// A JSON value as a deeply frozen JS value.
-pub fn to_js(v: &Value) -> JsValue {
-    match v {
-        Value::Null => JsValue::NULL,
-        Value::Bool(b) => JsValue::from_bool(*b),
-        Value::Number(n) => JsValue::from_f64(n.as_f64().unwrap_or(0.0)),
-        Value::String(s) => JsValue::from_str(s),
-        Value::Array(a) => frozen_array(a.iter().map(to_js)),
-        Value::Object(m) => {
-            let o = Object::new();
-            for (k, x) in m {
-                set(&o, k, &to_js(x));
-            }
-            Object::freeze(&o).into()
-        }
-    }
+/// Raw JSON as a deeply frozen JS value: `JSON.parse` builds it (faster than any walk from
+/// Rust) and a reviver freezes every level on the way up.
+pub fn json_js(j: &Json) -> JsValue {
+    parse_frozen(j.text())
 }
 
-/// A JS value as JSON (through `JSON.stringify`); `None` when it has no JSON form.
-pub fn from_js(v: &JsValue) -> Option<Value> {
+/// Any serializable Rust value as a deeply frozen JS value.
+pub fn ser_js<T: serde::Serialize>(v: &T) -> JsValue {
+    json_js(&Json::from_serialize(v))
+}
+
+/// A JS value as raw JSON (through `JSON.stringify`); `None` when it has no JSON form.
+pub fn js_json(v: &JsValue) -> Option<Json> {
     if v.is_undefined() {
         return None;
     }
     let s = json_stringify(v).ok()?.as_string()?;
-    serde_json::from_str(&s).ok()
+    Json::from_text(&s).ok()
 }
 
 pub fn is_function(v: &JsValue) -> Option<Function> {

@@ -3,9 +3,8 @@
 //! folded into `RpcError::transport(..)` (code `internal`).
 
 use super::js::{self, AbortController, Reader, Response};
-use crate::core::wire::{parse_server_response, RpcError, RpcResult};
+use crate::core::wire::{parse_server_response, Json, RpcError, RpcResult};
 use js_sys::{Object, Uint8Array};
-use serde_json::Value;
 use std::cell::Cell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -46,7 +45,7 @@ impl Endpoint {
 }
 
 /// One unary call. `ctrl` aborts it (close, generation end); the timeout aborts it too.
-pub async fn unary(ep: &Endpoint, path: &str, body: String, expect_rpc_id: String, ctrl: AbortController) -> RpcResult<Value> {
+pub async fn unary(ep: &Endpoint, path: &str, body: String, expect_rpc_id: String, ctrl: AbortController) -> RpcResult<Json> {
     let timed_out = Rc::new(Cell::new(false));
     let timer = {
         let (flag, c) = (timed_out.clone(), ctrl.clone());
@@ -67,7 +66,7 @@ pub async fn unary(ep: &Endpoint, path: &str, body: String, expect_rpc_id: Strin
     }
 }
 
-async fn unary_inner(ep: &Endpoint, path: &str, body: &str, expect: &str, ctrl: &AbortController) -> Result<RpcResult<Value>, String> {
+async fn unary_inner(ep: &Endpoint, path: &str, body: &str, expect: &str, ctrl: &AbortController) -> Result<RpcResult<Json>, String> {
     let init = ep.init("POST", Some(body), &ctrl.signal(), false);
     let p = js::fetch(&ep.url(path), &init).map_err(|e| js::describe(&e))?;
     let resp: Response = JsFuture::from(p).await.map_err(|e| js::describe(&e))?.unchecked_into();
