@@ -148,8 +148,9 @@ const PromptCard = memo(function PromptCard({
         const showFree = q.allowFreeform && freeformAllowed
         return (
           <fieldset key={q.id} className="question">
-            {q.header ? <div className="q-header">{q.header}</div> : null}
+            {/* The header goes inside the legend: a fieldset always draws its legend first. */}
             <legend className="q-text">
+              {q.header ? <span className="q-header">{q.header}</span> : null}
               {q.label}
               {q.required ? <span className="req"> *</span> : null}
             </legend>
@@ -221,7 +222,9 @@ export function InteractionPanel({
   // Plan prose: while it streams, and once done only while still planning with no proposed
   // plan yet (the handoff card and the conversation carry it after that).
   const proseLive = !view.planTextDone || (view.mode?.mode === 'plan' && !view.proposedPlan)
-  const showText = !showSteps && view.planText !== null && proseLive && (caps?.supportsPlanTextStreaming ?? true)
+  // Steps and prose are independent capabilities: a provider with both (Codex) shows the
+  // step list *and* the prose as it streams.
+  const showText = view.planText !== null && proseLive && (caps?.supportsPlanTextStreaming ?? !showSteps)
   const showPrompts = caps?.supportsStructuredUserInput === true && view.prompts.length > 0
   return (
     <>
@@ -240,7 +243,10 @@ export function InteractionPanel({
         <HandoffCard
           session={session}
           plan={view.proposedPlan}
-          canExit={planAvailable && (caps?.supportsExitPlanMode ?? true)}
+          // "Implement" goes through the host's plan service (setPlanMode(false)), which every
+          // provider with plan mode honours at the next turn start; supportsExitPlanMode only
+          // says the provider has a native exit tool (Claude's ExitPlanMode).
+          canExit={planAvailable && (caps?.supportsPlanMode ?? true)}
           inConversation={planIdsInConversation.has(view.proposedPlan.planId)}
         />
       ) : null}

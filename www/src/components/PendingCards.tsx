@@ -109,8 +109,11 @@ const QuestionCard = memo(function QuestionCard({ session, item }: { session: Se
       </div>
       {questions.map((q) => (
         <fieldset key={q.id} className="question">
-          {q.header ? <div className="q-header">{q.header}</div> : null}
-          <legend className="q-text">{q.question}</legend>
+          {/* The header goes inside the legend: a fieldset always draws its legend first. */}
+          <legend className="q-text">
+            {q.header ? <span className="q-header">{q.header}</span> : null}
+            {q.question}
+          </legend>
           {q.detail ? <p className="muted small">{q.detail}</p> : null}
           <div className="options">
             {q.options.map((o) => {

@@ -71,7 +71,10 @@ export function SessionView({ session }: { session: Session }) {
     void session.loadOlder()
   }, [session])
 
-  const working = snap.running && !snap.partial && snap.pending.length === 0
+  // No "typing" dots while the turn waits on the user (an approval, a question, or a structured
+  // prompt the UI shows as a card).
+  const awaitingUser = snap.pending.length > 0 || (interaction?.capabilities?.supportsStructuredUserInput === true && interaction.prompts.length > 0)
+  const working = snap.running && !snap.partial && !awaitingUser
   return (
     <section className="session" data-testid="session-view" data-session-id={session.sessionId} data-open-state={snap.openState}>
       <header className="session-head">
