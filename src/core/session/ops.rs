@@ -136,6 +136,7 @@ impl Session {
     pub fn connection_lost(&mut self) {
         self.host_last_seq = None;
         self.projections.connection_lost();
+        self.pending.connection_lost();
         // Frames held from the dead connection are never needed (the next generation
         // resyncs from a fresh tail page) and may be from a host that has since lost them:
         // stitched onto the new window they would mix two versions of the log.

@@ -42,6 +42,10 @@ pub struct PendingSet {
     pub rev: u64,
     /// Keys settled by a resolved frame: a late `respond` is refused without a request.
     settled: HashSet<String>,
+    /// Questions held over a reconnect that the new connection has not replayed yet. The host
+    /// replays every still-pending question on a mux open, so one still unconfirmed when the
+    /// new window is installed is gone on the host (e.g. it restarted without it).
+    unconfirmed: HashSet<String>,
 }
 
 impl PendingSet {
@@ -53,6 +57,7 @@ impl PendingSet {
     /// Returns whether the set changed.
     pub fn request(&mut self, key: String, rpc_id: String, kind: PendingKind, rev: u64) -> bool {
         self.settled.remove(&key);
+        self.unconfirmed.remove(&key);
         let item = PendingInteraction { key, rpc_id, kind, rev };
         match self.items.iter_mut().find(|p| p.key == item.key) {
             Some(existing) if existing.rpc_id == item.rpc_id && existing.kind == item.kind => false,
@@ -84,6 +89,24 @@ impl PendingSet {
         self.settled.insert(key.to_string());
         let before = self.items.len();
         self.items.retain(|p| p.key != key);
+        let changed = self.items.len() != before;
+        if changed {
+            self.rev = rev;
+        }
+        changed
+    }
+
+    /// The connection ended: every held question waits for its replay.
+    pub fn connection_lost(&mut self) {
+        let questions = self.items.iter().filter(|p| matches!(p.kind, PendingKind::Question { .. }));
+        self.unconfirmed = questions.map(|p| p.key.clone()).collect();
+    }
+
+    /// The new connection's window is in: questions it did not replay are dropped.
+    pub fn drop_unconfirmed(&mut self, rev: u64) -> bool {
+        let gone = std::mem::take(&mut self.unconfirmed);
+        let before = self.items.len();
+        self.items.retain(|p| !gone.contains(&p.key));
         let changed = self.items.len() != before;
         if changed {
             self.rev = rev;

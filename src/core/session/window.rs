@@ -48,6 +48,8 @@ impl Session {
         if let Some(running) = self.fold_turn_running() {
             self.running = running;
         }
+        let rev = self.stamps.next();
+        self.pending.drop_unconfirmed(rev);
         self.state = OpenState::Open;
         self.stale = false;
         self.resyncing = false;

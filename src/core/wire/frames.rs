@@ -175,6 +175,19 @@ pub enum Frame {
     AgentError(AgentErrorFrame),
 }
 
+/// The `type` of a frame payload (one scan of the text).
+fn payload_type(raw: &str) -> Result<String, FrameError> {
+    use std::borrow::Cow;
+    #[derive(Deserialize)]
+    struct Tag<'a> {
+        #[serde(rename = "type", borrow, default)]
+        kind: Option<Cow<'a, str>>,
+    }
+    let tag: Tag = serde_json::from_str(raw)
+        .map_err(|e| FrameError::Schema { method: String::new(), error: e.to_string() })?;
+    Ok(tag.kind.map(Cow::into_owned).unwrap_or_default())
+}
+
 impl<'de> Deserialize<'de> for Frame {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Frame, D::Error> {
         let raw = Box::<serde_json::value::RawValue>::deserialize(d)?;
@@ -185,15 +198,25 @@ impl<'de> Deserialize<'de> for Frame {
 impl Frame {
     /// Reads a frame payload: its `type` picks the variant, whose struct reads the text.
     pub fn from_text(raw: &str) -> Result<Frame, FrameError> {
-        use std::borrow::Cow;
-        #[derive(Deserialize)]
-        struct Tag<'a> {
-            #[serde(rename = "type", borrow, default)]
-            kind: Option<Cow<'a, str>>,
+        let method = payload_type(raw)?;
+        Frame::read_variant(method, raw)
+    }
+
+    /// Reads a payload the envelope says is of type `method`. The payload's own `type` must
+    /// agree; the common serialization (`{"type":"<method>",…`) is recognised without a
+    /// second pass over the text, anything else gets the full check.
+    fn from_text_as(method: &str, raw: &str) -> Result<Frame, FrameError> {
+        let fast = raw
+            .strip_prefix("{\"type\":\"")
+            .and_then(|rest| rest.strip_prefix(method))
+            .is_some_and(|rest| rest.starts_with('"'));
+        if fast {
+            return Frame::read_variant(method.to_string(), raw);
         }
-        let tag: Tag = serde_json::from_str(raw)
-            .map_err(|e| FrameError::Schema { method: String::new(), error: e.to_string() })?;
-        let method = tag.kind.map(Cow::into_owned).unwrap_or_default();
+        Frame::from_text(raw)
+    }
+
+    fn read_variant(method: String, raw: &str) -> Result<Frame, FrameError> {
         fn de<'a, T: Deserialize<'a>>(raw: &'a str) -> Result<T, String> {
             serde_json::from_str(raw).map_err(|e| e.to_string())
         }
@@ -333,7 +356,7 @@ pub fn parse_frame(data: &str) -> Result<InboundFrame, FrameError> {
         return Err(FrameError::Unknown { method });
     }
     let raw = req.payload.get();
-    let frame = match Frame::from_text(raw) {
+    let frame = match Frame::from_text_as(&method, raw) {
         Ok(frame) if frame.type_name() == method => frame,
         Ok(_) | Err(FrameError::Unknown { .. }) => return Err(FrameError::MethodMismatch { method }),
         Err(FrameError::Schema { error, .. }) => return Err(FrameError::Schema { method, error }),

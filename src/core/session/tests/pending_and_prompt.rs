@@ -159,14 +159,30 @@ fn a_not_pending_receipt_from_the_host_removes_the_stale_card() {
 }
 
 #[test]
-fn pending_waits_survive_connection_loss_and_resync() {
+fn a_replayed_question_survives_connection_loss_and_resync() {
     let mut d = Driver::opened(&[user(0, "a")], Value::Null);
     d.frame(question_frame("rq"));
+    d.frame(approval("a1"));
+    d.s.connection_lost();
+    assert_eq!(d.s.pending().len(), 2, "still shown while reconnecting");
+    d.frame(question_frame("rq"));
+    d.s.resync();
+    let (req, _) = d.take_history();
+    d.answer(req, page(&[user(0, "a")], false));
+    assert_eq!(d.s.pending().len(), 2);
+}
+
+#[test]
+fn a_question_the_new_connection_does_not_replay_is_dropped_at_the_resync() {
+    let mut d = Driver::opened(&[user(0, "a")], Value::Null);
+    d.frame(question_frame("rq"));
+    d.frame(approval("a1"));
     d.s.connection_lost();
     d.s.resync();
     let (req, _) = d.take_history();
     d.answer(req, page(&[user(0, "a")], false));
-    assert_eq!(d.s.pending().len(), 1);
+    let keys: Vec<_> = d.s.pending().iter().map(|p| p.key.clone()).collect();
+    assert_eq!(keys, vec!["approval:a1"], "the host restarted without the question; approvals are not replayed by the origin, so they stay");
 }
 
 #[test]
