@@ -6,7 +6,7 @@
 //! nodes keep their `Rc` (and so their JS identity).
 
 use super::nodes::{same_node, Node, NodeKind, Partial, PlanText, RunningToolCall, Stamps, ToolStatus};
-use crate::core::wire::{Chunk, EventBody, SessionEvent, Seq};
+use crate::core::wire::{Chunk, EventBody, Json, SessionEvent, Seq};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -92,18 +92,11 @@ impl Fold {
                 t.running_calls = true;
             }
             EventBody::ToolResult(r) => {
-                if let Some(&i) = self.tool_index.get(&r.call_id) {
-                    let mut node = (*self.nodes[i]).clone();
-                    if let NodeKind::Tool { status, result, is_error, .. } = &mut node.kind {
-                        *status = ToolStatus::Completed;
-                        *result = Some(r.content);
-                        *is_error = r.is_error;
-                    }
-                    node.rev = stamps.next();
-                    self.nodes[i] = Rc::new(node);
-                    self.nodes_rev = stamps.next();
-                    t.nodes = true;
-                }
+                t.nodes |= self.update_tool(&r.call_id, stamps, |status, result, is_error| {
+                    *status = ToolStatus::Completed;
+                    *result = Some(r.content);
+                    *is_error = r.is_error;
+                });
                 if self.remove_running(|c| c.call_id == r.call_id, stamps) {
                     t.running_calls = true;
                 }
@@ -125,16 +118,7 @@ impl Fold {
                 let orphans: Vec<String> =
                     self.running.iter().filter(|c| c.turn == end.turn).map(|c| c.call_id.clone()).collect();
                 for call_id in &orphans {
-                    if let Some(&i) = self.tool_index.get(call_id) {
-                        let mut node = (*self.nodes[i]).clone();
-                        if let NodeKind::Tool { status, .. } = &mut node.kind {
-                            *status = ToolStatus::Interrupted;
-                        }
-                        node.rev = stamps.next();
-                        self.nodes[i] = Rc::new(node);
-                        self.nodes_rev = stamps.next();
-                        t.nodes = true;
-                    }
+                    t.nodes |= self.update_tool(call_id, stamps, |status, _, _| *status = ToolStatus::Interrupted);
                 }
                 if self.remove_running(|c| c.turn == end.turn, stamps) {
                     t.running_calls = true;
@@ -186,6 +170,25 @@ impl Fold {
         let rev = stamps.next();
         self.nodes.push(Rc::new(Node { id: format!("s{seq}"), seq, turn, kind, rev }));
         self.nodes_rev = stamps.next();
+    }
+
+    /// Replaces the tool node of `call_id` with an edited copy under a new revision (the
+    /// old `Rc` stays intact for whoever still holds it). Returns whether the call was found.
+    fn update_tool(
+        &mut self,
+        call_id: &str,
+        stamps: &mut Stamps,
+        edit: impl FnOnce(&mut ToolStatus, &mut Option<Json>, &mut bool),
+    ) -> bool {
+        let Some(&i) = self.tool_index.get(call_id) else { return false };
+        let mut node = (*self.nodes[i]).clone();
+        if let NodeKind::Tool { status, result, is_error, .. } = &mut node.kind {
+            edit(status, result, is_error);
+        }
+        node.rev = stamps.next();
+        self.nodes[i] = Rc::new(node);
+        self.nodes_rev = stamps.next();
+        true
     }
 
     fn remove_running(&mut self, pred: impl Fn(&RunningToolCall) -> bool, stamps: &mut Stamps) -> bool {
