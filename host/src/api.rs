@@ -64,9 +64,12 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
         }
         wire::SESSION_LIST => {
             let _: ListPayload = payload(method, &optional_payload(p))?;
+            // Newest first; `sessions()` is in creation order, so reversing it before the
+            // stable sort makes sessions updated in the same millisecond list newest first too.
             let mut items: Vec<SessionSummary> = app
                 .sessions()
                 .iter()
+                .rev()
                 .map(|s| SessionSummary {
                     session_id: s.id.clone(),
                     updated_at: s.updated_at(),
