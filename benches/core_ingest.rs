@@ -35,7 +35,7 @@ fn session_with_window(n: u64) -> Session {
         has_more: false,
         projections: None,
     };
-    s.on_response(req, Ok(serde_json::to_value(page).unwrap()));
+    s.on_response(req, Ok(agent_session::core::wire::Json::from_serialize(&page)));
     s.drain_effects();
     s
 }

@@ -1,5 +1,5 @@
 //! Load check (not a test):
-//! `CARGO_PROFILE_RELEASE_PANIC=unwind cargo bench -p agent-session-host --bench load`
+//! `cargo bench -p agent-session-host --bench load`
 //! (the override keeps cargo from building the cdylib `agent-session` twice, see README).
 //!
 //! 1. Append + fan-out: N events appended one transaction each through the live path
