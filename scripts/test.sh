@@ -21,6 +21,8 @@ layer() {
 }
 
 layer "cargo test --workspace (core, client controller, host, simulation)" cargo test --workspace
+layer "native benchmarks (printed figures: core ingest 1k vs 100k window, host load)" \
+  bash -c 'cargo bench --bench core_ingest && cargo bench -p agent-session-host --bench load'
 layer "browser tests (wasm-bindgen-test, headless Chromium, reference host)" node scripts/test-browser.mjs
 layer "package build (cargo wasm32 release, wasm-bindgen, wasm-opt)" bash scripts/build.sh
 layer "size report (packed .wasm + JS glue, gzipped; SIZE_STRICT=1 gates on the budget)" node scripts/size.mjs
