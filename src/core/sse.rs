@@ -109,7 +109,9 @@ impl SseParser {
         }
         if blank {
             if self.has_data {
-                out.push(SseItem::Data(std::mem::take(&mut self.data)));
+                // An exact-size copy: the assembly buffer keeps its capacity for the next
+                // event instead of growing again from empty.
+                out.push(SseItem::Data(self.data.clone()));
             }
             self.reset_event();
             return;

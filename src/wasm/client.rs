@@ -273,9 +273,7 @@ impl Inner {
                             self.conn.failed(gen, msg, js::now(), js::random());
                             return false;
                         }
-                        if let Some(id) = self.router.on_frame(inbound) {
-                            let _ = id;
-                        }
+                        self.router.on_frame(inbound);
                     }
                     Err(_) => self.malformed_frames += 1,
                 },

@@ -96,13 +96,14 @@ impl Router {
         self.sessions.get(id).and_then(|e| e.opened_on)
     }
 
-    /// Routes one decoded frame. Returns the id of the session it was delivered to.
-    pub fn on_frame(&mut self, inbound: InboundFrame) -> Option<String> {
-        let id = inbound.frame.session_id()?.to_string();
-        if let Some(entry) = self.sessions.get_mut(&id) {
+    /// Routes one decoded frame. Returns whether a resident session took it.
+    pub fn on_frame(&mut self, inbound: InboundFrame) -> bool {
+        let Some(id) = inbound.frame.session_id() else { return false };
+        if let Some(entry) = self.sessions.get_mut(id) {
             entry.session.on_frame(inbound);
-            return Some(id);
+            return true;
         }
+        let id = id.to_string();
         match &inbound.frame {
             Frame::ApprovalRequested(_) | Frame::QuestionRequested(_) | Frame::SessionStatus(_) => {
                 let list = self.stash.entry(id).or_default();
@@ -130,7 +131,7 @@ impl Router {
             }
             _ => self.unrouted += 1,
         }
-        None
+        false
     }
 
     /// The connection generation ended: every session's connection is lost.

@@ -6,7 +6,7 @@
 //! nodes keep their `Rc` (and so their JS identity).
 
 use super::nodes::{same_node, Node, NodeKind, Partial, PlanText, RunningToolCall, Stamps, ToolStatus};
-use crate::core::wire::{Chunk, EventBody, Json, SessionEvent, Seq};
+use crate::core::wire::{Chunk, ChunkKind, EventBody, Json, SessionEvent, Seq};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -202,9 +202,9 @@ impl Fold {
     }
 
     fn chunk(&mut self, seq: Seq, turn: u64, step: u64, chunk: &Chunk, stamps: &mut Stamps) -> bool {
-        let (text, reasoning) = match (chunk.kind.as_str(), chunk.text.as_deref()) {
-            ("text-delta", Some(t)) => (t, ""),
-            ("reasoning-delta", Some(t)) => ("", t),
+        let (text, reasoning) = match (chunk.kind, chunk.text.as_deref()) {
+            (ChunkKind::TextDelta, Some(t)) => (t, ""),
+            (ChunkKind::ReasoningDelta, Some(t)) => ("", t),
             _ => ("", ""),
         };
         let same_step = self.partial.as_ref().is_some_and(|p| p.turn == turn && p.step == step);

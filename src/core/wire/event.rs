@@ -109,9 +109,20 @@ pub struct ChunkData {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Chunk {
     #[serde(rename = "type", default)]
-    pub kind: String,
+    pub kind: ChunkKind,
     #[serde(default)]
     pub text: Option<String>,
+}
+
+/// Chunk kinds the fold accumulates; every other kind reads as `Other` (no allocation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChunkKind {
+    TextDelta,
+    ReasoningDelta,
+    #[default]
+    #[serde(other)]
+    Other,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

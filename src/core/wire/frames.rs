@@ -199,7 +199,7 @@ impl Frame {
     /// Reads a frame payload: its `type` picks the variant, whose struct reads the text.
     pub fn from_text(raw: &str) -> Result<Frame, FrameError> {
         let method = payload_type(raw)?;
-        Frame::read_variant(method, raw)
+        Frame::read_variant(&method, raw)
     }
 
     /// Reads a payload the envelope says is of type `method`. The payload's own `type` must
@@ -211,16 +211,16 @@ impl Frame {
             .and_then(|rest| rest.strip_prefix(method))
             .is_some_and(|rest| rest.starts_with('"'));
         if fast {
-            return Frame::read_variant(method.to_string(), raw);
+            return Frame::read_variant(method, raw);
         }
         Frame::from_text(raw)
     }
 
-    fn read_variant(method: String, raw: &str) -> Result<Frame, FrameError> {
+    fn read_variant(method: &str, raw: &str) -> Result<Frame, FrameError> {
         fn de<'a, T: Deserialize<'a>>(raw: &'a str) -> Result<T, String> {
             serde_json::from_str(raw).map_err(|e| e.to_string())
         }
-        let frame = match method.as_str() {
+        let frame = match method {
             "session/event" => de(raw).map(Frame::Event),
             "session/subscribed" => de(raw).map(Frame::Subscribed),
             "session/title" => de(raw).map(Frame::Title),
@@ -234,9 +234,9 @@ impl Frame {
             "host/session-removed" => de(raw).map(Frame::SessionRemoved),
             "host/session-status" => de(raw).map(Frame::SessionStatus),
             "host/agent-error" => de(raw).map(Frame::AgentError),
-            _ => return Err(FrameError::Unknown { method }),
+            _ => return Err(FrameError::Unknown { method: method.to_string() }),
         };
-        frame.map_err(|error| FrameError::Schema { method, error })
+        frame.map_err(|error| FrameError::Schema { method: method.to_string(), error })
     }
 
     pub fn type_name(&self) -> &'static str {
@@ -351,18 +351,22 @@ pub fn parse_frame(data: &str) -> Result<InboundFrame, FrameError> {
     if req.kind != "server-request" {
         return Err(FrameError::Envelope("not a server-request".into()));
     }
-    let method = req.method.into_owned();
-    if !KNOWN.contains(&method.as_str()) {
-        return Err(FrameError::Unknown { method });
+    let method = req.method;
+    if !KNOWN.contains(&&*method) {
+        return Err(FrameError::Unknown { method: method.into_owned() });
     }
     let raw = req.payload.get();
     let frame = match Frame::from_text_as(&method, raw) {
         Ok(frame) if frame.type_name() == method => frame,
-        Ok(_) | Err(FrameError::Unknown { .. }) => return Err(FrameError::MethodMismatch { method }),
-        Err(FrameError::Schema { error, .. }) => return Err(FrameError::Schema { method, error }),
+        Ok(_) | Err(FrameError::Unknown { .. }) => {
+            return Err(FrameError::MethodMismatch { method: method.into_owned() })
+        }
+        Err(FrameError::Schema { error, .. }) => {
+            return Err(FrameError::Schema { method: method.into_owned(), error })
+        }
         Err(e) => return Err(e),
     };
-    let schema = |error: String| FrameError::Schema { method: method.clone(), error };
+    let schema = |error: String| FrameError::Schema { method: method.to_string(), error };
     if let Frame::QuestionRequested(q) = &frame {
         if q.questions.is_empty() {
             return Err(schema("no questions".into()));
