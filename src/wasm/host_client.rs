@@ -1,0 +1,196 @@
+//! The `HostClient` JS class.
+
+use super::export::ConnExport;
+use super::inner::*;
+use super::js;
+use super::options::parse_options;
+use super::session::JsSession;
+use crate::core::client::{Connection, Router};
+use crate::core::wire::{self};
+use js_sys::Promise;
+use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// The connection to one agent host (see `types/index.d.ts`).
+#[wasm_bindgen]
+pub struct HostClient {
+    shared: Shared,
+}
+
+#[wasm_bindgen]
+impl HostClient {
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue) -> Result<HostClient, JsValue> {
+        let (ep, backoff) = parse_options(&options)?;
+        let timeout = ep.timeout_ms;
+        let prefix = format!("c{:x}-", (js::random() * 4_294_967_296.0) as u64);
+        let shared: Shared = Rc::new_cyclic(|me: &WeakShared| {
+            RefCell::new(Inner {
+                me: me.clone(),
+                ep,
+                conn: Connection::new(backoff, timeout),
+                router: Router::new(),
+                closed: false,
+                rpc_prefix: prefix,
+                next_id: 0,
+                gen_aborts: Vec::new(),
+                unary_aborts: HashMap::new(),
+                timer: None,
+                timer_at: None,
+                timer_cb: None,
+                microtask_cb: None,
+                microtask_queued: false,
+                session_ops: HashMap::new(),
+                host_ops: HashMap::new(),
+                session_objs: HashMap::new(),
+                exports: HashMap::new(),
+                conn_export: ConnExport::default(),
+                host_listeners: Listeners::default(),
+                session_listeners: HashMap::new(),
+                notify_host: false,
+                notify_sessions: BTreeSet::new(),
+                deferred: Vec::new(),
+                malformed_frames: 0,
+                frames: 0,
+            })
+        });
+        {
+            let weak = Rc::downgrade(&shared);
+            let mut g = shared.borrow_mut();
+            let w = weak.clone();
+            let timer = Closure::<dyn FnMut()>::new(move || {
+                run_weak(&w, |inner| {
+                    inner.timer = None;
+                    inner.timer_at = None;
+                    inner.conn.tick(js::now(), js::random());
+                })
+            });
+            g.timer_cb = Some(timer.into_js_value().unchecked_into());
+            let micro = Closure::<dyn FnMut()>::new(move || flush_listeners(&weak));
+            g.microtask_cb = Some(micro.into_js_value().unchecked_into());
+        }
+        run(&shared, |inner| inner.conn.start(js::now()));
+        Ok(HostClient { shared })
+    }
+
+    fn live(&self) -> Result<(), JsValue> {
+        if self.shared.borrow().closed {
+            Err(js::closed_error())
+        } else {
+            Ok(())
+        }
+    }
+
+    #[wasm_bindgen(js_name = getSnapshot)]
+    pub fn get_snapshot(&self) -> JsValue {
+        let mut g = self.shared.borrow_mut();
+        let Inner { conn, conn_export, .. } = &mut *g;
+        conn_export.snapshot(conn)
+    }
+
+    pub fn subscribe(&self, listener: JsValue) -> Result<JsValue, JsValue> {
+        let f = js::is_function(&listener).ok_or_else(|| js::bad_argument("listener must be a function"))?;
+        let mut g = self.shared.borrow_mut();
+        let id = g.next_id();
+        if !g.closed {
+            g.host_listeners.items.push((id, f));
+        }
+        Ok(make_unsubscribe(Rc::downgrade(&self.shared), None, id))
+    }
+
+    pub fn describe(&self) -> Result<Promise, JsValue> {
+        self.live()?;
+        Ok(run(&self.shared, |inner| {
+            inner.host_call(wire::HOST_DESCRIBE, json!({}))
+        }))
+    }
+
+    #[wasm_bindgen(js_name = listSessions)]
+    pub fn list_sessions(&self) -> Result<Promise, JsValue> {
+        self.live()?;
+        Ok(run(&self.shared, |inner| {
+            inner.host_call(wire::SESSION_LIST, json!({}))
+        }))
+    }
+
+    #[wasm_bindgen(js_name = createSession)]
+    pub fn create_session(&self, options: JsValue) -> Result<Promise, JsValue> {
+        self.live()?;
+        let mut payload = serde_json::Map::new();
+        if !(options.is_undefined() || options.is_null()) {
+            if !options.is_object() {
+                return Err(js::bad_argument("createSession options must be an object"));
+            }
+            for key in ["cwd", "provider"] {
+                let v = js::get(&options, key);
+                if !v.is_undefined() {
+                    let s = v
+                        .as_string()
+                        .ok_or_else(|| js::bad_argument(&format!("{key} must be a string")))?;
+                    payload.insert(key.into(), Value::String(s));
+                }
+            }
+        }
+        Ok(run(&self.shared, |inner| {
+            inner.host_call(wire::SESSION_CREATE, Value::Object(payload))
+        }))
+    }
+
+    /// The resident `Session` for `sessionId` (the same object for the same id).
+    pub fn session(&self, session_id: JsValue) -> Result<JsValue, JsValue> {
+        self.live()?;
+        let id = session_id
+            .as_string()
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| js::bad_argument("sessionId must be a non-empty string"))?;
+        let shared = self.shared.clone();
+        Ok(run(&self.shared, move |inner| {
+            inner.router.ensure(&id);
+            inner
+                .session_objs
+                .entry(id.clone())
+                .or_insert_with(|| JsValue::from(JsSession { shared, id }))
+                .clone()
+        }))
+    }
+
+    /// Counters for diagnostics and tests.
+    pub fn diagnostics(&self) -> JsValue {
+        let g = self.shared.borrow();
+        js::frozen(&[
+            ("frames", JsValue::from_f64(g.frames as f64)),
+            ("malformedFrames", JsValue::from_f64(g.malformed_frames as f64)),
+            ("unroutedFrames", JsValue::from_f64(g.router.unrouted as f64)),
+            ("inflightRequests", JsValue::from_f64(g.unary_aborts.len() as f64)),
+            ("timerArmed", JsValue::from_bool(g.timer.is_some())),
+            ("hostListeners", JsValue::from_f64(g.host_listeners.items.len() as f64)),
+            (
+                "sessionListeners",
+                JsValue::from_f64(g.session_listeners.values().map(|l| l.items.len()).sum::<usize>() as f64),
+            ),
+        ])
+    }
+
+    pub fn close(&self) {
+        run(&self.shared, |inner| inner.close());
+    }
+}
+
+impl Drop for HostClient {
+    fn drop(&mut self) {
+        let deferred = match self.shared.try_borrow_mut() {
+            Ok(mut g) if !g.closed => {
+                g.close();
+                std::mem::take(&mut g.deferred)
+            }
+            _ => Vec::new(),
+        };
+        for (func, arg) in deferred {
+            let _ = func.call1(&JsValue::UNDEFINED, &arg);
+        }
+    }
+}

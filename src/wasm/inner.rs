@@ -1,0 +1,442 @@
+//! The shared state behind `HostClient` and `Session`: the driver that runs the core's
+//! connection controller, router and sessions, performs their effects, and batches what
+//! must reach JS.
+//!
+//! Re-entrancy discipline: every entry point mutates the shared state inside one
+//! `RefCell` borrow, queues what must reach JS (promise resolutions, listener calls), releases
+//! the borrow, and only then calls into JS. Listeners run from a microtask, at most once per
+//! microtask per object, so calling any method from a listener is safe.
+
+use super::export::{result_js, ConnExport, SessionExport};
+use super::js::{self, AbortController};
+use super::transport::{self, Endpoint};
+use crate::core::client::{ConnCommand, Connection, Router, StreamKind};
+use crate::core::session::{Call, Effect, OpId, Outcome, ReqId};
+use crate::core::sse::{SseItem, SseParser};
+use crate::core::wire::{self, parse_frame, ErrorCode, Frame, Json, RpcError, RpcResult};
+use js_sys::{Function, Promise};
+use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+use std::rc::{Rc, Weak};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::spawn_local;
+
+pub(super) type Shared = Rc<RefCell<Inner>>;
+pub(super) type WeakShared = Weak<RefCell<Inner>>;
+
+pub(super) enum Waiter {
+    /// `open()` / `loadOlder()`: resolves with `undefined`.
+    Void(Function),
+    /// Resolves with an `RpcResult`.
+    Result(Function),
+    /// `respond()`: resolves with a receipt.
+    Receipt(Function),
+}
+
+#[derive(Default)]
+pub(super) struct Listeners {
+    pub(super) items: Vec<(u64, Function)>,
+}
+
+pub(super) struct Inner {
+    pub(super) me: WeakShared,
+    pub(super) ep: Endpoint,
+    pub(super) conn: Connection,
+    pub(super) router: Router,
+    pub(super) closed: bool,
+    pub(super) rpc_prefix: String,
+    pub(super) next_id: u64,
+    /// Abort controllers of the live connection generation (streams + describe).
+    pub(super) gen_aborts: Vec<AbortController>,
+    /// Abort controllers of in-flight unary calls, by call id.
+    pub(super) unary_aborts: HashMap<u64, AbortController>,
+    pub(super) timer: Option<JsValue>,
+    pub(super) timer_at: Option<f64>,
+    /// JS-owned callbacks (they hold only a weak reference, so a queued timer or microtask
+    /// that fires after the client is gone is a no-op).
+    pub(super) timer_cb: Option<Function>,
+    pub(super) microtask_cb: Option<Function>,
+    pub(super) microtask_queued: bool,
+    pub(super) session_ops: HashMap<(String, OpId), Waiter>,
+    pub(super) host_ops: HashMap<u64, Function>,
+    pub(super) session_objs: HashMap<String, JsValue>,
+    pub(super) exports: HashMap<String, SessionExport>,
+    pub(super) conn_export: ConnExport,
+    pub(super) host_listeners: Listeners,
+    pub(super) session_listeners: HashMap<String, Listeners>,
+    pub(super) notify_host: bool,
+    pub(super) notify_sessions: BTreeSet<String>,
+    /// JS calls to make once the borrow is released.
+    pub(super) deferred: Vec<(Function, JsValue)>,
+    pub(super) malformed_frames: u64,
+    pub(super) frames: u64,
+}
+
+/// Runs `f` on the shared state, then pumps effects, releases the borrow, and makes the
+/// queued JS calls.
+pub(super) fn run<R>(shared: &Shared, f: impl FnOnce(&mut Inner) -> R) -> R {
+    let (r, deferred) = {
+        let mut g = shared.borrow_mut();
+        let r = f(&mut g);
+        g.pump();
+        (r, std::mem::take(&mut g.deferred))
+    };
+    for (func, arg) in deferred {
+        let _ = func.call1(&JsValue::UNDEFINED, &arg);
+    }
+    r
+}
+
+pub(super) fn run_weak(weak: &WeakShared, f: impl FnOnce(&mut Inner)) {
+    if let Some(shared) = weak.upgrade() {
+        run(&shared, f);
+    }
+}
+
+impl Inner {
+    pub(super) fn mint_rpc(&mut self) -> String {
+        self.next_id += 1;
+        format!("{}{}", self.rpc_prefix, self.next_id)
+    }
+
+    pub(super) fn next_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// Drains the controller's commands and every session's effects until quiet, then
+    /// re-arms the timer and schedules the listener microtask.
+    pub(super) fn pump(&mut self) {
+        loop {
+            let mut progressed = false;
+            while let Some(cmd) = self.conn.poll_command() {
+                progressed = true;
+                self.on_conn_command(cmd);
+            }
+            let mut effects = Vec::new();
+            for (id, s) in self.router.sessions_mut() {
+                while let Some(e) = s.poll_effect() {
+                    effects.push((id.clone(), e));
+                }
+            }
+            for (id, e) in effects {
+                progressed = true;
+                self.on_session_effect(id, e);
+            }
+            if !progressed {
+                break;
+            }
+        }
+        self.arm_timer();
+        if (self.notify_host || !self.notify_sessions.is_empty()) && !self.microtask_queued {
+            if let Some(cb) = &self.microtask_cb {
+                self.microtask_queued = true;
+                js::queue_microtask(cb);
+            }
+        }
+    }
+
+    pub(super) fn arm_timer(&mut self) {
+        let want = if self.closed { None } else { self.conn.deadline() };
+        if want == self.timer_at && (want.is_none() || self.timer.is_some()) {
+            return;
+        }
+        if let Some(t) = self.timer.take() {
+            js::clear_timeout(&t);
+        }
+        self.timer_at = want;
+        if let (Some(at), Some(cb)) = (want, &self.timer_cb) {
+            let ms = (at - js::now()).max(0.0);
+            self.timer = Some(js::set_timeout(cb, ms + 1.0));
+        }
+    }
+
+    pub(super) fn on_conn_command(&mut self, cmd: ConnCommand) {
+        match cmd {
+            ConnCommand::Connect { gen } => self.connect(gen),
+            ConnCommand::Abort { .. } => {
+                for c in self.gen_aborts.drain(..) {
+                    c.abort();
+                }
+            }
+            ConnCommand::Established { gen, .. } => {
+                for id in self.router.established(gen) {
+                    self.notify_sessions.insert(id);
+                }
+            }
+            ConnCommand::Lost { .. } => self.router.connection_lost(),
+            ConnCommand::Changed => self.notify_host = true,
+        }
+    }
+
+    pub(super) fn connect(&mut self, gen: u64) {
+        for kind in [StreamKind::Mux, StreamKind::Host] {
+            let ctrl = AbortController::new();
+            self.gen_aborts.push(ctrl.clone());
+            let (weak, ep) = (self.me.clone(), self.ep.clone());
+            spawn_local(async move { run_stream(weak, ep, gen, kind, ctrl).await });
+        }
+        let ctrl = AbortController::new();
+        self.gen_aborts.push(ctrl.clone());
+        let rpc = self.mint_rpc();
+        let body = request_body(&rpc, wire::HOST_DESCRIBE, json!({}));
+        let (weak, ep) = (self.me.clone(), self.ep.clone());
+        spawn_local(async move {
+            let result = transport::unary(&ep, wire::HOST_DESCRIBE, body, rpc, ctrl).await;
+            let result = result.and_then(|v| checked(wire::HOST_DESCRIBE, v));
+            run_weak(&weak, |inner| match result {
+                Ok(_) => inner.conn.described(gen),
+                Err(e) => inner.conn.failed(
+                    gen,
+                    format!("host.describe failed: {}", e.message),
+                    js::now(),
+                    js::random(),
+                ),
+            });
+        });
+    }
+
+    pub(super) fn on_session_effect(&mut self, id: String, e: Effect) {
+        match e {
+            Effect::Send { req, call } => self.send_session_call(id, req, call),
+            Effect::Settle { op, outcome } => {
+                if let Some(w) = self.session_ops.remove(&(id, op)) {
+                    self.deferred.push(settle_value(w, outcome));
+                }
+            }
+            Effect::Changed => {
+                self.exports.entry(id.clone()).or_default().changes += 1;
+                self.notify_sessions.insert(id);
+            }
+        }
+    }
+
+    pub(super) fn send_session_call(&mut self, id: String, req: ReqId, call: Call) {
+        if self.closed {
+            return;
+        }
+        let rpc = self.mint_rpc();
+        let body = call.body(&id, &rpc);
+        let expect = call.expected_rpc_id(&rpc).to_string();
+        let path = call.path();
+        let ctrl = AbortController::new();
+        let call_id = self.next_id();
+        self.unary_aborts.insert(call_id, ctrl.clone());
+        let (weak, ep) = (self.me.clone(), self.ep.clone());
+        spawn_local(async move {
+            let result = transport::unary(&ep, path, body, expect, ctrl).await;
+            run_weak(&weak, |inner| {
+                inner.unary_aborts.remove(&call_id);
+                if inner.closed {
+                    return;
+                }
+                if let Some(s) = inner.router.get_mut(&id) {
+                    s.on_response(req, result);
+                }
+            });
+        });
+    }
+
+    /// A host-level unary call (`describe`, `list`, `create`) resolving an `RpcResult`.
+    pub(super) fn host_call(&mut self, method: &'static str, payload: Value) -> Promise {
+        let (promise, resolve) = js::promise();
+        let op = self.next_id();
+        self.host_ops.insert(op, resolve);
+        let rpc = self.mint_rpc();
+        let body = request_body(&rpc, method, payload);
+        let ctrl = AbortController::new();
+        self.unary_aborts.insert(op, ctrl.clone());
+        let (weak, ep) = (self.me.clone(), self.ep.clone());
+        spawn_local(async move {
+            let result = transport::unary(&ep, method, body, rpc, ctrl).await;
+            let result = result.and_then(|v| checked(method, v));
+            run_weak(&weak, |inner| {
+                inner.unary_aborts.remove(&op);
+                if let Some(resolve) = inner.host_ops.remove(&op) {
+                    inner.deferred.push((resolve, result_js(&result)));
+                }
+            });
+        });
+        promise
+    }
+
+    /// Frames of one network chunk. Returns false when the stream must stop reading.
+    pub(super) fn on_stream_items(&mut self, gen: u64, items: Vec<SseItem>) -> bool {
+        if self.closed || !self.conn.is_current(gen) {
+            return false;
+        }
+        for item in items {
+            match item {
+                SseItem::Comment(_) => {}
+                SseItem::Oversize(_) => self.malformed_frames += 1,
+                SseItem::Data(data) => match parse_frame(&data) {
+                    Ok(inbound) => {
+                        self.frames += 1;
+                        if let Frame::StreamError(f) = &inbound.frame {
+                            let msg = format!("stream/error: {}", f.error.text());
+                            self.conn.failed(gen, msg, js::now(), js::random());
+                            return false;
+                        }
+                        self.router.on_frame(inbound);
+                    }
+                    Err(_) => self.malformed_frames += 1,
+                },
+            }
+        }
+        true
+    }
+
+    pub(super) fn close(&mut self) {
+        if self.closed {
+            return;
+        }
+        self.closed = true;
+        self.conn.close();
+        for (_, c) in self.unary_aborts.drain() {
+            c.abort();
+        }
+        for (_, s) in self.router.sessions_mut() {
+            s.close();
+        }
+        let cancelled = RpcError::new(ErrorCode::Cancelled, "HostClient closed", json!({}));
+        for (_, resolve) in self.host_ops.drain() {
+            self.deferred.push((resolve, result_js(&Err(cancelled.clone()))));
+        }
+        self.pump();
+        for c in self.gen_aborts.drain(..) {
+            c.abort();
+        }
+        if let Some(t) = self.timer.take() {
+            js::clear_timeout(&t);
+        }
+        self.timer_at = None;
+        // Break the Inner → Session object → Inner cycle.
+        self.session_objs.clear();
+        self.notify_host = true;
+    }
+}
+
+pub(super) fn request_body(rpc: &str, method: &str, payload: Value) -> String {
+    json!({"type": "client-request", "rpcId": rpc, "method": method, "payload": payload}).to_string()
+}
+
+pub(super) fn checked(method: &str, v: Json) -> RpcResult<Json> {
+    wire::validate_value(method, &v).map_err(|e| crate::core::session::io::schema_error(method, e))?;
+    Ok(v)
+}
+
+pub(super) fn settle_value(w: Waiter, outcome: Outcome) -> (Function, JsValue) {
+    match (w, outcome) {
+        (Waiter::Void(f), _) => (f, JsValue::UNDEFINED),
+        (Waiter::Result(f), Outcome::Result(r)) => (f, result_js(&r)),
+        (Waiter::Result(f), Outcome::Done) => (f, result_js(&Ok(Json::null()))),
+        (Waiter::Receipt(f), Outcome::Result(Ok(v))) => (f, js::json_js(&v)),
+        (Waiter::Receipt(f), Outcome::Result(Err(e))) => {
+            let error = Json::from_serialize(&e);
+            let receipt = format!(r#"{{"accepted":false,"reason":"transport","error":{}}}"#, error.text());
+            (f, js::json_js(&Json::from_text(&receipt).unwrap_or_default()))
+        }
+        (Waiter::Receipt(f), Outcome::Done) => (
+            f,
+            js::json_js(&Json::from_text(r#"{"accepted":false,"reason":"transport"}"#).unwrap_or_default()),
+        ),
+    }
+}
+
+pub(super) async fn run_stream(weak: WeakShared, ep: Endpoint, gen: u64, kind: StreamKind, ctrl: AbortController) {
+    let err = stream_body(&weak, &ep, gen, kind, &ctrl).await;
+    if let Some(err) = err {
+        run_weak(&weak, |inner| inner.conn.failed(gen, err, js::now(), js::random()));
+    }
+}
+
+/// Reads one stream until it ends; returns why it ended (`None` when told to stop).
+pub(super) async fn stream_body(
+    weak: &WeakShared,
+    ep: &Endpoint,
+    gen: u64,
+    kind: StreamKind,
+    ctrl: &AbortController,
+) -> Option<String> {
+    let reader = match transport::open_stream(ep, kind.path(), ctrl).await {
+        Ok(r) => r,
+        Err(e) => return Some(e),
+    };
+    let mut alive = false;
+    run_weak(weak, |inner| {
+        alive = !inner.closed && inner.conn.is_current(gen);
+        if alive {
+            inner.conn.stream_opened(gen, kind);
+        }
+    });
+    if !alive {
+        let _ = reader.cancel();
+        return None;
+    }
+    let mut parser = SseParser::default();
+    loop {
+        match transport::read_chunk(&reader).await {
+            Err(e) => return Some(format!("{}: {e}", kind.path())),
+            Ok(None) => return Some(format!("{}: stream ended", kind.path())),
+            Ok(Some(bytes)) => {
+                let mut items = Vec::new();
+                parser.push(&bytes, &mut items);
+                if items.is_empty() {
+                    continue;
+                }
+                let mut keep = false;
+                run_weak(weak, |inner| keep = inner.on_stream_items(gen, items));
+                if !keep {
+                    let _ = reader.cancel();
+                    ctrl.abort();
+                    return None;
+                }
+            }
+        }
+    }
+}
+
+pub(super) fn make_unsubscribe(weak: WeakShared, session: Option<String>, id: u64) -> JsValue {
+    let cb = Closure::<dyn FnMut()>::new(move || {
+        if let Some(shared) = weak.upgrade() {
+            let mut g = shared.borrow_mut();
+            let list = match &session {
+                None => Some(&mut g.host_listeners),
+                Some(s) => g.session_listeners.get_mut(s),
+            };
+            if let Some(l) = list {
+                l.items.retain(|(i, _)| *i != id);
+            }
+        }
+    });
+    cb.into_js_value()
+}
+
+pub(super) fn flush_listeners(weak: &WeakShared) {
+    let Some(shared) = weak.upgrade() else { return };
+    let calls: Vec<Function> = {
+        let mut g = shared.borrow_mut();
+        g.microtask_queued = false;
+        let mut calls = Vec::new();
+        if std::mem::take(&mut g.notify_host) {
+            calls.extend(g.host_listeners.items.iter().map(|(_, f)| f.clone()));
+        }
+        for id in std::mem::take(&mut g.notify_sessions) {
+            if let Some(l) = g.session_listeners.get(&id) {
+                calls.extend(l.items.iter().map(|(_, f)| f.clone()));
+            }
+        }
+        if g.closed {
+            // The final notification is out: release every listener.
+            g.host_listeners.items.clear();
+            g.session_listeners.clear();
+        }
+        calls
+    };
+    for f in calls {
+        if let Err(e) = f.call0(&JsValue::UNDEFINED) {
+            js::console_error(&e);
+        }
+    }
+}

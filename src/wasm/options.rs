@@ -1,0 +1,70 @@
+//! `HostClient` constructor options.
+
+use super::js;
+use super::transport::Endpoint;
+use crate::core::client::Backoff;
+use wasm_bindgen::prelude::*;
+
+pub(super) fn positive(opts: &JsValue, key: &str) -> Result<Option<f64>, JsValue> {
+    let v = js::get(opts, key);
+    if v.is_undefined() {
+        return Ok(None);
+    }
+    match v.as_f64() {
+        Some(n) if n.is_finite() && n >= 0.0 => Ok(Some(n)),
+        _ => Err(js::bad_argument(&format!("{key} must be a non-negative finite number"))),
+    }
+}
+
+pub(super) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Backoff), JsValue> {
+    if !(opts.is_undefined() || opts.is_null() || opts.is_object()) {
+        return Err(js::bad_argument("HostClient options must be an object"));
+    }
+    let opts = if opts.is_object() {
+        opts.clone()
+    } else {
+        js_sys::Object::new().into()
+    };
+    let base = js::get(&opts, "baseUrl");
+    let base = if base.is_undefined() {
+        js::get(&js::get(&js_sys::global().into(), "location"), "origin")
+            .as_string()
+            .ok_or_else(|| js::bad_argument("baseUrl is required outside a page (no location.origin)"))?
+    } else {
+        base.as_string()
+            .ok_or_else(|| js::bad_argument("baseUrl must be a string"))?
+    };
+    let base = base.trim_end_matches('/').to_string();
+    let token = js::get(&opts, "token");
+    let token = if token.is_undefined() || token.is_null() {
+        None
+    } else {
+        Some(
+            token
+                .as_string()
+                .ok_or_else(|| js::bad_argument("token must be a string"))?,
+        )
+    };
+    let timeout_ms = positive(&opts, "requestTimeoutMs")?.unwrap_or(30_000.0);
+    let mut backoff = Backoff::default();
+    let b = js::get(&opts, "backoff");
+    if !b.is_undefined() {
+        if !b.is_object() {
+            return Err(js::bad_argument("backoff must be an object"));
+        }
+        if let Some(v) = positive(&b, "baseMs")? {
+            backoff.base_ms = v;
+        }
+        if let Some(v) = positive(&b, "maxMs")? {
+            backoff.max_ms = v;
+        }
+    }
+    Ok((
+        Endpoint {
+            base,
+            token,
+            timeout_ms,
+        },
+        backoff,
+    ))
+}

@@ -1,0 +1,193 @@
+//! The `Session` JS class.
+
+use super::inner::*;
+use super::js;
+use crate::core::session::OpId;
+use crate::core::wire::{self, Json, PromptMode, RpcResult};
+use js_sys::{Function, Promise};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+
+/// One conversation of the host (see `types/index.d.ts`). Obtained with `host.session(id)`.
+#[wasm_bindgen(js_name = Session)]
+pub struct JsSession {
+    pub(super) shared: Shared,
+    pub(super) id: String,
+}
+
+fn parse_result_arg(v: &JsValue) -> Result<RpcResult<Json>, JsValue> {
+    let json = js::js_json(v).ok_or_else(|| js::bad_argument("result must be an RpcResult object"))?;
+    wire::result_from_text(json.text()).map_err(|e| js::bad_argument(&format!("result must be an RpcResult: {e}")))
+}
+
+/// The part of a content block the binding checks: it is an object with a `type`.
+#[derive(serde::Deserialize)]
+struct BlockShape {
+    #[serde(rename = "type")]
+    _kind: String,
+}
+
+#[wasm_bindgen(js_class = Session)]
+impl JsSession {
+    #[wasm_bindgen(getter, js_name = sessionId)]
+    pub fn session_id(&self) -> String {
+        self.id.clone()
+    }
+
+    fn live(&self) -> Result<(), JsValue> {
+        if self.shared.borrow().closed {
+            Err(js::closed_error())
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Runs a core operation that settles through `waiter`.
+    fn op(
+        &self,
+        make: impl FnOnce(Function) -> Waiter,
+        f: impl FnOnce(&mut Inner, &str) -> OpId,
+    ) -> Result<Promise, JsValue> {
+        self.live()?;
+        let (promise, resolve) = js::promise();
+        let waiter = make(resolve);
+        run(&self.shared, |inner| {
+            inner.router.ensure(&self.id);
+            let op = f(inner, &self.id);
+            inner.session_ops.insert((self.id.clone(), op), waiter);
+        });
+        Ok(promise)
+    }
+
+    pub fn open(&self) -> Result<Promise, JsValue> {
+        self.op(Waiter::Void, |inner, id| {
+            let live = inner.conn.live_generation();
+            inner.router.open(id, live)
+        })
+    }
+
+    pub fn resync(&self) -> Result<(), JsValue> {
+        self.live()?;
+        run(&self.shared, |inner| {
+            if let Some(s) = inner.router.get_mut(&self.id) {
+                s.resync();
+            }
+        });
+        Ok(())
+    }
+
+    #[wasm_bindgen(js_name = loadOlder)]
+    pub fn load_older(&self) -> Result<Promise, JsValue> {
+        self.op(Waiter::Void, |inner, id| {
+            inner.router.get_mut(id).expect("ensured").load_older()
+        })
+    }
+
+    pub fn prompt(&self, content: JsValue, mode: JsValue) -> Result<Promise, JsValue> {
+        if !js_sys::Array::is_array(&content) {
+            return Err(js::bad_argument("content must be an array of content blocks"));
+        }
+        let blocks = match js::js_json(&content) {
+            Some(j) if j.parse::<Vec<BlockShape>>().is_ok() => j,
+            _ => {
+                return Err(js::bad_argument(
+                    "content must be an array of content-block objects with a type",
+                ))
+            }
+        };
+        let mode = match mode.as_string().as_deref() {
+            _ if mode.is_undefined() => PromptMode::Queue,
+            Some("queue") => PromptMode::Queue,
+            Some("steer") => PromptMode::Steer,
+            _ => return Err(js::bad_argument("mode must be 'queue' or 'steer'")),
+        };
+        self.op(Waiter::Result, |inner, id| {
+            inner.router.get_mut(id).expect("ensured").prompt(blocks, mode)
+        })
+    }
+
+    pub fn cancel(&self) -> Result<Promise, JsValue> {
+        self.op(Waiter::Result, |inner, id| {
+            inner.router.get_mut(id).expect("ensured").cancel()
+        })
+    }
+
+    #[wasm_bindgen(js_name = setPlanMode)]
+    pub fn set_plan_mode(&self, active: JsValue) -> Result<Promise, JsValue> {
+        let active = active
+            .as_bool()
+            .ok_or_else(|| js::bad_argument("active must be a boolean"))?;
+        self.op(Waiter::Result, |inner, id| {
+            inner.router.get_mut(id).expect("ensured").set_plan_mode(active)
+        })
+    }
+
+    pub fn respond(&self, key: JsValue, result: JsValue) -> Result<Promise, JsValue> {
+        let key = key
+            .as_string()
+            .ok_or_else(|| js::bad_argument("key must be a string"))?;
+        let result = parse_result_arg(&result)?;
+        self.op(Waiter::Receipt, |inner, id| {
+            inner.router.get_mut(id).expect("ensured").respond(&key, result)
+        })
+    }
+
+    /// Extension 2: submits answers to a pending structured user-input prompt. Resolves to
+    /// `RpcResult<RpcReceipt>`.
+    pub fn answer(&self, prompt_id: JsValue, answers: JsValue) -> Result<Promise, JsValue> {
+        let prompt_id = prompt_id
+            .as_string()
+            .ok_or_else(|| js::bad_argument("promptId must be a string"))?;
+        if !js_sys::Array::is_array(&answers) {
+            return Err(js::bad_argument("answers must be an array"));
+        }
+        let answers: Vec<crate::core::wire::interaction::Answer> =
+            js::js_json(&answers)
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| js::bad_argument("answers must be [{questionId, selectedOptionIds?, text?}]"))?;
+        self.op(Waiter::Result, |inner, id| {
+            inner.router.get_mut(id).expect("ensured").answer(&prompt_id, answers)
+        })
+    }
+
+    #[wasm_bindgen(js_name = getSnapshot)]
+    pub fn get_snapshot(&self) -> JsValue {
+        let mut g = self.shared.borrow_mut();
+        g.router.ensure(&self.id);
+        let Inner { router, exports, .. } = &mut *g;
+        let s = router.get(&self.id).expect("ensured");
+        exports.entry(self.id.clone()).or_default().snapshot(s)
+    }
+
+    pub fn subscribe(&self, listener: JsValue) -> Result<JsValue, JsValue> {
+        let f = js::is_function(&listener).ok_or_else(|| js::bad_argument("listener must be a function"))?;
+        let mut g = self.shared.borrow_mut();
+        let id = g.next_id();
+        if !g.closed {
+            g.session_listeners
+                .entry(self.id.clone())
+                .or_default()
+                .items
+                .push((id, f));
+        }
+        Ok(make_unsubscribe(Rc::downgrade(&self.shared), Some(self.id.clone()), id))
+    }
+
+    /// The core's drop counters for this session (diagnostics and tests).
+    pub fn diagnostics(&self) -> JsValue {
+        let g = self.shared.borrow();
+        let Some(s) = g.router.get(&self.id) else {
+            return JsValue::NULL;
+        };
+        let d = s.diagnostics();
+        js::frozen(&[
+            ("staleResponses", JsValue::from_f64(d.stale_responses as f64)),
+            ("duplicateEvents", JsValue::from_f64(d.duplicate_events as f64)),
+            ("rejectedPages", JsValue::from_f64(d.rejected_pages as f64)),
+            ("repairs", JsValue::from_f64(d.repairs as f64)),
+            ("planResponsesFenced", JsValue::from_f64(d.plan_responses_fenced as f64)),
+            ("inFlight", JsValue::from_f64(s.in_flight() as f64)),
+            ("openGeneration", JsValue::from_f64(s.generation().0 as f64)),
+        ])
+    }
+}
