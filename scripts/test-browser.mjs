@@ -77,6 +77,23 @@ const control = createServer(async (req, res) => {
 })
 
 hostUrl = await startHost('127.0.0.1:0')
+
+// A second host that requires a bearer token (the token test proves the header is sent and
+// that a client without it is refused).
+const TOKEN = 'browser-test-token'
+const tokenDir = mkdtempSync(join(tmpdir(), 'agent-session-token-'))
+const tokenHost = spawn(bin, ['--listen', '127.0.0.1:0', '--token', TOKEN, '--allow-origin', runnerOrigin, '--db', join(tokenDir, 'host.sqlite')], { stdio: ['ignore', 'pipe', 'inherit'] })
+const tokenHostUrl = await new Promise((resolve, reject) => {
+  const rl = createInterface({ input: tokenHost.stdout })
+  rl.once('line', (line) => {
+    const m = /listening on (http:\/\/\S+)/.exec(line)
+    if (!m) return reject(new Error(`unexpected first token-host line: ${line}`))
+    tokenHost.stdout.resume()
+    resolve(m[1])
+  })
+  tokenHost.once('exit', (code, sig) => reject(new Error(`token host exited (${code ?? sig})`)))
+})
+process.on('exit', () => { try { process.kill(tokenHost.pid, 'SIGKILL') } catch {} rmSync(tokenDir, { recursive: true, force: true }) })
 await new Promise((r) => control.listen(0, '127.0.0.1', r))
 const controlUrl = `http://127.0.0.1:${control.address().port}`
 log(`host ${hostUrl} (pid ${host.pid}), control ${controlUrl}, runner ${runnerOrigin}`)
@@ -85,6 +102,8 @@ const env = {
   ...process.env,
   AGENT_SESSION_HOST_URL: hostUrl,
   AGENT_SESSION_CONTROL_URL: controlUrl,
+  AGENT_SESSION_TOKEN_HOST_URL: tokenHostUrl,
+  AGENT_SESSION_TOKEN: TOKEN,
   WASM_BINDGEN_TEST_ADDRESS: `127.0.0.1:${runnerPort}`,
   WASM_BINDGEN_TEST_TIMEOUT: process.env.WASM_BINDGEN_TEST_TIMEOUT || '90',
   CHROMEDRIVER: process.env.CHROMEDRIVER || '/usr/bin/chromedriver',

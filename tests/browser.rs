@@ -19,6 +19,14 @@ const HOST: &str = match option_env!("AGENT_SESSION_HOST_URL") {
     Some(u) => u,
     None => "http://127.0.0.1:7878",
 };
+const TOKEN_HOST: &str = match option_env!("AGENT_SESSION_TOKEN_HOST_URL") {
+    Some(u) => u,
+    None => "http://127.0.0.1:7880",
+};
+const TOKEN: &str = match option_env!("AGENT_SESSION_TOKEN") {
+    Some(t) => t,
+    None => "browser-test-token",
+};
 const CONTROL: &str = match option_env!("AGENT_SESSION_CONTROL_URL") {
     Some(u) => u,
     None => "http://127.0.0.1:7879",
@@ -679,14 +687,25 @@ async fn close_releases_streams_timers_listeners_and_settles_operations() {
 
 #[wasm_bindgen_test]
 async fn a_token_is_sent_as_a_bearer_header() {
-    // The test host runs without --token, so any token is accepted; check the request shape
-    // by pointing the client at a host that would reject a malformed header: a well-formed
-    // bearer token still connects.
-    let host = host_with(",\"token\":\"secret-token\"");
-    connected(&host).await;
-    let r = wait(call(&host, "listSessions", &[])).await;
-    assert_eq!(get(&r, "ok"), JsValue::TRUE);
-    call(&host, "close", &[]);
+    // A second host started with `--token`: only a client that sends the bearer header gets
+    // through, for the streams and for unary calls alike.
+    let client = |token: &str| {
+        let opts = format!("{{\"baseUrl\":\"{TOKEN_HOST}\",\"backoff\":{{\"baseMs\":100,\"maxMs\":400}}{token}}}");
+        JsValue::from(HostClient::new(obj(&opts)).expect("HostClient"))
+    };
+    let with = client(&format!(",\"token\":\"{TOKEN}\""));
+    connected(&with).await;
+    let r = wait(call(&with, "listSessions", &[])).await;
+    assert_eq!(get(&r, "ok"), JsValue::TRUE, "{}", json(&r));
+    call(&with, "close", &[]);
+    for token in [String::new(), ",\"token\":\"wrong\"".to_string()] {
+        let without = client(&token);
+        let r = wait(call(&without, "listSessions", &[])).await;
+        assert_eq!(get(&r, "ok"), JsValue::FALSE, "refused without the right token: {}", json(&r));
+        assert_eq!(path(&r, &["error", "code"]).as_string().as_deref(), Some("internal"), "a 401 is a transport error");
+        until("a failed connection attempt", 5_000.0, || conn_state(&without) == "reconnecting").await;
+        call(&without, "close", &[]);
+    }
 }
 
 // ---- provider profiles (Extension 2): one plan-mode turn per profile ---------------------
