@@ -121,6 +121,8 @@ pub struct Session {
     open_waiters: Vec<OpId>,
     plan: PlanTracker,
     plan_rev: u64,
+    /// A plan query failed under this generation: ask again on the next live event.
+    plan_requery: bool,
     pending: PendingSet,
     projections: ProjectionStore,
     running: bool,
@@ -159,6 +161,7 @@ impl Session {
             open_waiters: Vec::new(),
             plan: PlanTracker::default(),
             plan_rev: 0,
+            plan_requery: false,
             pending: PendingSet::default(),
             projections: ProjectionStore::default(),
             running: false,

@@ -35,10 +35,13 @@ impl Session {
                 self.on_older_page(base_at_send, page);
             }
             Purpose::PlanQuery { ticket, .. } => {
-                if let Ok(value) = self.plan_value(wire::SESSION_PLAN_MODE, result) {
-                    self.apply_plan_response(ticket, value);
+                match self.plan_value(wire::SESSION_PLAN_MODE, result) {
+                    Ok(value) => self.apply_plan_response(ticket, value),
+                    // Fail-soft: history stays usable, the last capability is kept, and the
+                    // query is asked again once the stream shows life (not at once: a
+                    // failing network would turn that into a loop).
+                    Err(_) => self.plan_requery = true,
                 }
-                // A failed query is fail-soft: history stays usable, last capability kept.
             }
             Purpose::Selection { ticket, op } => {
                 let checked = self.plan_value(wire::SESSION_SET_PLAN_MODE, result);

@@ -124,6 +124,9 @@ impl Session {
         if let Some(running) = touched.turn_running {
             self.running = running;
         }
+        if std::mem::take(&mut self.plan_requery) {
+            self.send_plan_query();
+        }
         self.dirty = true;
         self.meta_changed();
     }

@@ -174,6 +174,19 @@ fn query_failures_are_fail_soft_and_keep_the_last_known_capability() {
 }
 
 #[test]
+fn a_failed_plan_query_is_asked_again_once_the_stream_shows_life() {
+    let (mut d, q) = open_without_plan_answer(&[user(0, "a")]);
+    d.fail(q, RpcError::transport("timeout"));
+    assert!(!d.has_request(|c| matches!(c, Call::PlanMode)), "no immediate retry (no loop)");
+    d.live(user(1, "b"));
+    let again = d.take_plan_query();
+    d.answer(again, plan(true, None));
+    assert_eq!(d.s.plan_mode(), st(true, None));
+    d.live(user(2, "c"));
+    assert!(!d.has_request(|c| matches!(c, Call::PlanMode)), "asked once per failure");
+}
+
+#[test]
 fn selection_failures_keep_the_prior_state_and_settle_with_the_error() {
     let mut d = Driver::opened(&[user(0, "a")], plan(false, None));
     let op = d.s.set_plan_mode(true);
