@@ -686,6 +686,38 @@ async fn close_releases_streams_timers_listeners_and_settles_operations() {
 }
 
 #[wasm_bindgen_test]
+async fn many_open_resync_close_cycles_leave_nothing_running() {
+    // ADVERSARIAL 22: a session reused after resync and across many client lifetimes;
+    // every cycle ends with no request, timer or listener left behind.
+    let host0 = new_host();
+    connected(&host0).await;
+    let id = create(&host0).await;
+    call(&host0, "close", &[]);
+    for cycle in 0..12 {
+        let host = new_host();
+        connected(&host).await;
+        let s = call(&host, "session", &[id.clone().into()]);
+        let listener: JsValue = Closure::<dyn FnMut()>::new(|| {}).into_js_value();
+        call(&s, "subscribe", &[listener]);
+        wait(call(&s, "open", &[])).await;
+        let gen = diag(&s, "openGeneration");
+        call(&s, "resync", &[]);
+        until("resynced", 5_000.0, || diag(&s, "openGeneration") > gen && diag(&s, "inFlight") == 0.0).await;
+        assert_eq!(get(&snap(&s), "openState").as_string().as_deref(), Some("open"), "cycle {cycle}");
+        call(&host, "close", &[]);
+        // Aborted fetches report back, and listeners are released after their final
+        // notification, on a later tick.
+        until("everything released", 2_000.0, || {
+            let dg = call(&host, "diagnostics", &[]);
+            get(&dg, "inflightRequests").as_f64() == Some(0.0) && get(&dg, "sessionListeners").as_f64() == Some(0.0)
+        })
+        .await;
+        assert_eq!(get(&call(&host, "diagnostics", &[]), "timerArmed"), JsValue::FALSE, "cycle {cycle}");
+        assert_eq!(err_code(&try_call(&s, "open", &[]).unwrap_err()), "closed", "cycle {cycle}");
+    }
+}
+
+#[wasm_bindgen_test]
 async fn a_token_is_sent_as_a_bearer_header() {
     // A second host started with `--token`: only a client that sends the bearer header gets
     // through, for the streams and for unary calls alike.
