@@ -332,9 +332,80 @@ const KNOWN: &[&str] = &[
     "host/agent-error",
 ];
 
-/// Two-level parse of one SSE `data:` payload. The envelope is read with the payload left
-/// as raw text, so the frame is parsed once, straight into its typed form.
+/// Two-level parse of one SSE `data:` payload: the envelope, then the frame with its own
+/// schema. The hot case (a `session/event` whose `method` precedes its `payload`, as every
+/// host writes it) is read in one pass; anything else, and any failure, takes the general
+/// path, which leaves the payload as raw text and classifies the error exactly.
 pub fn parse_frame(data: &str) -> Result<InboundFrame, FrameError> {
+    match event_fast_path(data) {
+        Some(frame) => Ok(frame),
+        None => parse_frame_general(data),
+    }
+}
+
+/// One pass over a `session/event` frame. `None` when the frame has another shape or does
+/// not parse: the general path then decides, and names the error precisely. (A non-event
+/// payload stops the pass early, which serde reports as an error; that is fine here.)
+fn event_fast_path(data: &str) -> Option<InboundFrame> {
+    use serde::de::{IgnoredAny, MapAccess, Visitor};
+    use std::borrow::Cow;
+
+    #[derive(Deserialize)]
+    struct Key<'a>(#[serde(borrow)] Cow<'a, str>);
+
+    /// `EventFrame` plus its `type` tag, which must equal the envelope's method.
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct EventPayload<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Cow<'a, str>,
+        session_id: String,
+        event: SessionEvent,
+        #[serde(default)]
+        view: Option<Json>,
+    }
+
+    struct Envelope;
+    impl<'de> Visitor<'de> for Envelope {
+        type Value = Option<InboundFrame>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a server-request envelope")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let (mut server_request, mut rpc_id, mut is_event) = (None, None, None);
+            let mut payload: Option<EventPayload<'de>> = None;
+            while let Some(Key(key)) = map.next_key()? {
+                // A repeated key is left to the general path, which rejects it.
+                match &*key {
+                    "type" if server_request.is_none() => {
+                        server_request = Some(map.next_value::<Key>()?.0 == "server-request")
+                    }
+                    "rpcId" if rpc_id.is_none() => rpc_id = Some(map.next_value::<String>()?),
+                    "method" if is_event.is_none() => is_event = Some(map.next_value::<Key>()?.0 == "session/event"),
+                    "payload" if payload.is_none() && is_event == Some(true) => payload = Some(map.next_value()?),
+                    "type" | "rpcId" | "method" | "payload" => return Ok(None),
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(match (server_request, rpc_id, payload) {
+                (Some(true), Some(rpc_id), Some(p)) if p.kind == "session/event" => Some(InboundFrame {
+                    rpc_id,
+                    frame: Frame::Event(EventFrame { session_id: p.session_id, event: p.event, view: p.view }),
+                }),
+                _ => None,
+            })
+        }
+    }
+    use serde::Deserializer as _;
+    let mut de = serde_json::Deserializer::from_str(data);
+    let frame = (&mut de).deserialize_map(Envelope).ok()?;
+    de.end().ok()?;
+    frame
+}
+
+fn parse_frame_general(data: &str) -> Result<InboundFrame, FrameError> {
     use std::borrow::Cow;
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -393,6 +464,34 @@ mod tests {
         let f = parse_frame(&data("session/subscribed", r#"{"type":"session/subscribed","sessionId":"s","lastSeq":-1}"#)).unwrap();
         assert_eq!(f.rpc_id, "r1");
         assert!(matches!(f.frame, Frame::Subscribed(SubscribedFrame { last_seq: -1, .. })));
+    }
+
+    #[test]
+    fn an_event_frame_reads_the_same_in_one_pass_and_through_the_general_path() {
+        let ev = r#"{"type":"session/event","sessionId":"s","event":{"type":"x","seq":3,"time":1,"data":{"a":[1,"\u00e9"]}},"view":{"v":1}}"#;
+        let frames = [
+            data("session/event", ev),
+            // Keys in another order (payload before method) and an escaped key: general path.
+            format!(r#"{{"payload":{ev},"method":"session/event","rpcId":"r1","type":"server-request"}}"#),
+            format!(r#"{{"type":"server-request","rpc\u0049d":"r1","method":"session/event","payload":{ev}}}"#),
+        ];
+        for f in &frames {
+            let fast = parse_frame(f).unwrap();
+            assert_eq!(fast, parse_frame_general(f).unwrap(), "{f}");
+            assert!(matches!(&fast.frame, Frame::Event(e) if e.event.seq == 3 && e.view.is_some()));
+        }
+        assert!(event_fast_path(&frames[0]).is_some(), "the hot shape takes the one-pass path");
+        assert!(event_fast_path(&frames[1]).is_none());
+        let twice = format!(r#"{{"type":"server-request","rpcId":"r1","method":"session/event","method":"x","payload":{ev}}}"#);
+        assert!(event_fast_path(&twice).is_none() && parse_frame(&twice).is_err(), "a repeated key is rejected");
+    }
+
+    #[test]
+    fn an_event_frame_with_another_payload_type_or_a_bad_event_is_classified_exactly() {
+        let other = data("session/event", r#"{"type":"session/title","sessionId":"s","title":"t","eventSeq":1,"updatedAt":1}"#);
+        assert!(matches!(parse_frame(&other), Err(FrameError::MethodMismatch { .. })));
+        let bad = data("session/event", r#"{"type":"session/event","sessionId":"s","event":{"type":"x","seq":-1,"time":1}}"#);
+        assert!(matches!(parse_frame(&bad), Err(FrameError::Schema { .. })));
     }
 
     #[test]
