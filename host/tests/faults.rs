@@ -81,13 +81,7 @@ fn skip_mux_event_leaves_a_gap_that_history_repairs() {
     host.admin(json!({ "command": "skip-mux-event" }));
     host.prompt(&sid, "queue", "hello");
     let frames = mux.until("turn/end", |f| is_turn_end(f, 1));
-    let seqs: Vec<u64> = frames
-        .iter()
-        .filter_map(|f| match &f.frame {
-            Frame::Event(e) => Some(e.event.seq),
-            _ => None,
-        })
-        .collect();
+    let seqs = event_seqs(&frames);
     let last = *seqs.last().unwrap();
     assert_eq!(seqs.len() as u64, last, "exactly one frame skipped");
     assert!(!seqs.contains(&0), "the first event was the skipped one");

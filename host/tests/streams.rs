@@ -78,13 +78,7 @@ fn mux_events_arrive_in_seq_order_and_match_history() {
     host.prompt(&sid, "queue", "first [tool]");
     host.prompt(&sid, "queue", "second");
     let frames = mux.until("turn/end 2", |f| is_turn_end(f, 2));
-    let seqs: Vec<u64> = frames
-        .iter()
-        .filter_map(|f| match &f.frame {
-            Frame::Event(e) => Some(e.event.seq),
-            _ => None,
-        })
-        .collect();
+    let seqs = event_seqs(&frames);
     assert_eq!(seqs, (0..seqs.len() as u64).collect::<Vec<_>>());
     let history = host.all_events(&sid);
     let streamed: Vec<serde_json::Value> = frames

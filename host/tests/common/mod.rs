@@ -366,6 +366,18 @@ pub fn frame_label(f: &Frame) -> String {
     }
 }
 
+/// The seqs of the session events among `frames`, in stream order.
+#[allow(dead_code)]
+pub fn event_seqs(frames: &[InboundFrame]) -> Vec<u64> {
+    frames
+        .iter()
+        .filter_map(|f| match &f.frame {
+            Frame::Event(e) => Some(e.event.seq),
+            _ => None,
+        })
+        .collect()
+}
+
 pub fn is_turn_end(f: &Frame, turn: u64) -> bool {
     matches!(f, Frame::Event(e) if e.event.kind == "turn/end" && e.event.data_value()["turn"] == turn)
 }
