@@ -15,6 +15,15 @@ fn world(service: bool) -> World {
     w
 }
 
+/// An opened session on a host whose plan service is mounted and inactive.
+fn opened_plan_inactive() -> World {
+    let mut w = world(true);
+    w.host.plan = Some(super::model_host::HostPlan { active: false, pending: None });
+    w.host.initial_active = false;
+    w.opened();
+    w
+}
+
 fn state(active: bool, pending: Option<bool>) -> Option<PlanModeState> {
     Some(PlanModeState { active, pending })
 }
@@ -103,10 +112,7 @@ fn run_turn(w: &mut World) {
 
 #[test]
 fn a_unary_response_after_a_newer_stream_commit_loses_to_the_commit() {
-    let mut w = world(true);
-    w.host.plan = Some(super::model_host::HostPlan { active: false, pending: None });
-    w.host.initial_active = false;
-    w.opened();
+    let mut w = opened_plan_inactive();
     assert_eq!(w.session.plan_mode(), state(false, None));
     // The selection is applied by the host, but its answer is slow.
     w.act(|w| w.ui_set_plan_mode(true)).process(select_true);
@@ -122,10 +128,7 @@ fn a_unary_response_after_a_newer_stream_commit_loses_to_the_commit() {
 
 #[test]
 fn a_unary_response_before_the_stream_catches_up_does_not_regress() {
-    let mut w = world(true);
-    w.host.plan = Some(super::model_host::HostPlan { active: false, pending: None });
-    w.host.initial_active = false;
-    w.opened();
+    let mut w = opened_plan_inactive();
     w.act(|w| w.ui_set_plan_mode(true)).process(select_true).deliver(select_true);
     assert_eq!(w.session.plan_mode(), state(false, Some(true)));
     // The host commits at the next turn; the stream lags behind.
@@ -140,10 +143,7 @@ fn a_unary_response_before_the_stream_catches_up_does_not_regress() {
 
 #[test]
 fn a_selection_answered_before_the_stream_shows_its_commit_keeps_the_newer_pending() {
-    let mut w = world(true);
-    w.host.plan = Some(super::model_host::HostPlan { active: false, pending: None });
-    w.host.initial_active = false;
-    w.opened();
+    let mut w = opened_plan_inactive();
     w.act(|w| w.ui_set_plan_mode(true)).process(select_true).deliver(select_true);
     // The host commits `true` at the next turn; the stream lags behind.
     run_turn(&mut w);
@@ -163,10 +163,7 @@ fn a_selection_answered_before_the_stream_shows_its_commit_keeps_the_newer_pendi
 
 #[test]
 fn overlapping_selections_answered_out_of_order() {
-    let mut w = world(true);
-    w.host.plan = Some(super::model_host::HostPlan { active: false, pending: None });
-    w.host.initial_active = false;
-    w.opened();
+    let mut w = opened_plan_inactive();
     // Two selections in flight; the host applies them in the order sent.
     w.act(|w| w.ui_set_plan_mode(true)).act(|w| w.ui_set_plan_mode(false));
     w.process(select_true).process(select_false);
@@ -226,10 +223,7 @@ fn a_repair_that_fails_is_bounded() {
 
 #[test]
 fn host_restart_that_lost_its_log_rebuilds() {
-    let mut w = world(true);
-    w.host.plan = Some(super::model_host::HostPlan { active: false, pending: None });
-    w.host.initial_active = false;
-    w.opened();
+    let mut w = opened_plan_inactive();
     w.act(|w| w.ui_set_plan_mode(true)).process(select_true).deliver(select_true);
     run_turn(&mut w);
     run_turn(&mut w);
@@ -270,10 +264,7 @@ fn host_restart_that_kept_its_log_resumes_without_duplicates() {
 
 #[test]
 fn a_reconnect_that_lands_on_a_host_that_moved_on() {
-    let mut w = world(true);
-    w.host.plan = Some(super::model_host::HostPlan { active: false, pending: None });
-    w.host.initial_active = false;
-    w.opened();
+    let mut w = opened_plan_inactive();
     w.act(|w| w.disconnect(0.0));
     // While the client is away: a selection by another client, a turn that commits it,
     // new events, and another pending selection.
