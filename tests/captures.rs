@@ -41,13 +41,7 @@ fn frames_of(body: &[u8]) -> (Vec<String>, Vec<wire::InboundFrame>) {
 }
 
 fn event_seqs(frames: &[wire::InboundFrame]) -> Vec<u64> {
-    frames
-        .iter()
-        .filter_map(|f| match &f.frame {
-            Frame::Event(e) => Some(e.event.seq),
-            _ => None,
-        })
-        .collect()
+    frames.iter().filter_map(|f| f.frame.event()).map(|e| e.seq).collect()
 }
 
 fn plan_events(frames: &[wire::InboundFrame]) -> Vec<(u64, bool)> {

@@ -369,13 +369,7 @@ pub fn frame_label(f: &Frame) -> String {
 /// The seqs of the session events among `frames`, in stream order.
 #[allow(dead_code)]
 pub fn event_seqs(frames: &[InboundFrame]) -> Vec<u64> {
-    frames
-        .iter()
-        .filter_map(|f| match &f.frame {
-            Frame::Event(e) => Some(e.event.seq),
-            _ => None,
-        })
-        .collect()
+    frames.iter().filter_map(|f| f.frame.event()).map(|e| e.seq).collect()
 }
 
 pub fn is_turn_end(f: &Frame, turn: u64) -> bool {

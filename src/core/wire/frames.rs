@@ -257,6 +257,14 @@ impl Frame {
         }
     }
 
+    /// The session event a `session/event` frame carries.
+    pub fn event(&self) -> Option<&SessionEvent> {
+        match self {
+            Frame::Event(f) => Some(&f.event),
+            _ => None,
+        }
+    }
+
     /// The session a frame speaks of, if any.
     pub fn session_id(&self) -> Option<&str> {
         Some(match self {
