@@ -23,6 +23,10 @@ impl Json {
     pub fn from_text(text: &str) -> Result<Json, serde_json::Error> {
         RawValue::from_string(text.trim().to_string()).map(Json)
     }
+    /// A validated raw value, copied out of the text it was split from.
+    pub fn from_raw(v: &RawValue) -> Json {
+        Json(v.to_owned())
+    }
     pub fn from_value(v: &Value) -> Json {
         Json(serde_json::value::to_raw_value(v).expect("a Value always serializes"))
     }

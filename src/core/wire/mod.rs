@@ -13,6 +13,7 @@ pub mod interaction;
 pub mod json;
 pub mod methods;
 pub mod plan;
+pub mod read;
 
 pub use envelope::*;
 pub use error::*;

@@ -1,0 +1,373 @@
+//! Reading wire JSON on the client without per-type serde code.
+//!
+//! Why: a `#[derive(Deserialize)]` per wire type, instantiated over serde_json's parser, was
+//! most of the wasm (≈170 KB of a 540 KB module: one visitor state machine per type, each with
+//! the parser inlined). Here serde_json is used for exactly three generic jobs — split one
+//! object into `(key, raw value)` members, split one array into raw items, unescape a
+//! string — and every wire type reads its fields by name from an [`Obj`]. serde_json still
+//! validates every byte (a raw member is only ever a complete, valid JSON value), so a
+//! [`Json`] read from here is safe to hand to `JSON.parse`.
+//!
+//! Rules match what the derives did: unknown members are ignored, a repeated member is an
+//! error, a missing `Option` member and a `null` one both read as `None` unless a reader
+//! asks for the value as present ([`Obj::present`]).
+
+use super::json::Json;
+use serde::de::{Deserializer as _, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::fmt;
+
+/// Why a value did not read: the path of the member and what was wrong with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadError(pub String);
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<ReadError> for String {
+    fn from(e: ReadError) -> String {
+        e.0
+    }
+}
+
+pub type ReadResult<T> = Result<T, ReadError>;
+
+fn syntax(e: serde_json::Error) -> ReadError {
+    ReadError(e.to_string())
+}
+
+fn expected(name: &str, what: &str) -> ReadError {
+    ReadError(format!("`{name}`: expected {what}"))
+}
+
+/// A wire type that reads itself from one JSON object.
+pub trait FromObj: Sized {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self>;
+}
+
+/// Reads a whole text as `T`.
+pub fn read<T: FromObj>(text: &str) -> ReadResult<T> {
+    T::from_obj(&Obj::parse(text)?)
+}
+
+/// One JSON object's members, values still raw (borrowed from the text).
+pub struct Obj<'a> {
+    members: Vec<(Cow<'a, str>, &'a RawValue)>,
+}
+
+impl<'a> Obj<'a> {
+    /// Splits `text` (exactly one JSON object) into its members.
+    pub fn parse(text: &'a str) -> ReadResult<Obj<'a>> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let members = (&mut de).deserialize_map(MembersVisitor).map_err(syntax)?;
+        de.end().map_err(syntax)?;
+        Ok(Obj { members })
+    }
+
+    /// The raw value of member `name`, if present (`null` included).
+    pub fn raw(&self, name: &str) -> Option<&'a RawValue> {
+        self.members.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
+    }
+
+    /// Every member in text order (maps keyed by data, e.g. projection baselines).
+    pub fn members(&self) -> impl Iterator<Item = (&str, &'a RawValue)> + '_ {
+        self.members.iter().map(|(k, v)| (&**k, *v))
+    }
+
+    /// The member, with `null` read as absent.
+    fn non_null(&self, name: &str) -> Option<&'a RawValue> {
+        self.raw(name).filter(|v| v.get() != "null")
+    }
+
+    fn required(&self, name: &str) -> ReadResult<&'a RawValue> {
+        self.raw(name).ok_or_else(|| ReadError(format!("missing field `{name}`")))
+    }
+
+    pub fn str(&self, name: &str) -> ReadResult<String> {
+        as_str(self.required(name)?).ok_or_else(|| expected(name, "a string"))
+    }
+    pub fn opt_str(&self, name: &str) -> ReadResult<Option<String>> {
+        self.non_null(name).map(|v| as_str(v).ok_or_else(|| expected(name, "a string"))).transpose()
+    }
+    /// The string without copying it when it has no escapes (tags compared, not kept).
+    pub fn str_ref(&self, name: &str) -> ReadResult<Cow<'a, str>> {
+        as_cow(self.required(name)?).ok_or_else(|| expected(name, "a string"))
+    }
+
+    pub fn bool(&self, name: &str) -> ReadResult<bool> {
+        as_bool(self.required(name)?).ok_or_else(|| expected(name, "a boolean"))
+    }
+    pub fn opt_bool(&self, name: &str) -> ReadResult<Option<bool>> {
+        self.non_null(name).map(|v| as_bool(v).ok_or_else(|| expected(name, "a boolean"))).transpose()
+    }
+
+    pub fn u64(&self, name: &str) -> ReadResult<u64> {
+        as_u64(self.required(name)?).ok_or_else(|| expected(name, "an unsigned integer"))
+    }
+    pub fn opt_u64(&self, name: &str) -> ReadResult<Option<u64>> {
+        self.non_null(name).map(|v| as_u64(v).ok_or_else(|| expected(name, "an unsigned integer"))).transpose()
+    }
+    pub fn i64(&self, name: &str) -> ReadResult<i64> {
+        as_i64(self.required(name)?).ok_or_else(|| expected(name, "an integer"))
+    }
+    pub fn f64(&self, name: &str) -> ReadResult<f64> {
+        as_f64(self.required(name)?).ok_or_else(|| expected(name, "a number"))
+    }
+
+    /// The member as raw JSON; missing reads as `null`.
+    pub fn json(&self, name: &str) -> Json {
+        self.raw(name).map_or_else(Json::null, Json::from_raw)
+    }
+    /// The member as raw JSON; missing and `null` read as `None`.
+    pub fn opt_json(&self, name: &str) -> Option<Json> {
+        self.non_null(name).map(Json::from_raw)
+    }
+    /// The member as raw JSON when present; a present `null` stays `Some(null)`.
+    pub fn present(&self, name: &str) -> Option<Json> {
+        self.raw(name).map(Json::from_raw)
+    }
+
+    /// A nested object read as `T`.
+    pub fn field<T: FromObj>(&self, name: &str) -> ReadResult<T> {
+        nested(name, self.required(name)?)
+    }
+    /// A nested object read as `T`; missing and `null` read as `None`.
+    pub fn opt_field<T: FromObj>(&self, name: &str) -> ReadResult<Option<T>> {
+        self.non_null(name).map(|v| nested(name, v)).transpose()
+    }
+
+    /// An array member, each item read by `item`.
+    pub fn list<T>(&self, name: &str, item: impl Fn(&'a RawValue) -> Option<T>) -> ReadResult<Vec<T>> {
+        list_of(name, self.required(name)?, &item)
+    }
+    /// An array member; missing and `null` read as `None`.
+    pub fn opt_list<T>(&self, name: &str, item: impl Fn(&'a RawValue) -> Option<T>) -> ReadResult<Option<Vec<T>>> {
+        self.non_null(name).map(|v| list_of(name, v, &item)).transpose()
+    }
+    /// An array of objects read as `T`.
+    pub fn objects<T: FromObj>(&self, name: &str) -> ReadResult<Vec<T>> {
+        objects_of(name, self.required(name)?)
+    }
+    /// An array of objects; missing and `null` read as `None`.
+    pub fn opt_objects<T: FromObj>(&self, name: &str) -> ReadResult<Option<Vec<T>>> {
+        self.non_null(name).map(|v| objects_of(name, v)).transpose()
+    }
+
+    /// A string member that must be one of `names`; its index.
+    pub fn one_of(&self, name: &str, names: &[&str]) -> ReadResult<usize> {
+        let s = self.str_ref(name)?;
+        names.iter().position(|n| *n == s).ok_or_else(|| {
+            ReadError(format!("`{name}`: unknown variant `{s}`, expected one of {}", names.join(", ")))
+        })
+    }
+}
+
+fn nested<T: FromObj>(name: &str, v: &RawValue) -> ReadResult<T> {
+    let o = Obj::parse(v.get()).map_err(|_| expected(name, "an object"))?;
+    T::from_obj(&o).map_err(|e| ReadError(format!("{name}.{}", e.0)))
+}
+
+fn objects_of<T: FromObj>(name: &str, v: &RawValue) -> ReadResult<Vec<T>> {
+    let items = items(v.get()).map_err(|_| expected(name, "an array"))?;
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| nested(&format!("{name}[{i}]"), item))
+        .collect()
+}
+
+fn list_of<'a, T>(name: &str, v: &'a RawValue, item: &dyn Fn(&'a RawValue) -> Option<T>) -> ReadResult<Vec<T>> {
+    let items = items(v.get()).map_err(|_| expected(name, "an array"))?;
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| item(v).ok_or_else(|| ReadError(format!("`{name}[{i}]`: wrong type"))))
+        .collect()
+}
+
+/// Splits `text` (exactly one JSON array) into its raw items.
+pub fn items(text: &str) -> ReadResult<Vec<&RawValue>> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let items = (&mut de).deserialize_seq(ItemsVisitor).map_err(syntax)?;
+    de.end().map_err(syntax)?;
+    Ok(items)
+}
+
+/// A string value, unescaped; `None` for any other kind of value.
+pub fn as_str(v: &RawValue) -> Option<String> {
+    as_cow(v).map(Cow::into_owned)
+}
+
+/// A string value, borrowed when it has no escapes.
+pub fn as_cow(v: &RawValue) -> Option<Cow<'_, str>> {
+    let t = v.get();
+    let inner = t.strip_prefix('"')?.strip_suffix('"')?;
+    if !inner.contains('\\') {
+        // Valid JSON (checked when the member was split off) without escapes: the text between
+        // the quotes is the string.
+        return Some(Cow::Borrowed(inner));
+    }
+    let mut de = serde_json::Deserializer::from_str(t);
+    (&mut de).deserialize_str(CowVisitor).ok()
+}
+
+pub fn as_bool(v: &RawValue) -> Option<bool> {
+    match v.get() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
+}
+
+/// A JSON integer in `u64` range (`-0` included, as serde reads it).
+pub fn as_u64(v: &RawValue) -> Option<u64> {
+    let t = v.get();
+    if t == "-0" {
+        return Some(0);
+    }
+    t.parse().ok()
+}
+
+pub fn as_i64(v: &RawValue) -> Option<i64> {
+    v.get().parse().ok()
+}
+
+/// A JSON number (integers included). The text is valid JSON, so a number is exactly what
+/// `str::parse` accepts among JSON values; out-of-range magnitudes are refused as serde does.
+pub fn as_f64(v: &RawValue) -> Option<f64> {
+    let t = v.get();
+    if !t.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+        return None;
+    }
+    t.parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+struct MembersVisitor;
+
+impl<'de> Visitor<'de> for MembersVisitor {
+    type Value = Vec<(Cow<'de, str>, &'de RawValue)>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut members: Self::Value = Vec::new();
+        while let Some(key) = map.next_key_seed(CowSeed)? {
+            if members.iter().any(|(k, _)| *k == key) {
+                return Err(serde::de::Error::custom(format_args!("duplicate field `{key}`")));
+            }
+            let value: &'de RawValue = map.next_value()?;
+            members.push((key, value));
+        }
+        Ok(members)
+    }
+}
+
+struct ItemsVisitor;
+
+impl<'de> Visitor<'de> for ItemsVisitor {
+    type Value = Vec<&'de RawValue>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(items)
+    }
+}
+
+/// A string borrowed from the text when serde can (no escapes), owned otherwise.
+struct CowSeed;
+
+impl<'de> serde::de::DeserializeSeed<'de> for CowSeed {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(CowVisitor)
+    }
+}
+
+struct CowVisitor;
+
+impl<'de> Visitor<'de> for CowVisitor {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Probe {
+        s: String,
+        n: u64,
+        opt: Option<String>,
+        present: Option<Json>,
+    }
+
+    impl FromObj for Probe {
+        fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+            Ok(Probe { s: o.str("s")?, n: o.u64("n")?, opt: o.opt_str("opt")?, present: o.present("p") })
+        }
+    }
+
+    #[test]
+    fn members_read_by_name_with_escapes_and_unknown_members_ignored() {
+        let p: Probe = read(r#"{"x":[1,{"y":2}],"s":"a\"\u00e9","n":7,"opt":null,"p":null}"#).unwrap();
+        assert_eq!((p.s.as_str(), p.n, p.opt), ("a\"é", 7, None));
+        assert!(p.present.unwrap().is_null(), "a present null stays a value");
+        let p: Probe = read(r#"{"s":"","n":0}"#).unwrap();
+        assert!(p.present.is_none());
+    }
+
+    #[test]
+    fn wrong_types_missing_and_repeated_members_are_errors_that_name_the_member() {
+        let e = read::<Probe>(r#"{"s":1,"n":0}"#).err().unwrap();
+        assert!(e.0.contains("`s`"), "{e}");
+        assert!(read::<Probe>(r#"{"s":"a"}"#).err().unwrap().0.contains("missing field `n`"));
+        assert!(read::<Probe>(r#"{"s":"a","n":-1}"#).is_err());
+        assert!(read::<Probe>(r#"{"s":"a","n":1.5}"#).is_err());
+        assert!(read::<Probe>(r#"{"s":"a","n":1,"n":2}"#).err().unwrap().0.contains("duplicate"));
+        assert!(read::<Probe>(r#"{"s":"a","n":1} x"#).is_err(), "trailing text");
+        assert!(read::<Probe>(r#"{"s":"a","n":1,"z":[}"#).is_err(), "every byte is validated");
+        assert!(read::<Probe>("[]").is_err());
+    }
+
+    #[test]
+    fn numbers_read_like_serde() {
+        let raw = |t: &str| -> Box<RawValue> { RawValue::from_string(t.to_string()).unwrap() };
+        assert_eq!(as_u64(&raw("-0")), Some(0));
+        assert_eq!(as_u64(&raw("18446744073709551615")), Some(u64::MAX));
+        assert_eq!(as_u64(&raw("1e2")), None);
+        assert_eq!(as_i64(&raw("-1")), Some(-1));
+        assert_eq!(as_f64(&raw("1795991061849")), Some(1795991061849.0));
+        assert_eq!(as_f64(&raw("-1.5e1")), Some(-15.0));
+        assert_eq!(as_f64(&raw("1e400")), None);
+        assert_eq!(as_f64(&raw("\"1\"")), None);
+    }
+
+    #[test]
+    fn nested_errors_carry_their_path() {
+        struct Outer(#[allow(dead_code)] Vec<Probe>);
+        impl FromObj for Outer {
+            fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+                o.objects("items").map(Outer)
+            }
+        }
+        let e = read::<Outer>(r#"{"items":[{"s":"a","n":1},{"s":"b"}]}"#).err().unwrap();
+        assert!(e.0.contains("items[1]") && e.0.contains("`n`"), "{e}");
+    }
+}
