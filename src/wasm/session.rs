@@ -20,11 +20,10 @@ fn parse_result_arg(v: &JsValue) -> Result<RpcResult<Json>, JsValue> {
     wire::result_from_text(json.text()).map_err(|e| js::bad_argument(&format!("result must be an RpcResult: {e}")))
 }
 
-/// The part of a content block the binding checks: it is an object with a `type`.
-#[derive(serde::Deserialize)]
-struct BlockShape {
-    #[serde(rename = "type")]
-    _kind: String,
+/// What the binding checks of prompt content: an array of objects, each with a string `type`.
+fn is_block_list(j: &Json) -> bool {
+    use crate::core::wire::read::{items, Obj};
+    items(j.text()).is_ok_and(|blocks| blocks.iter().all(|b| Obj::parse(b.get()).is_ok_and(|o| o.str_ref("type").is_ok())))
 }
 
 #[wasm_bindgen(js_class = Session)]
@@ -88,7 +87,7 @@ impl JsSession {
             return Err(js::bad_argument("content must be an array of content blocks"));
         }
         let blocks = match js::js_json(&content) {
-            Some(j) if j.parse::<Vec<BlockShape>>().is_ok() => j,
+            Some(j) if is_block_list(&j) => j,
             _ => {
                 return Err(js::bad_argument(
                     "content must be an array of content-block objects with a type",

@@ -64,23 +64,15 @@ impl Envelope {
 /// Reads a unary response body: envelope `type`, the `rpcId` echo and the result object are
 /// checked; the value stays raw text. Any failure is a transport error for the caller.
 pub fn parse_server_response(body: &str, expect_rpc_id: &str) -> Result<RpcResult<Json>, String> {
-    use std::borrow::Cow;
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Raw<'a> {
-        #[serde(rename = "type", borrow)]
-        kind: Cow<'a, str>,
-        #[serde(borrow)]
-        rpc_id: Cow<'a, str>,
-        #[serde(borrow)]
-        result: &'a serde_json::value::RawValue,
-    }
-    let raw: Raw = serde_json::from_str(body).map_err(|e| format!("bad envelope: {e}"))?;
-    if raw.kind != "server-response" {
+    let bad = |e: super::read::ReadError| format!("bad envelope: {e}");
+    let o = super::read::Obj::parse(body).map_err(bad)?;
+    if o.str_ref("type").map_err(bad)? != "server-response" {
         return Err("expected a server-response envelope".into());
     }
-    if raw.rpc_id != expect_rpc_id {
-        return Err(format!("rpcId mismatch: sent {expect_rpc_id:?}, got {:?}", raw.rpc_id));
+    let rpc_id = o.str_ref("rpcId").map_err(bad)?;
+    if rpc_id != expect_rpc_id {
+        return Err(format!("rpcId mismatch: sent {expect_rpc_id:?}, got {rpc_id:?}"));
     }
-    super::error::result_from_text(raw.result.get())
+    let result = o.raw("result").ok_or_else(|| bad(super::read::ReadError("missing field `result`".into())))?;
+    super::error::result_from_text(result.get())
 }

@@ -1,6 +1,7 @@
 //! `RpcError` and the `RpcResult` wire form (`{ok:true,value}` | `{ok:false,error}`).
 
 use super::json::Json;
+use super::read::{FromObj, Obj, ReadError, ReadResult};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -90,20 +91,27 @@ pub fn result_text(result: &RpcResult<Json>) -> String {
 /// Reads a result object from its raw text, keeping `value` as raw text. A present `null`
 /// value (plan service absent) stays distinct from a missing one (a schema failure).
 pub fn result_from_text(text: &str) -> Result<RpcResult<Json>, String> {
-    #[derive(Deserialize)]
-    struct Raw {
-        ok: bool,
-        #[serde(default, deserialize_with = "super::json::present")]
-        value: Option<Json>,
-        #[serde(default)]
-        error: Option<RpcError>,
+    let bad = |e: ReadError| format!("bad result: {e}");
+    let o = Obj::parse(text).map_err(bad)?;
+    if o.bool("ok").map_err(bad)? {
+        o.present("value").map(Ok).ok_or_else(|| "ok result without value".into())
+    } else {
+        let error = o.opt_field::<RpcError>("error").map_err(bad)?;
+        error.map(Err).ok_or_else(|| "error result without error".into())
     }
-    let raw: Raw = serde_json::from_str(text).map_err(|e| format!("bad result: {e}"))?;
-    match (raw.ok, raw.value, raw.error) {
-        (true, Some(v), _) => Ok(Ok(v)),
-        (true, None, _) => Err("ok result without value".into()),
-        (false, _, Some(e)) => Ok(Err(e)),
-        (false, _, None) => Err("error result without error".into()),
+}
+
+impl FromObj for RpcError {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        let code = match &*o.str_ref("code")? {
+            "bad-request" => ErrorCode::BadRequest,
+            "cancelled" => ErrorCode::Cancelled,
+            "session-not-found" => ErrorCode::SessionNotFound,
+            "agent-busy" => ErrorCode::AgentBusy,
+            _ => ErrorCode::Internal,
+        };
+        let details = o.present("details").unwrap_or_else(empty_object);
+        Ok(RpcError { code, message: o.str("message")?, details })
     }
 }
 

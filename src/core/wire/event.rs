@@ -2,6 +2,7 @@
 //! bodies of the kinds the fold understands. Unknown kinds stay raw.
 
 use super::json::Json;
+use super::read::{self, FromObj, Obj, ReadError, ReadResult};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -201,28 +202,126 @@ pub struct TurnTagged<T> {
 
 impl EventBody {
     pub fn parse(kind: &str, data: &Json) -> Option<EventBody> {
-        fn de<T: serde::de::DeserializeOwned>(data: &Json) -> Option<T> {
-            data.parse().ok()
+        use super::interaction as ix;
+        let read = |f: &dyn Fn(&Obj<'_>) -> ReadResult<EventBody>| Obj::parse(data.text()).and_then(|o| f(&o)).ok();
+        match kind {
+            "turn/start" => read(&|o| Ok(EventBody::TurnStart(TurnRef { turn: o.u64("turn")? }))),
+            "user/message" => read(&|o| MessageData::from_obj(o).map(EventBody::UserMessage)),
+            "steering/message" => read(&|o| MessageData::from_obj(o).map(EventBody::SteeringMessage)),
+            "context/message" => read(&|o| MessageData::from_obj(o).map(EventBody::ContextMessage)),
+            "step/start" => read(&|o| StepRef::from_obj(o).map(EventBody::StepStart)),
+            "step/end" => read(&|o| StepRef::from_obj(o).map(EventBody::StepEnd)),
+            "assistant/chunk" => read(&|o| ChunkData::from_obj(o).map(EventBody::AssistantChunk)),
+            "assistant/message" => read(&|o| AssistantMessageData::from_obj(o).map(EventBody::AssistantMessage)),
+            "tool/call" => read(&|o| ToolCallData::from_obj(o).map(EventBody::ToolCall)),
+            "tool/result" => read(&|o| ToolResultData::from_obj(o).map(EventBody::ToolResult)),
+            "turn/end" => read(&|o| TurnEndData::from_obj(o).map(EventBody::TurnEnd)),
+            "plan/mode" => read(&|o| FromObj::from_obj(o).map(EventBody::PlanMode)),
+            ix::EV_PLAN_TEXT_DELTA => read(&|o| FromObj::from_obj(o).map(EventBody::PlanTextDelta)),
+            ix::EV_PLAN_TEXT_DONE => read(&|o| FromObj::from_obj(o).map(EventBody::PlanTextDone)),
+            ix::EV_PLAN_PROPOSED => read(&|o| FromObj::from_obj(o).map(EventBody::PlanProposed)),
+            ix::EV_PROMPT_RESOLVED => read(&|o| FromObj::from_obj(o).map(EventBody::PromptResolved)),
+            _ => None,
         }
-        Some(match kind {
-            "turn/start" => EventBody::TurnStart(de(data)?),
-            "user/message" => EventBody::UserMessage(de(data)?),
-            "steering/message" => EventBody::SteeringMessage(de(data)?),
-            "context/message" => EventBody::ContextMessage(de(data)?),
-            "step/start" => EventBody::StepStart(de(data)?),
-            "step/end" => EventBody::StepEnd(de(data)?),
-            "assistant/chunk" => EventBody::AssistantChunk(de(data)?),
-            "assistant/message" => EventBody::AssistantMessage(de(data)?),
-            "tool/call" => EventBody::ToolCall(de(data)?),
-            "tool/result" => EventBody::ToolResult(de(data)?),
-            "turn/end" => EventBody::TurnEnd(de(data)?),
-            "plan/mode" => EventBody::PlanMode(de(data)?),
-            super::interaction::EV_PLAN_TEXT_DELTA => EventBody::PlanTextDelta(de(data)?),
-            super::interaction::EV_PLAN_TEXT_DONE => EventBody::PlanTextDone(de(data)?),
-            super::interaction::EV_PLAN_PROPOSED => EventBody::PlanProposed(de(data)?),
-            super::interaction::EV_PROMPT_RESOLVED => EventBody::PromptResolved(de(data)?),
-            _ => return None,
+    }
+}
+
+// ---- Client-side readers (the derives above serve the host; see `read`) ----
+
+impl FromObj for SessionEvent {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(SessionEvent {
+            kind: o.str("type")?,
+            seq: o.u64("seq")?,
+            time: o.f64("time")?,
+            data: o.json("data"),
+            source_event_seqs: o.opt_list("sourceEventSeqs", read::as_f64)?,
+            surface_op: o.opt_json("surfaceOp"),
         })
+    }
+}
+
+impl FromObj for StepRef {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(StepRef { turn: o.u64("turn")?, step: o.u64("step")? })
+    }
+}
+
+impl FromObj for MessageData {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(MessageData { content: o.json("content"), source: o.json("source") })
+    }
+}
+
+impl FromObj for ChunkData {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(ChunkData { turn: o.u64("turn")?, step: o.u64("step")?, chunk: o.field("chunk")? })
+    }
+}
+
+impl FromObj for Chunk {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        let kind = match o.raw("type").map(read::as_cow) {
+            None => ChunkKind::Other,
+            Some(Some(k)) if k == "text-delta" => ChunkKind::TextDelta,
+            Some(Some(k)) if k == "reasoning-delta" => ChunkKind::ReasoningDelta,
+            Some(Some(_)) => ChunkKind::Other,
+            Some(None) => return Err(ReadError("`type`: expected a string".into())),
+        };
+        Ok(Chunk { kind, text: o.opt_str("text")? })
+    }
+}
+
+impl FromObj for AssistantMessageData {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(AssistantMessageData {
+            turn: o.u64("turn")?,
+            step: o.u64("step")?,
+            content: o.json("content"),
+            provenance: o.json("provenance"),
+        })
+    }
+}
+
+impl FromObj for ToolCallData {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(ToolCallData {
+            turn: o.u64("turn")?,
+            step: o.u64("step")?,
+            call_id: o.str("callId")?,
+            name: o.str("name")?,
+            arguments: o.json("arguments"),
+        })
+    }
+}
+
+impl FromObj for ToolResultData {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(ToolResultData {
+            turn: o.u64("turn")?,
+            step: o.u64("step")?,
+            call_id: o.str("callId")?,
+            content: o.json("content"),
+            is_error: o.opt_bool("isError")?.unwrap_or(false),
+        })
+    }
+}
+
+impl FromObj for TurnEndData {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(TurnEndData { turn: o.u64("turn")?, reason: o.field("reason")? })
+    }
+}
+
+impl FromObj for TurnEndReason {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(TurnEndReason { kind: o.str("kind")? })
+    }
+}
+
+impl<T: FromObj> FromObj for TurnTagged<T> {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(TurnTagged { turn: o.opt_u64("turn")?, body: T::from_obj(o)? })
     }
 }
 

@@ -9,11 +9,13 @@ pub mod envelope;
 pub mod error;
 pub mod event;
 pub mod frames;
+mod hot;
 pub mod interaction;
 pub mod json;
 pub mod methods;
 pub mod plan;
 pub mod read;
+mod tmp_shims;
 
 pub use envelope::*;
 pub use error::*;

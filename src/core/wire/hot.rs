@@ -1,0 +1,162 @@
+//! One pass over the hot frame: a `session/event` envelope, read straight through.
+//!
+//! Why a second reader: [`super::read::Obj`] splits one level at a time, so a value nested
+//! four deep (envelope → payload → event → data) is scanned four times; live streaming is
+//! almost only these frames. Three hand-written visitors, each instantiated once over
+//! serde_json's parser, read the envelope, payload and event in one scan. Anything they do
+//! not expect (another method, keys out of the usual order, a repeated key, a bad value)
+//! returns `None` and the general reader decides, so errors are still classified exactly.
+
+use super::event::SessionEvent;
+use super::frames::{EventFrame, Frame, InboundFrame};
+use super::json::Json;
+use serde::de::{DeserializeSeed, Deserializer as _, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::fmt;
+
+/// The frame, or `None` to fall back to the general reader.
+pub fn event_frame(data: &str) -> Option<InboundFrame> {
+    let mut de = serde_json::Deserializer::from_str(data);
+    let frame = (&mut de).deserialize_map(EnvelopeVisitor).ok()?;
+    de.end().ok()?;
+    frame
+}
+
+/// A string borrowed from the text when it has no escapes.
+struct Text<'de>(Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for Text<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(TextVisitor)
+    }
+}
+
+struct TextVisitor;
+
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Text<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Text(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Text(Cow::Owned(v.to_owned())))
+    }
+}
+
+/// Stops the pass: the general reader takes over.
+fn fallback<E: serde::de::Error>() -> E {
+    E::custom("not the hot shape")
+}
+
+struct EnvelopeVisitor;
+
+impl<'de> Visitor<'de> for EnvelopeVisitor {
+    type Value = Option<InboundFrame>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a server-request envelope")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut kind_ok, mut rpc_id, mut method_ok, mut frame) = (false, None, false, None);
+        while let Some(Text(key)) = map.next_key()? {
+            match &*key {
+                "type" if !kind_ok => kind_ok = map.next_value::<Text>()?.0 == "server-request",
+                "rpcId" if rpc_id.is_none() => rpc_id = Some(map.next_value::<Text>()?.0.into_owned()),
+                "method" if !method_ok => method_ok = map.next_value::<Text>()?.0 == "session/event",
+                // The payload is read only once the method says it is an event.
+                "payload" if frame.is_none() && method_ok => frame = Some(map.next_value_seed(PayloadSeed)?),
+                "type" | "rpcId" | "method" | "payload" => return Err(fallback()),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            if !kind_ok {
+                return Err(fallback());
+            }
+        }
+        Ok(match (rpc_id, frame) {
+            (Some(rpc_id), Some(frame)) => Some(InboundFrame { rpc_id, frame: Frame::Event(frame) }),
+            _ => None,
+        })
+    }
+}
+
+struct PayloadSeed;
+
+impl<'de> DeserializeSeed<'de> for PayloadSeed {
+    type Value = EventFrame;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<EventFrame, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PayloadSeed {
+    type Value = EventFrame;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a session/event payload")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EventFrame, A::Error> {
+        let (mut kind_ok, mut session_id, mut event, mut view) = (false, None, None, None);
+        while let Some(Text(key)) = map.next_key()? {
+            match &*key {
+                "type" if !kind_ok => kind_ok = map.next_value::<Text>()?.0 == "session/event",
+                "sessionId" if session_id.is_none() => session_id = Some(map.next_value::<Text>()?.0.into_owned()),
+                "event" if event.is_none() => event = Some(map.next_value_seed(EventSeed)?),
+                "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
+                _ => return Err(fallback()),
+            }
+            if !kind_ok {
+                return Err(fallback());
+            }
+        }
+        let (Some(session_id), Some(event)) = (session_id, event) else { return Err(fallback()) };
+        let view = view.filter(|v| v.get() != "null").map(Json::from_raw);
+        Ok(EventFrame { session_id, event, view })
+    }
+}
+
+struct EventSeed;
+
+impl<'de> DeserializeSeed<'de> for EventSeed {
+    type Value = SessionEvent;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<SessionEvent, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EventSeed {
+    type Value = SessionEvent;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a session event")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SessionEvent, A::Error> {
+        let (mut kind, mut seq, mut time, mut data, mut rest) = (None, None, None, None, false);
+        while let Some(Text(key)) = map.next_key()? {
+            match &*key {
+                "type" if kind.is_none() => kind = Some(map.next_value::<Text>()?.0.into_owned()),
+                "seq" if seq.is_none() => seq = Some(map.next_value::<u64>()?),
+                "time" if time.is_none() => time = Some(map.next_value::<f64>()?),
+                "data" if data.is_none() => data = Some(Json::from_raw(map.next_value::<&RawValue>()?)),
+                // Rare members (`sourceEventSeqs`, `surfaceOp`, anything new) go the general way.
+                _ => {
+                    rest = true;
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        match (kind, seq, time, rest) {
+            (Some(kind), Some(seq), Some(time), false) => Ok(SessionEvent {
+                kind,
+                seq,
+                time,
+                data: data.unwrap_or_default(),
+                source_event_seqs: None,
+                surface_op: None,
+            }),
+            _ => Err(fallback()),
+        }
+    }
+}
