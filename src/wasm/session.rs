@@ -140,10 +140,9 @@ impl JsSession {
         if !js_sys::Array::is_array(&answers) {
             return Err(js::bad_argument("answers must be an array"));
         }
-        let answers: Vec<crate::core::wire::interaction::Answer> =
-            js::js_json(&answers)
-                .and_then(|v| v.parse().ok())
-                .ok_or_else(|| js::bad_argument("answers must be [{questionId, selectedOptionIds?, text?}]"))?;
+        let answers = js::js_json(&answers)
+            .and_then(|v| crate::core::wire::interaction::Answer::read_list(v.text()).ok())
+            .ok_or_else(|| js::bad_argument("answers must be [{questionId, selectedOptionIds?, text?}]"))?;
         self.op(Waiter::Result, |inner, id| {
             inner.router.get_mut(id).expect("ensured").answer(&prompt_id, answers)
         })

@@ -8,8 +8,8 @@ use crate::core::wire::interaction::{
     Answer, Capabilities, ModeState, PendingPrompts, PlanSteps, ProposedPlan, UserInputPrompt,
     PROJ_CAPABILITIES, PROJ_MODE, PROJ_PLAN_STEPS, PROJ_PROPOSED_PLAN, PROJ_USER_INPUT,
 };
+use crate::core::wire::read::{read, FromObj};
 use crate::core::wire::{ErrorCode, Json, Receipt, ReceiptReason, RpcError};
-use serde::de::DeserializeOwned;
 use std::rc::Rc;
 
 /// Canonical interaction state. `None` = the host never said (capability absent).
@@ -48,8 +48,8 @@ impl Session {
         self.projections.rev.max(self.fold.plan_text.as_ref().map_or(0, |p| p.rev))
     }
 
-    fn projected<T: DeserializeOwned>(&self, key: &str) -> Option<T> {
-        self.projections.get(key)?.value.parse().ok()
+    fn projected<T: FromObj>(&self, key: &str) -> Option<T> {
+        read(self.projections.get(key)?.value.text()).ok()
     }
 
     /// Submits answers to a pending user-input prompt. A second submit for the same prompt

@@ -2,6 +2,12 @@
 //! Whole values travel as projections under the `PROJ_*` keys; streams (plan text) and
 //! history (resolved prompts, proposed plans) travel as logged session events.
 
+//!
+//! The client reads these with the hand-written [`FromObj`] impls next to each type (no
+//! `Deserialize` code in the wasm); the derives stay for the host, which writes and parses
+//! them. The `readers_agree_with_serde` tests keep the two readings equal.
+
+use super::read::{as_str, items, FromObj, Obj, ReadResult};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -47,12 +53,31 @@ pub enum OperatingMode {
     Unknown,
 }
 
+impl OperatingMode {
+    /// Total, like `#[serde(other)]`: a mode this client does not know reads as `Unknown`.
+    pub fn from_name(name: &str) -> OperatingMode {
+        match name {
+            "default" => OperatingMode::Default,
+            "plan" => OperatingMode::Plan,
+            "ask" => OperatingMode::Ask,
+            "execute" => OperatingMode::Execute,
+            _ => OperatingMode::Unknown,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModeState {
     pub mode: OperatingMode,
     /// The provider's own name for the mode (e.g. ACP `agent`), for display and debugging.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub native: Option<String>,
+}
+
+impl FromObj for ModeState {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(ModeState { mode: OperatingMode::from_name(&o.str_ref("mode")?), native: o.opt_str("native")? })
+    }
 }
 
 /// What a provider can honestly do. A UI renders from these, never from provider names.
@@ -68,12 +93,35 @@ pub struct Capabilities {
     pub supports_exit_plan_mode: bool,
 }
 
+/// Every flag is required: the type's `Default` is not a serde default.
+impl FromObj for Capabilities {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(Capabilities {
+            supports_plan_mode: o.bool("supportsPlanMode")?,
+            supports_ask_mode: o.bool("supportsAskMode")?,
+            supports_structured_plan_updates: o.bool("supportsStructuredPlanUpdates")?,
+            supports_plan_text_streaming: o.bool("supportsPlanTextStreaming")?,
+            supports_structured_user_input: o.bool("supportsStructuredUserInput")?,
+            supports_freeform_user_input: o.bool("supportsFreeformUserInput")?,
+            supports_exit_plan_mode: o.bool("supportsExitPlanMode")?,
+        })
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum StepStatus {
     Pending,
     InProgress,
     Completed,
+}
+
+impl StepStatus {
+    /// The member `name` read by wire name (an unknown name is an error, as with serde).
+    pub fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
+        const ALL: [StepStatus; 3] = [StepStatus::Pending, StepStatus::InProgress, StepStatus::Completed];
+        Ok(ALL[o.one_of(name, &["pending", "inProgress", "completed"])?])
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,6 +133,14 @@ pub enum Provenance {
     Synthesized,
 }
 
+impl Provenance {
+    /// The member `name` read by wire name (an unknown name is an error, as with serde).
+    pub fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
+        const ALL: [Provenance; 2] = [Provenance::Native, Provenance::Synthesized];
+        Ok(ALL[o.one_of(name, &["native", "synthesized"])?])
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanStep {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -94,6 +150,17 @@ pub struct PlanStep {
     pub source: Provenance,
 }
 
+impl FromObj for PlanStep {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(PlanStep {
+            id: o.opt_str("id")?,
+            text: o.str("text")?,
+            status: StepStatus::read(o, "status")?,
+            source: Provenance::read(o, "source")?,
+        })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanSteps {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -101,11 +168,23 @@ pub struct PlanSteps {
     pub steps: Vec<PlanStep>,
 }
 
+impl FromObj for PlanSteps {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(PlanSteps { explanation: o.opt_str("explanation")?, steps: o.objects("steps")? })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanTextDelta {
     pub item_id: String,
     pub text: String,
+}
+
+impl FromObj for PlanTextDelta {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(PlanTextDelta { item_id: o.str("itemId")?, text: o.str("text")? })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -116,12 +195,28 @@ pub struct PlanTextDone {
     pub text: String,
 }
 
+impl FromObj for PlanTextDone {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(PlanTextDone { item_id: o.str("itemId")?, text: o.str("text")? })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProposedPlan {
     pub plan_id: String,
     pub markdown: String,
     pub source: Provenance,
+}
+
+impl FromObj for ProposedPlan {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(ProposedPlan {
+            plan_id: o.str("planId")?,
+            markdown: o.str("markdown")?,
+            source: Provenance::read(o, "source")?,
+        })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -132,6 +227,26 @@ pub struct PromptOption {
     pub description: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recommended: Option<bool>,
+}
+
+impl FromObj for PromptOption {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(PromptOption {
+            id: o.str("id")?,
+            label: o.str("label")?,
+            description: o.opt_str("description")?,
+            recommended: o.opt_bool("recommended")?,
+        })
+    }
+}
+
+/// A `#[serde(default)] Vec<T>` member: missing reads as empty, but a present `null` is an
+/// error (serde's default applies only to a missing member).
+fn objects_or_empty<T: FromObj>(o: &Obj<'_>, name: &str) -> ReadResult<Vec<T>> {
+    match o.raw(name) {
+        Some(_) => o.objects(name),
+        None => Ok(Vec::new()),
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -155,6 +270,22 @@ pub struct PromptQuestion {
     pub required: Option<bool>,
 }
 
+impl FromObj for PromptQuestion {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(PromptQuestion {
+            id: o.str("id")?,
+            header: o.opt_str("header")?,
+            label: o.str("label")?,
+            description: o.opt_str("description")?,
+            options: objects_or_empty(o, "options")?,
+            multi_select: o.opt_bool("multiSelect")?,
+            allow_freeform: o.opt_bool("allowFreeform")?,
+            freeform_placeholder: o.opt_str("freeformPlaceholder")?,
+            required: o.opt_bool("required")?,
+        })
+    }
+}
+
 /// A structured user-input prompt (1..n questions). Approvals are a separate thing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -169,9 +300,27 @@ pub struct UserInputPrompt {
     pub source: String,
 }
 
+impl FromObj for UserInputPrompt {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(UserInputPrompt {
+            prompt_id: o.str("promptId")?,
+            title: o.opt_str("title")?,
+            description: o.opt_str("description")?,
+            questions: o.objects("questions")?,
+            source: o.str("source")?,
+        })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PendingPrompts {
     pub prompts: Vec<UserInputPrompt>,
+}
+
+impl FromObj for PendingPrompts {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(PendingPrompts { prompts: o.objects("prompts")? })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -182,6 +331,23 @@ pub struct Answer {
     pub selected_option_ids: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+}
+
+impl FromObj for Answer {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(Answer {
+            question_id: o.str("questionId")?,
+            selected_option_ids: o.opt_list("selectedOptionIds", as_str)?,
+            text: o.opt_str("text")?,
+        })
+    }
+}
+
+impl Answer {
+    /// A whole text that is an array of answers (what `Session.answer` is handed from JS).
+    pub fn read_list(text: &str) -> ReadResult<Vec<Answer>> {
+        items(text)?.into_iter().map(|item| Answer::from_obj(&Obj::parse(item.get())?)).collect()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -204,11 +370,25 @@ pub struct PromptRequestedEvent {
     pub prompt: UserInputPrompt,
 }
 
+impl FromObj for PromptRequestedEvent {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(PromptRequestedEvent { prompt: o.field("prompt")? })
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PromptOutcome {
     Answered,
     Cancelled,
+}
+
+impl PromptOutcome {
+    /// The member `name` read by wire name (an unknown name is an error, as with serde).
+    pub fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
+        const ALL: [PromptOutcome; 2] = [PromptOutcome::Answered, PromptOutcome::Cancelled];
+        Ok(ALL[o.one_of(name, &["answered", "cancelled"])?])
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -217,6 +397,16 @@ pub struct PromptResolvedEvent {
     #[serde(default)]
     pub answers: Vec<Answer>,
     pub outcome: PromptOutcome,
+}
+
+impl FromObj for PromptResolvedEvent {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(PromptResolvedEvent {
+            prompt: o.field("prompt")?,
+            answers: objects_or_empty(o, "answers")?,
+            outcome: PromptOutcome::read(o, "outcome")?,
+        })
+    }
 }
 
 /// `provider/native`: the raw payload a canonical event came from.
@@ -263,5 +453,196 @@ impl PromptAnswers {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod readers_agree_with_serde {
+    use super::super::read::read;
+    use super::*;
+    use serde::de::DeserializeOwned;
+    use serde_json::json;
+    use std::fmt::Debug;
+
+    /// Reads `text` with both readers: the same value, or both refuse.
+    fn agree<T: FromObj + DeserializeOwned + PartialEq + Debug>(text: &str) -> Option<T> {
+        match (read::<T>(text), serde_json::from_str::<T>(text)) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a, b, "{text}");
+                Some(a)
+            }
+            (Err(_), Err(_)) => None,
+            (a, b) => panic!("readers disagree on {text}: read {a:?}, serde {b:?}"),
+        }
+    }
+
+    fn accepts<T: FromObj + DeserializeOwned + PartialEq + Debug>(v: Value) -> T {
+        agree(&v.to_string()).unwrap_or_else(|| panic!("both refused {v}"))
+    }
+
+    fn refuses<T: FromObj + DeserializeOwned + PartialEq + Debug>(v: Value) {
+        assert!(agree::<T>(&v.to_string()).is_none(), "both accepted {v}");
+    }
+
+    /// What the host writes reads back as the same value.
+    fn round_trips<T: FromObj + DeserializeOwned + Serialize + PartialEq + Debug>(v: &T) {
+        let text = serde_json::to_string(v).unwrap();
+        assert_eq!(agree::<T>(&text).as_ref(), Some(v), "{text}");
+    }
+
+    fn prompt() -> Value {
+        json!({"promptId": "p1", "questions": [{"id": "q1", "label": "Which?"}], "source": "codex:requestUserInput"})
+    }
+
+    #[test]
+    fn mode_state_with_known_unknown_and_absent_names() {
+        for mode in ["default", "plan", "ask", "execute", "unknown", "brainstorm", ""] {
+            accepts::<ModeState>(json!({"mode": mode}));
+        }
+        assert_eq!(accepts::<ModeState>(json!({"mode": "brainstorm"})).mode, OperatingMode::Unknown);
+        assert_eq!(accepts::<ModeState>(json!({"mode": "ask", "native": null})).native, None);
+        let m = accepts::<ModeState>(json!({"mode": "plan", "native": "architect", "extra": [1]}));
+        assert_eq!(m, ModeState { mode: OperatingMode::Plan, native: Some("architect".into()) });
+        round_trips(&m);
+        round_trips(&ModeState { mode: OperatingMode::Unknown, native: None });
+        refuses::<ModeState>(json!({"native": "x"}));
+        refuses::<ModeState>(json!({"mode": null}));
+        refuses::<ModeState>(json!({"mode": 1}));
+        refuses::<ModeState>(json!({"mode": "plan", "native": 2}));
+        refuses::<ModeState>(json!("plan"));
+    }
+
+    #[test]
+    fn capabilities_require_every_flag() {
+        let all = json!({
+            "supportsPlanMode": true, "supportsAskMode": false, "supportsStructuredPlanUpdates": true,
+            "supportsPlanTextStreaming": false, "supportsStructuredUserInput": true,
+            "supportsFreeformUserInput": false, "supportsExitPlanMode": true, "supportsTeleport": true
+        });
+        let c = accepts::<Capabilities>(all.clone());
+        assert!(c.supports_exit_plan_mode && !c.supports_freeform_user_input);
+        round_trips(&c);
+        round_trips(&Capabilities::default());
+        for key in all.as_object().unwrap().keys().filter(|k| *k != "supportsTeleport") {
+            let mut missing = all.clone();
+            missing.as_object_mut().unwrap().remove(key);
+            refuses::<Capabilities>(missing);
+            let mut null = all.clone();
+            null[key] = Value::Null;
+            refuses::<Capabilities>(null);
+        }
+        let mut wrong = all.clone();
+        wrong["supportsPlanMode"] = json!("true");
+        refuses::<Capabilities>(wrong);
+    }
+
+    #[test]
+    fn plan_steps_with_every_status_and_provenance() {
+        let s = accepts::<PlanSteps>(json!({"explanation": null, "steps": [
+            {"text": "a", "status": "pending", "source": "native"},
+            {"id": null, "text": "b", "status": "inProgress", "source": "synthesized"},
+            {"id": "s3", "text": "c", "status": "completed", "source": "native", "note": {}}
+        ]}));
+        assert_eq!(s.steps[1].status, StepStatus::InProgress);
+        assert_eq!(s.steps[2].id.as_deref(), Some("s3"));
+        round_trips(&s);
+        round_trips(&PlanSteps { explanation: Some("why".into()), steps: vec![] });
+        let step = |v: Value| json!({"steps": [v]});
+        refuses::<PlanSteps>(step(json!({"text": "a", "status": "done", "source": "native"})));
+        refuses::<PlanSteps>(step(json!({"text": "a", "status": "in_progress", "source": "native"})));
+        refuses::<PlanSteps>(step(json!({"text": "a", "status": "pending", "source": "other"})));
+        refuses::<PlanSteps>(step(json!({"text": "a", "status": "pending"})));
+        refuses::<PlanSteps>(step(json!({"status": "pending", "source": "native"})));
+        refuses::<PlanSteps>(step(json!({"id": 3, "text": "a", "status": "pending", "source": "native"})));
+        refuses::<PlanSteps>(step(json!("a")));
+        refuses::<PlanSteps>(json!({}));
+        refuses::<PlanSteps>(json!({"steps": null}));
+        refuses::<PlanSteps>(json!({"steps": {}}));
+        refuses::<PlanSteps>(json!({"steps": [], "explanation": false}));
+    }
+
+    #[test]
+    fn plan_text_and_proposed_plan() {
+        // Events carry `turn` in the same object; it is an extra member here.
+        round_trips(&accepts::<PlanTextDelta>(json!({"itemId": "i", "text": "a\n\"b\"", "turn": 2})));
+        round_trips(&accepts::<PlanTextDone>(json!({"itemId": "i", "text": ""})));
+        refuses::<PlanTextDelta>(json!({"item_id": "i", "text": "a"}));
+        refuses::<PlanTextDone>(json!({"itemId": "i", "text": null}));
+        refuses::<PlanTextDone>(json!({"itemId": "i", "text": 1}));
+        let p = accepts::<ProposedPlan>(json!({"planId": "p", "markdown": "# Plan", "source": "synthesized"}));
+        assert_eq!(p.source, Provenance::Synthesized);
+        round_trips(&p);
+        refuses::<ProposedPlan>(json!({"planId": "p", "markdown": "# Plan"}));
+        refuses::<ProposedPlan>(json!({"planId": "p", "markdown": "# Plan", "source": "Native"}));
+        refuses::<ProposedPlan>(Value::Null);
+    }
+
+    #[test]
+    fn prompts_with_optional_members_absent_null_and_present() {
+        let full = accepts::<UserInputPrompt>(json!({
+            "promptId": "p1", "title": "Runtime", "description": "pick one", "source": "claude:AskUserQuestion",
+            "questions": [{
+                "id": "q1", "header": "H", "label": "Which?", "description": "d",
+                "options": [{"id": "o1", "label": "Node", "description": "js", "recommended": true},
+                            {"id": "o2", "label": "Deno", "description": null, "recommended": null}],
+                "multiSelect": false, "allowFreeform": true, "freeformPlaceholder": "other…", "required": true,
+                "unknown": 1
+            }]
+        }));
+        assert_eq!(full.questions[0].options[0].recommended, Some(true));
+        round_trips(&full);
+        let min = accepts::<UserInputPrompt>(prompt());
+        assert!(min.questions[0].options.is_empty() && min.title.is_none());
+        round_trips(&min);
+        let nulls = accepts::<UserInputPrompt>(json!({
+            "promptId": "p1", "title": null, "description": null, "source": "s",
+            "questions": [{"id": "q", "label": "l", "header": null, "description": null, "multiSelect": null,
+                           "allowFreeform": null, "freeformPlaceholder": null, "required": null}]
+        }));
+        let absent = json!({"promptId": "p1", "source": "s", "questions": [{"id": "q", "label": "l"}]});
+        assert_eq!(nulls, accepts::<UserInputPrompt>(absent));
+        let question = |q: Value| json!({"promptId": "p", "questions": [q], "source": "s"});
+        // `#[serde(default)]` covers a missing list, not a null one.
+        refuses::<UserInputPrompt>(question(json!({"id": "q", "label": "l", "options": null})));
+        refuses::<UserInputPrompt>(question(json!({"id": "q", "label": "l", "multiSelect": "yes"})));
+        refuses::<UserInputPrompt>(question(json!({"id": "q", "label": "l", "options": [{"id": "o"}]})));
+        refuses::<UserInputPrompt>(question(json!({"id": "q"})));
+        refuses::<UserInputPrompt>(json!({"promptId": "p", "source": "s"}));
+        refuses::<UserInputPrompt>(json!({"promptId": "p", "questions": []}));
+        round_trips(&accepts::<PendingPrompts>(json!({"prompts": [prompt(), prompt()]})));
+        round_trips(&accepts::<PendingPrompts>(json!({"prompts": []})));
+        refuses::<PendingPrompts>(json!({}));
+        refuses::<PendingPrompts>(json!({"prompts": [1]}));
+    }
+
+    #[test]
+    fn answers_and_prompt_events() {
+        let a = accepts::<Answer>(json!({"questionId": "q", "selectedOptionIds": ["o1", "o\u{e9}"], "text": "t"}));
+        round_trips(&a);
+        round_trips(&accepts::<Answer>(json!({"questionId": "q", "selectedOptionIds": null, "text": null})));
+        round_trips(&accepts::<Answer>(json!({"questionId": "q", "selectedOptionIds": []})));
+        refuses::<Answer>(json!({"questionId": "q", "selectedOptionIds": [1]}));
+        refuses::<Answer>(json!({"questionId": "q", "selectedOptionIds": "o1"}));
+        refuses::<Answer>(json!({"selectedOptionIds": []}));
+
+        let list = json!([{"questionId": "q"}, {"questionId": "r", "text": "x"}]).to_string();
+        assert_eq!(Answer::read_list(&list).unwrap(), serde_json::from_str::<Vec<Answer>>(&list).unwrap());
+        for bad in [r#"[{"text":"x"}]"#, r#"{"questionId":"q"}"#, "[1]", "null"] {
+            assert!(Answer::read_list(bad).is_err() && serde_json::from_str::<Vec<Answer>>(bad).is_err(), "{bad}");
+        }
+
+        round_trips(&accepts::<PromptRequestedEvent>(json!({"prompt": prompt()})));
+        refuses::<PromptRequestedEvent>(json!({"prompt": null}));
+        refuses::<PromptRequestedEvent>(json!({}));
+
+        let r = accepts::<PromptResolvedEvent>(json!({"prompt": prompt(), "outcome": "cancelled"}));
+        assert!(r.answers.is_empty() && r.outcome == PromptOutcome::Cancelled);
+        round_trips(&r);
+        let r = accepts::<PromptResolvedEvent>(json!({"prompt": prompt(), "answers": [{"questionId": "q1"}], "outcome": "answered"}));
+        round_trips(&r);
+        refuses::<PromptResolvedEvent>(json!({"prompt": prompt(), "answers": null, "outcome": "answered"}));
+        refuses::<PromptResolvedEvent>(json!({"prompt": prompt(), "outcome": "expired"}));
+        refuses::<PromptResolvedEvent>(json!({"prompt": prompt()}));
+        refuses::<PromptResolvedEvent>(json!({"outcome": "answered"}));
     }
 }
