@@ -64,7 +64,7 @@ impl Session {
             Purpose::Respond { op, key } => {
                 let checked = self.checked(wire::RESPOND_PATH, result);
                 if let Ok(v) = &checked {
-                    let receipt = v.parse::<Receipt>().ok();
+                    let receipt = wire::read::read::<Receipt>(v.text()).ok();
                     if receipt.is_some_and(|r| r.reason == Some(ReceiptReason::NotPending)) {
                         // The host no longer waits on it: drop the stale card.
                         let rev = self.stamps.next();
@@ -95,7 +95,9 @@ impl Session {
 
     /// Parsed once, then checked (a page is the largest value the core reads).
     fn history(&mut self, result: RpcResult<Json>) -> RpcResult<HistoryValue> {
-        let page = result?.parse::<HistoryValue>().map_err(|e| e.to_string()).and_then(|p| p.validate().map(|_| p));
+        let page = wire::read::read::<HistoryValue>(result?.text())
+            .map_err(String::from)
+            .and_then(|p| p.validate().map(|_| p));
         page.map_err(|e| {
             self.diag.bad_values += 1;
             schema_error(wire::SESSION_HISTORY, e)

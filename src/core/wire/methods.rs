@@ -3,7 +3,9 @@
 use super::event::SessionEvent;
 use super::json::Json;
 use super::plan::PlanModeState;
+use super::read::{as_cow, read, FromObj, Obj, ReadError, ReadResult};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -39,6 +41,20 @@ pub struct HostDescription {
     pub attached_sessions: u64,
 }
 
+// The client reads wire values by name ([`super::read`]), not with the derives: the
+// `Deserialize` derives stay for the host.
+impl FromObj for HostDescription {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(HostDescription {
+            version: o.str("version")?,
+            cwd: o.str("cwd")?,
+            provider: o.str("provider")?,
+            model: o.str("model")?,
+            attached_sessions: o.u64("attachedSessions")?,
+        })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ListPayload {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -57,9 +73,27 @@ pub struct SessionSummary {
     pub cwd: Option<String>,
 }
 
+impl FromObj for SessionSummary {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(SessionSummary {
+            session_id: o.str("sessionId")?,
+            updated_at: o.f64("updatedAt")?,
+            running: o.bool("running")?,
+            parent_session_id: o.opt_str("parentSessionId")?,
+            cwd: o.opt_str("cwd")?,
+        })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ListValue {
     pub items: Vec<SessionSummary>,
+}
+
+impl FromObj for ListValue {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(ListValue { items: o.objects("items")? })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -75,6 +109,12 @@ pub struct CreatePayload {
 #[serde(rename_all = "camelCase")]
 pub struct CreateValue {
     pub session_id: String,
+}
+
+impl FromObj for CreateValue {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(CreateValue { session_id: o.str("sessionId")? })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -100,12 +140,42 @@ pub struct HistoryItem {
     pub view: Option<Json>,
 }
 
+impl FromObj for HistoryItem {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        let event = o.raw("event").ok_or_else(|| ReadError("missing field `event`".into()))?;
+        let event = read_event(event).map_err(|e| ReadError(format!("event.{}", e.0)))?;
+        Ok(HistoryItem { event, view: o.opt_json("view") })
+    }
+}
+
+/// TEMPORARY: the nested event still reads through serde until `SessionEvent: FromObj`
+/// lands (event.rs is being converted separately).
+// TODO(merge): SessionEvent::from_obj — replace the body with
+// `SessionEvent::from_obj(&Obj::parse(raw.get())?)` (or make `event` an `o.field`).
+fn read_event(raw: &RawValue) -> ReadResult<SessionEvent> {
+    serde_json::from_str(raw.get()).map_err(|e| ReadError(e.to_string()))
+}
+
 /// Extension 1: the tail page's projection baseline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProjectionBaseline {
     pub as_of_seq: i64,
     pub values: BTreeMap<String, Json>,
+}
+
+impl FromObj for ProjectionBaseline {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        let raw = o.raw("values").ok_or_else(|| ReadError("missing field `values`".into()))?;
+        // Stricter than the derive's `BTreeMap` (last wins): a repeated key is refused.
+        let values = Obj::parse(raw.get()).map_err(|e| ReadError(format!("`values`: {e}")))?;
+        // Inserted one by one: `collect()` sorts first, which links a stable sort (~4 KB).
+        let mut map = BTreeMap::new();
+        for (k, v) in values.members() {
+            map.insert(k.to_owned(), Json::from_raw(v));
+        }
+        Ok(ProjectionBaseline { as_of_seq: o.i64("asOfSeq")?, values: map })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -115,6 +185,16 @@ pub struct HistoryValue {
     pub has_more: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub projections: Option<ProjectionBaseline>,
+}
+
+impl FromObj for HistoryValue {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(HistoryValue {
+            events: o.objects("events")?,
+            has_more: o.bool("hasMore")?,
+            projections: o.opt_field("projections")?,
+        })
+    }
 }
 
 impl HistoryValue {
@@ -161,6 +241,15 @@ pub struct Accepted {
     pub accepted: AlwaysTrue,
 }
 
+impl FromObj for Accepted {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        match o.bool("accepted")? {
+            true => Ok(Accepted { accepted: AlwaysTrue }),
+            false => Err(ReadError("`accepted`: expected true".into())),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "bool", into = "bool")]
 pub struct AlwaysTrue;
@@ -188,11 +277,33 @@ pub struct Receipt {
     pub reason: Option<ReceiptReason>,
 }
 
+impl FromObj for Receipt {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        let reason = match o.raw("reason").filter(|v| v.get() != "null") {
+            None => None,
+            Some(v) => Some(ReceiptReason::from_raw(v)?),
+        };
+        Ok(Receipt { accepted: o.bool("accepted")?, reason })
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReceiptReason {
     NotPending,
     BadResponse,
+}
+
+impl ReceiptReason {
+    /// Its wire name (`kebab-case`), read without the enum derive. Only the string form: serde's
+    /// `{"not-pending":null}` spelling of a unit variant is refused.
+    fn from_raw(v: &RawValue) -> ReadResult<Self> {
+        match as_cow(v).as_deref() {
+            Some("not-pending") => Ok(ReceiptReason::NotPending),
+            Some("bad-response") => Ok(ReceiptReason::BadResponse),
+            _ => Err(ReadError(format!("`reason`: expected not-pending or bad-response, got {}", v.get()))),
+        }
+    }
 }
 
 impl Receipt {
@@ -206,16 +317,15 @@ impl Receipt {
 
 /// Second-level value check for a method's `ok` value.
 pub fn validate_value(method: &str, value: &Json) -> Result<(), String> {
-    fn check<T: serde::de::DeserializeOwned>(v: &Json) -> Result<(), String> {
-        v.parse::<T>().map(|_| ()).map_err(|e| e.to_string())
+    fn check<T: FromObj>(v: &Json) -> Result<(), String> {
+        read::<T>(v.text()).map(|_| ()).map_err(String::from)
     }
     match method {
         HOST_DESCRIBE => check::<HostDescription>(value),
         SESSION_LIST => check::<ListValue>(value),
         SESSION_CREATE => check::<CreateValue>(value),
         SESSION_HISTORY => {
-            let v: HistoryValue = value.parse().map_err(|e| e.to_string())?;
-            v.validate()
+            read::<HistoryValue>(value.text())?.validate()
         }
         SESSION_PROMPT | SESSION_CANCEL => check::<Accepted>(value),
         SESSION_PLAN_MODE | SESSION_SET_PLAN_MODE => {
@@ -234,4 +344,162 @@ pub fn plan_value(state: Option<PlanModeState>) -> Value {
 /// The same as raw JSON text (the client's form).
 pub fn plan_json(state: Option<PlanModeState>) -> Json {
     Json::from_serialize(&state)
+}
+
+#[cfg(test)]
+mod readers_agree_with_serde {
+    use super::*;
+    use serde::de::DeserializeOwned;
+    use serde_json::json;
+    use std::fmt::Debug;
+
+    /// The by-name reader and the derive give the same value, or both refuse `text`.
+    fn agree<T: FromObj + DeserializeOwned + PartialEq + Debug>(text: &str) -> Option<T> {
+        let (ours, theirs) = (read::<T>(text), serde_json::from_str::<T>(text));
+        match (ours, theirs) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a, b, "{text}");
+                Some(a)
+            }
+            (Err(_), Err(_)) => None,
+            (a, b) => panic!("disagree on {text}: read {a:?}, serde {b:?}"),
+        }
+    }
+    fn accepted<T: FromObj + DeserializeOwned + PartialEq + Debug>(text: &str) -> T {
+        agree(text).unwrap_or_else(|| panic!("both refused {text}"))
+    }
+    fn refused<T: FromObj + DeserializeOwned + PartialEq + Debug>(text: &str) {
+        assert!(agree::<T>(text).is_none(), "both accepted {text}");
+    }
+    fn round_trips<T: FromObj + DeserializeOwned + Serialize + PartialEq + Debug>(v: &T) {
+        assert_eq!(&accepted::<T>(&serde_json::to_string(v).unwrap()), v);
+    }
+
+    fn summary(parent: Option<&str>, cwd: Option<&str>) -> SessionSummary {
+        SessionSummary {
+            session_id: "s\"1".into(),
+            updated_at: 1795991061849.5,
+            running: true,
+            parent_session_id: parent.map(Into::into),
+            cwd: cwd.map(Into::into),
+        }
+    }
+
+    fn item(seq: u64, view: Option<Json>) -> HistoryItem {
+        let mut event = SessionEvent::new("user/message", seq, 1.0, json!({"content": [{"type": "text"}]}));
+        event.source_event_seqs = Some(vec![0.0]);
+        HistoryItem { event, view }
+    }
+
+    #[test]
+    fn host_description_list_and_create() {
+        round_trips(&HostDescription {
+            version: "1".into(),
+            cwd: "/w".into(),
+            provider: "p".into(),
+            model: "m\u{e9}".into(),
+            attached_sessions: u64::MAX,
+        });
+        accepted::<HostDescription>(
+            r#"{"x":{"y":[1]},"version":"1","cwd":"/","provider":"p","model":"m","attachedSessions":0}"#,
+        );
+        refused::<HostDescription>(r#"{"version":"1","cwd":"/","provider":"p","model":"m"}"#);
+        refused::<HostDescription>(r#"{"version":"1","cwd":"/","provider":"p","model":"m","attachedSessions":1.5}"#);
+        refused::<HostDescription>(r#"{"version":null,"cwd":"/","provider":"p","model":"m","attachedSessions":1}"#);
+
+        round_trips(&ListValue { items: vec![] });
+        round_trips(&ListValue { items: vec![summary(None, None), summary(Some("p"), Some("/c"))] });
+        let v: ListValue = accepted(
+            r#"{"items":[{"sessionId":"a","updatedAt":3,"running":false,"parentSessionId":null,"cwd":null,"z":1}],"more":true}"#,
+        );
+        assert_eq!(v.items[0].parent_session_id, None);
+        refused::<ListValue>(r#"{"items":[{"sessionId":"a","updatedAt":"3","running":false}]}"#);
+        refused::<ListValue>(r#"{"items":[{"sessionId":"a","updatedAt":3}]}"#);
+        refused::<ListValue>(r#"{"items":null}"#);
+        refused::<ListValue>(r#"{"items":{}}"#);
+        refused::<ListValue>(r#"{}"#);
+
+        round_trips(&CreateValue { session_id: "s".into() });
+        refused::<CreateValue>(r#"{"session_id":"s"}"#);
+        refused::<CreateValue>(r#"[]"#);
+    }
+
+    #[test]
+    fn history_pages() {
+        let projections = ProjectionBaseline {
+            as_of_seq: -1,
+            values: [("a".to_string(), Json::from_text(r#"{"k":[1, 2]}"#).unwrap()), ("b".into(), Json::null())]
+                .into_iter()
+                .collect(),
+        };
+        round_trips(&HistoryValue { events: vec![], has_more: false, projections: None });
+        round_trips(&HistoryValue {
+            events: vec![item(4, None), item(5, Some(Json::from_text("[1]").unwrap()))],
+            has_more: true,
+            projections: Some(projections),
+        });
+        let v: HistoryValue = accepted(
+            r#"{"events":[{"event":{"type":"x","seq":0,"time":1},"view":null,"u":0}],"hasMore":false,"projections":null,"u":[]}"#,
+        );
+        assert_eq!(v.events[0].view, None, "a null view reads as absent");
+        let v: HistoryValue = accepted(r#"{"events":[],"hasMore":true,"projections":{"asOfSeq":7,"values":{}}}"#);
+        assert!(v.projections.unwrap().values.is_empty());
+
+        refused::<HistoryValue>(r#"{"events":[]}"#);
+        refused::<HistoryValue>(r#"{"events":[{"view":1}],"hasMore":false}"#);
+        refused::<HistoryValue>(r#"{"events":[{"event":{"type":"x","time":1}}],"hasMore":false}"#);
+        refused::<HistoryValue>(r#"{"events":[],"hasMore":false,"projections":{"asOfSeq":1}}"#);
+        refused::<HistoryValue>(r#"{"events":[],"hasMore":false,"projections":{"asOfSeq":1,"values":[]}}"#);
+        refused::<HistoryValue>(r#"{"events":[],"hasMore":false,"projections":{"asOfSeq":1.5,"values":{}}}"#);
+        refused::<HistoryValue>(r#"{"events":[],"hasMore":false,"hasMore":true}"#);
+    }
+
+    #[test]
+    fn accepted_and_receipts() {
+        round_trips(&Accepted { accepted: AlwaysTrue });
+        accepted::<Accepted>(r#"{"accepted":true,"extra":false}"#);
+        refused::<Accepted>(r#"{"accepted":false}"#);
+        refused::<Accepted>(r#"{"accepted":null}"#);
+        refused::<Accepted>(r#"{}"#);
+
+        round_trips(&Receipt::accepted());
+        round_trips(&Receipt::refused(ReceiptReason::NotPending));
+        round_trips(&Receipt::refused(ReceiptReason::BadResponse));
+        assert_eq!(accepted::<Receipt>(r#"{"accepted":false,"reason":null,"x":1}"#).reason, None);
+        assert_eq!(
+            accepted::<Receipt>(r#"{"accepted":false,"reason":"not-pend\u0069ng"}"#).reason,
+            Some(ReceiptReason::NotPending)
+        );
+        refused::<Receipt>(r#"{"accepted":false,"reason":"NotPending"}"#);
+        refused::<Receipt>(r#"{"accepted":false,"reason":1}"#);
+        refused::<Receipt>(r#"{"reason":"not-pending"}"#);
+    }
+
+    #[test]
+    fn validate_value_uses_the_readers() {
+        let j = |t: &str| Json::from_text(t).unwrap();
+        assert!(validate_value(SESSION_PROMPT, &j(r#"{"accepted":true}"#)).is_ok());
+        assert!(validate_value(SESSION_CANCEL, &j(r#"{"accepted":false}"#)).is_err());
+        assert!(validate_value(RESPOND_PATH, &j(r#"{"accepted":false,"reason":"bad-response"}"#)).is_ok());
+        assert!(validate_value(SESSION_PLAN_MODE, &j("null")).is_ok());
+        assert!(validate_value(SESSION_SET_PLAN_MODE, &j(r#"{"active":true,"pending":true}"#)).is_err());
+        let page = |a: u64, b: u64| {
+            let v = HistoryValue { events: vec![item(a, None), item(b, None)], has_more: false, projections: None };
+            Json::from_serialize(&v)
+        };
+        assert!(validate_value(SESSION_HISTORY, &page(3, 4)).is_ok());
+        assert!(validate_value(SESSION_HISTORY, &page(3, 5)).unwrap_err().contains("not contiguous"));
+        assert!(validate_value(SESSION_CREATE, &j("{}")).unwrap_err().contains("sessionId"));
+        assert!(validate_value("nope", &j("{}")).is_err());
+    }
+
+    /// Where the readers are deliberately stricter than the derives (no host writes these).
+    #[test]
+    fn known_stricter_than_serde() {
+        let t = r#"{"accepted":false,"reason":{"not-pending":null}}"#;
+        assert!(serde_json::from_str::<Receipt>(t).is_ok() && read::<Receipt>(t).is_err());
+        let t = r#"{"events":[],"hasMore":false,"projections":{"asOfSeq":1,"values":{"a":1,"a":2}}}"#;
+        assert!(serde_json::from_str::<HistoryValue>(t).is_ok());
+        assert!(read::<HistoryValue>(t).unwrap_err().0.contains("duplicate"));
+    }
 }
