@@ -142,18 +142,8 @@ pub struct HistoryItem {
 
 impl FromObj for HistoryItem {
     fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        let event = o.raw("event").ok_or_else(|| ReadError("missing field `event`".into()))?;
-        let event = read_event(event).map_err(|e| ReadError(format!("event.{}", e.0)))?;
-        Ok(HistoryItem { event, view: o.opt_json("view") })
+        Ok(HistoryItem { event: o.field("event")?, view: o.opt_json("view") })
     }
-}
-
-/// TEMPORARY: the nested event still reads through serde until `SessionEvent: FromObj`
-/// lands (event.rs is being converted separately).
-// TODO(merge): SessionEvent::from_obj — replace the body with
-// `SessionEvent::from_obj(&Obj::parse(raw.get())?)` (or make `event` an `o.field`).
-fn read_event(raw: &RawValue) -> ReadResult<SessionEvent> {
-    serde_json::from_str(raw.get()).map_err(|e| ReadError(e.to_string()))
 }
 
 /// Extension 1: the tail page's projection baseline.

@@ -15,7 +15,6 @@ pub mod json;
 pub mod methods;
 pub mod plan;
 pub mod read;
-mod tmp_shims;
 
 pub use envelope::*;
 pub use error::*;

@@ -223,13 +223,9 @@ pub fn as_bool(v: &RawValue) -> Option<bool> {
     }
 }
 
-/// A JSON integer in `u64` range (`-0` included, as serde reads it).
+/// A JSON integer in `u64` range.
 pub fn as_u64(v: &RawValue) -> Option<u64> {
-    let t = v.get();
-    if t == "-0" {
-        return Some(0);
-    }
-    t.parse().ok()
+    v.get().parse().ok()
 }
 
 pub fn as_i64(v: &RawValue) -> Option<i64> {
@@ -345,7 +341,7 @@ mod tests {
     #[test]
     fn numbers_read_like_serde() {
         let raw = |t: &str| -> Box<RawValue> { RawValue::from_string(t.to_string()).unwrap() };
-        assert_eq!(as_u64(&raw("-0")), Some(0));
+        assert_eq!(as_u64(&raw("-1")), None);
         assert_eq!(as_u64(&raw("18446744073709551615")), Some(u64::MAX));
         assert_eq!(as_u64(&raw("1e2")), None);
         assert_eq!(as_i64(&raw("-1")), Some(-1));
