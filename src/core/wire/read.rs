@@ -59,8 +59,12 @@ pub struct Obj<'a> {
     members: Vec<(Cow<'a, str>, &'a RawValue)>,
 }
 
+/// The readers are never inlined: one call per field keeps each type's reader a few
+/// instructions per member (inlined, they were ~35 KB of wasm); the hot frame does not come
+/// through here ([`super::hot`]).
 impl<'a> Obj<'a> {
     /// Splits `text` (exactly one JSON object) into its members.
+    #[inline(never)]
     pub fn parse(text: &'a str) -> ReadResult<Obj<'a>> {
         let mut de = serde_json::Deserializer::from_str(text);
         let members = (&mut de).deserialize_map(MembersVisitor).map_err(syntax)?;
@@ -69,6 +73,7 @@ impl<'a> Obj<'a> {
     }
 
     /// The raw value of member `name`, if present (`null` included).
+    #[inline(never)]
     pub fn raw(&self, name: &str) -> Option<&'a RawValue> {
         self.members.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
     }
@@ -87,46 +92,58 @@ impl<'a> Obj<'a> {
         self.raw(name).ok_or_else(|| ReadError(format!("missing field `{name}`")))
     }
 
+    #[inline(never)]
     pub fn str(&self, name: &str) -> ReadResult<String> {
         as_str(self.required(name)?).ok_or_else(|| expected(name, "a string"))
     }
+    #[inline(never)]
     pub fn opt_str(&self, name: &str) -> ReadResult<Option<String>> {
         self.non_null(name).map(|v| as_str(v).ok_or_else(|| expected(name, "a string"))).transpose()
     }
     /// The string without copying it when it has no escapes (tags compared, not kept).
+    #[inline(never)]
     pub fn str_ref(&self, name: &str) -> ReadResult<Cow<'a, str>> {
         as_cow(self.required(name)?).ok_or_else(|| expected(name, "a string"))
     }
 
+    #[inline(never)]
     pub fn bool(&self, name: &str) -> ReadResult<bool> {
         as_bool(self.required(name)?).ok_or_else(|| expected(name, "a boolean"))
     }
+    #[inline(never)]
     pub fn opt_bool(&self, name: &str) -> ReadResult<Option<bool>> {
         self.non_null(name).map(|v| as_bool(v).ok_or_else(|| expected(name, "a boolean"))).transpose()
     }
 
+    #[inline(never)]
     pub fn u64(&self, name: &str) -> ReadResult<u64> {
         as_u64(self.required(name)?).ok_or_else(|| expected(name, "an unsigned integer"))
     }
+    #[inline(never)]
     pub fn opt_u64(&self, name: &str) -> ReadResult<Option<u64>> {
         self.non_null(name).map(|v| as_u64(v).ok_or_else(|| expected(name, "an unsigned integer"))).transpose()
     }
+    #[inline(never)]
     pub fn i64(&self, name: &str) -> ReadResult<i64> {
         as_i64(self.required(name)?).ok_or_else(|| expected(name, "an integer"))
     }
+    #[inline(never)]
     pub fn f64(&self, name: &str) -> ReadResult<f64> {
         as_f64(self.required(name)?).ok_or_else(|| expected(name, "a number"))
     }
 
     /// The member as raw JSON; missing reads as `null`.
+    #[inline(never)]
     pub fn json(&self, name: &str) -> Json {
         self.raw(name).map_or_else(Json::null, Json::from_raw)
     }
     /// The member as raw JSON; missing and `null` read as `None`.
+    #[inline(never)]
     pub fn opt_json(&self, name: &str) -> Option<Json> {
         self.non_null(name).map(Json::from_raw)
     }
     /// The member as raw JSON when present; a present `null` stays `Some(null)`.
+    #[inline(never)]
     pub fn present(&self, name: &str) -> Option<Json> {
         self.raw(name).map(Json::from_raw)
     }
@@ -158,6 +175,7 @@ impl<'a> Obj<'a> {
     }
 
     /// A string member that must be one of `names`; its index.
+    #[inline(never)]
     pub fn one_of(&self, name: &str, names: &[&str]) -> ReadResult<usize> {
         let s = self.str_ref(name)?;
         names.iter().position(|n| *n == s).ok_or_else(|| {
