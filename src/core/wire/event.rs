@@ -211,7 +211,9 @@ impl EventBody {
             "context/message" => read(&|o| MessageData::from_obj(o).map(EventBody::ContextMessage)),
             "step/start" => read(&|o| StepRef::from_obj(o).map(EventBody::StepStart)),
             "step/end" => read(&|o| StepRef::from_obj(o).map(EventBody::StepEnd)),
-            "assistant/chunk" => read(&|o| ChunkData::from_obj(o).map(EventBody::AssistantChunk)),
+            "assistant/chunk" => super::hot::chunk_data(data.text())
+                .or_else(|| read::read(data.text()).ok())
+                .map(EventBody::AssistantChunk),
             "assistant/message" => read(&|o| AssistantMessageData::from_obj(o).map(EventBody::AssistantMessage)),
             "tool/call" => read(&|o| ToolCallData::from_obj(o).map(EventBody::ToolCall)),
             "tool/result" => read(&|o| ToolResultData::from_obj(o).map(EventBody::ToolResult)),

@@ -9,7 +9,7 @@ pub mod envelope;
 pub mod error;
 pub mod event;
 pub mod frames;
-mod hot;
+pub(crate) mod hot;
 pub mod interaction;
 pub mod json;
 pub mod methods;
