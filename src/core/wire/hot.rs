@@ -5,8 +5,8 @@
 //! four deep (envelope → payload → event → data) is scanned four times; live streaming is
 //! almost only these frames. Three hand-written visitors, each instantiated once over
 //! serde_json's parser, read the envelope, payload and event in one scan. Anything they do
-//! not expect (another method, keys out of the usual order, a repeated key, a bad value)
-//! returns `None` and the general reader decides, so errors are still classified exactly.
+//! not expect (another frame type, a repeated key, a rare member, a bad value) returns `None` and the
+//! general reader decides, so errors are still classified exactly. Member order is free.
 
 use super::event::{Chunk, ChunkData, ChunkKind, SessionEvent};
 use super::frames::{EventFrame, Frame, InboundFrame};
@@ -61,25 +61,23 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
         f.write_str("a server-request envelope")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut kind_ok, mut rpc_id, mut method_ok, mut frame) = (false, None, false, None);
+        let (mut kind, mut rpc_id, mut method, mut frame) = (None, None, None, None);
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
-                "type" if !kind_ok => kind_ok = map.next_value::<Text>()?.0 == "server-request",
+                "type" if kind.is_none() => kind = Some(map.next_value::<Text>()?.0 == "server-request"),
                 "rpcId" if rpc_id.is_none() => rpc_id = Some(map.next_value::<Text>()?.0.into_owned()),
-                "method" if !method_ok => method_ok = map.next_value::<Text>()?.0 == "session/event",
-                // The payload is read only once the method says it is an event.
-                "payload" if frame.is_none() && method_ok => frame = Some(map.next_value_seed(PayloadSeed)?),
+                "method" if method.is_none() => method = Some(map.next_value::<Text>()?.0 == "session/event"),
+                // Read as an event payload whatever the method says; another frame type fails
+                // here and falls back, and the method is checked at the end.
+                "payload" if frame.is_none() => frame = Some(map.next_value_seed(PayloadSeed)?),
                 "type" | "rpcId" | "method" | "payload" => return Err(fallback()),
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
-            if !kind_ok {
-                return Err(fallback());
-            }
         }
-        Ok(match (rpc_id, frame) {
-            (Some(rpc_id), Some(frame)) => Some(InboundFrame { rpc_id, frame: Frame::Event(frame) }),
+        Ok(match (kind, rpc_id, method, frame) {
+            (Some(true), Some(rpc_id), Some(true), Some(frame)) => Some(InboundFrame { rpc_id, frame: Frame::Event(frame) }),
             _ => None,
         })
     }
@@ -100,20 +98,17 @@ impl<'de> Visitor<'de> for PayloadSeed {
         f.write_str("a session/event payload")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EventFrame, A::Error> {
-        let (mut kind_ok, mut session_id, mut event, mut view) = (false, None, None, None);
+        let (mut kind_ok, mut session_id, mut event, mut view) = (None, None, None, None);
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
-                "type" if !kind_ok => kind_ok = map.next_value::<Text>()?.0 == "session/event",
+                "type" if kind_ok.is_none() => kind_ok = Some(map.next_value::<Text>()?.0 == "session/event"),
                 "sessionId" if session_id.is_none() => session_id = Some(map.next_value::<Text>()?.0.into_owned()),
                 "event" if event.is_none() => event = Some(map.next_value_seed(EventSeed)?),
                 "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
                 _ => return Err(fallback()),
             }
-            if !kind_ok {
-                return Err(fallback());
-            }
         }
-        let (Some(session_id), Some(event)) = (session_id, event) else { return Err(fallback()) };
+        let (Some(true), Some(session_id), Some(event)) = (kind_ok, session_id, event) else { return Err(fallback()) };
         let view = view.filter(|v| v.get() != "null").map(Json::from_raw);
         Ok(EventFrame { session_id, event, view })
     }
