@@ -439,6 +439,25 @@ async fn open_resolves_before_the_plan_query_completes() {
 }
 
 #[wasm_bindgen_test]
+async fn a_failed_plan_query_on_an_idle_session_is_asked_again_by_itself() {
+    let host = new_host();
+    connected(&host).await;
+    let id = create(&host).await;
+    let s = call(&host, "session", &[id.into()]);
+    // The open's plan query fails (a 503 from the carrier); nothing else happens on the session.
+    fault("{\"command\":\"fail\",\"count\":1,\"method\":\"session.planMode\"}").await;
+    wait(call(&s, "open", &[])).await;
+    until("the query failed", 3_000.0, || diag(&s, "inFlight") == 0.0).await;
+    assert!(get(&snap(&s), "planMode").is_null(), "unknown while the query fails");
+    let t0 = js_sys::Date::now();
+    until("asked again after the backoff", 5_000.0, || !get(&snap(&s), "planMode").is_null()).await;
+    assert!(js_sys::Date::now() - t0 >= 500.0, "not asked again at once");
+    assert_eq!(json(&get(&snap(&s), "planMode")), "{\"active\":false}");
+    fault("{\"command\":\"clear\"}").await;
+    call(&host, "close", &[]);
+}
+
+#[wasm_bindgen_test]
 async fn the_plan_mode_sequence_shows_only_host_confirmed_state() {
     let host = new_host();
     connected(&host).await;

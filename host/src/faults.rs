@@ -25,6 +25,9 @@ struct Knobs {
     delay: u32,
     delay_ms: u64,
     skip_mux_events: u32,
+    fail: u32,
+    /// Only responses of this method fail (`None`: any unary response).
+    fail_method: Option<String>,
 }
 
 #[derive(Default)]
@@ -68,17 +71,34 @@ impl Faults {
         }
     }
 
+    /// The response to `path` is to be replaced by a carrier error.
+    fn take_fail(&self, path: &str) -> bool {
+        let mut k = self.knobs();
+        let matches = k.fail_method.as_deref().is_none_or(|m| path.strip_prefix("/api/") == Some(m));
+        if k.fail > 0 && matches {
+            k.fail -= 1;
+            true
+        } else {
+            false
+        }
+    }
+
     fn status(&self) -> Value {
         let k = self.knobs();
-        json!({ "withhold": k.withhold, "delay": k.delay, "delayMs": k.delay_ms, "skipMuxEvents": k.skip_mux_events })
+        json!({ "withhold": k.withhold, "delay": k.delay, "delayMs": k.delay_ms, "skipMuxEvents": k.skip_mux_events,
+                "fail": k.fail, "failMethod": k.fail_method })
     }
 }
 
 /// Unary responses pass here: the handler has run (its effects are committed) and the
-/// response is then withheld until `release`, or delayed.
+/// response is then withheld until `release`, delayed, or replaced by a carrier error.
 pub async fn gate(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_string();
     let response = next.run(req).await;
     let Some(faults) = &app.faults else { return response };
+    if faults.take_fail(&path) {
+        return bad(StatusCode::SERVICE_UNAVAILABLE, "injected failure".into());
+    }
     match faults.take_hold() {
         Some(Hold::Withhold) => {
             let mut release = faults.release.subscribe();
@@ -107,6 +127,11 @@ enum Command {
     SkipMuxEvent {
         #[serde(default = "one")]
         count: u32,
+    },
+    Fail {
+        #[serde(default = "one")]
+        count: u32,
+        method: Option<String>,
     },
     ResetStore {
         #[serde(default)]
@@ -171,6 +196,12 @@ pub async fn admin(State(app): State<Arc<App>>, body: Bytes) -> Response {
             }
             Command::SkipMuxEvent { count } => {
                 faults.knobs().skip_mux_events += count;
+                json!({})
+            }
+            Command::Fail { count, method } => {
+                let mut k = faults.knobs();
+                k.fail += count;
+                k.fail_method = method;
                 json!({})
             }
             Command::Clear => {

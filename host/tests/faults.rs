@@ -61,6 +61,21 @@ fn withhold_holds_a_response_until_released() {
 }
 
 #[test]
+fn fail_replaces_the_next_responses_of_one_method_with_a_carrier_error() {
+    let host = Host::start(&["--faults"]);
+    let sid = host.create();
+    host.admin(json!({ "command": "fail", "count": 1, "method": "session.planMode" }));
+    host.call("host.describe", json!({}));
+    let payload = json!({ "sessionId": sid }).to_string();
+    let envelope = |rpc: &str| format!(r#"{{"type":"client-request","rpcId":"{rpc}","method":"session.planMode","payload":{payload}}}"#);
+    let raw = host.post("/api/session.planMode", &envelope("f1"));
+    assert_eq!((raw.status, raw.body.as_str()), (503, "injected failure"));
+    assert_eq!(raw.header("content-type"), Some("text/plain;charset=UTF-8"));
+    assert_eq!(host.post("/api/session.planMode", &envelope("f2")).status, 200, "only the next one fails");
+    assert_eq!(host.admin(json!({ "command": "status" })).json()["faults"]["fail"], 0);
+}
+
+#[test]
 fn delay_slows_the_next_n_responses() {
     let host = Host::start(&["--faults"]);
     host.admin(json!({ "command": "delay", "count": 2, "ms": 250 }));

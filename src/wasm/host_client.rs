@@ -41,6 +41,7 @@ impl HostClient {
                 unary_aborts: HashMap::new(),
                 timer: None,
                 timer_at: None,
+                session_wakes: Vec::new(),
                 timer_cb: None,
                 microtask_cb: None,
                 microtask_queued: false,
@@ -66,7 +67,9 @@ impl HostClient {
                 run_weak(&w, |inner| {
                     inner.timer = None;
                     inner.timer_at = None;
-                    inner.conn.tick(js::now(), js::random());
+                    let now = js::now();
+                    inner.conn.tick(now, js::random());
+                    inner.fire_wakes(now);
                 })
             });
             g.timer_cb = Some(timer.into_js_value().unchecked_into());

@@ -11,7 +11,7 @@ use super::export::{result_js, ConnExport, SessionExport};
 use super::js::{self, AbortController};
 use super::transport::{self, Endpoint};
 use crate::core::client::{ConnCommand, Connection, Router, StreamKind};
-use crate::core::session::{Call, Effect, OpId, Outcome, ReqId};
+use crate::core::session::{Call, Effect, OpId, Outcome, ReqId, WakeToken};
 use crate::core::sse::{SseItem, SseParser};
 use crate::core::wire::{self, parse_frame, ErrorCode, Frame, Json, RpcError, RpcResult};
 use js_sys::{Function, Promise};
@@ -53,6 +53,8 @@ pub(super) struct Inner {
     pub(super) unary_aborts: HashMap<u64, AbortController>,
     pub(super) timer: Option<JsValue>,
     pub(super) timer_at: Option<f64>,
+    /// Wake-ups sessions asked for: (session, token, due epoch ms). They share the one timer.
+    pub(super) session_wakes: Vec<(String, WakeToken, f64)>,
     /// JS-owned callbacks (they hold only a weak reference, so a queued timer or microtask
     /// that fires after the client is gone is a no-op).
     pub(super) timer_cb: Option<Function>,
@@ -137,8 +139,27 @@ impl Inner {
         }
     }
 
+    /// The timer fired: hands every due wake-up back to its session.
+    pub(super) fn fire_wakes(&mut self, now: f64) {
+        let (due, later) = std::mem::take(&mut self.session_wakes).into_iter().partition(|w| w.2 <= now);
+        self.session_wakes = later;
+        for (id, token, _) in due {
+            if let Some(s) = self.router.get_mut(&id) {
+                s.on_wake(token);
+            }
+        }
+    }
+
     pub(super) fn arm_timer(&mut self) {
-        let want = if self.closed { None } else { self.conn.deadline() };
+        let wake = self.session_wakes.iter().map(|w| w.2).reduce(f64::min);
+        let want = if self.closed {
+            None
+        } else {
+            match (self.conn.deadline(), wake) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+        };
         if want == self.timer_at && (want.is_none() || self.timer.is_some()) {
             return;
         }
@@ -209,6 +230,7 @@ impl Inner {
                 self.exports.entry(id.clone()).or_default().changes += 1;
                 self.notify_sessions.insert(id);
             }
+            Effect::Wake { token, after_ms } => self.session_wakes.push((id, token, js::now() + f64::from(after_ms))),
         }
     }
 
@@ -311,6 +333,7 @@ impl Inner {
             js::clear_timeout(&t);
         }
         self.timer_at = None;
+        self.session_wakes.clear();
         // Break the Inner → Session object → Inner cycle.
         self.session_objs.clear();
         self.notify_host = true;

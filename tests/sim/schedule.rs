@@ -64,6 +64,7 @@ enum Action {
     Establish,
     Restart,
     LossyRestart,
+    Wake,
 }
 
 /// Runs one whole schedule: random steps with checks after each, then quiescence.
@@ -112,6 +113,7 @@ pub fn run(seed: u64) -> Stats {
             (Action::Establish, if opening { 6 } else { 0 }),
             (Action::Restart, restart_w),
             (Action::LossyRestart, lossy_w),
+            (Action::Wake, if w.wakes.is_empty() { 0 } else { 4 }),
         ];
         let ws: Vec<u32> = weights.iter().map(|x| x.1).collect();
         let action = weights[w.rng.weighted(&ws)].0;
@@ -166,6 +168,10 @@ pub fn run(seed: u64) -> Stats {
                 stats.disconnects += 1;
             }
             Action::Reconnect => w.reconnect(),
+            Action::Wake => {
+                let i = w.rng.below(w.wakes.len());
+                w.fire_wake(i)
+            }
             Action::Establish => w.establish(),
             Action::Restart => {
                 w.restart_host(None);

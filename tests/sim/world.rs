@@ -7,7 +7,7 @@ use super::invariants::{check_converged, check_window, Checker};
 use super::model_host::{Meta, ModelHost};
 use super::network::{Conn, Fate, Network, Request, Response, Tagged};
 use super::rng::Rng;
-use agent_session::core::session::{Call, Effect, OpId, OpenState, Outcome, Session};
+use agent_session::core::session::{Call, Effect, OpId, OpenState, Outcome, Session, WakeToken};
 use agent_session::core::sse::{SseItem, SseParser};
 use agent_session::core::wire::{
     parse_frame, parse_server_response, result_to_json, EventFrame, Frame, InboundFrame, PromptMode,
@@ -71,6 +71,9 @@ pub struct World {
     first_req_after_establish: u64,
     next_req_seen: u64,
     sse: SseParser,
+    /// Wake-ups the session asked for and the clock has not yet reached (any order: the
+    /// model has no time, so any pending wake may fire next).
+    pub wakes: Vec<WakeToken>,
 }
 
 impl World {
@@ -93,6 +96,7 @@ impl World {
             first_req_after_establish: 0,
             next_req_seen: 0,
             sse: SseParser::default(),
+            wakes: Vec::new(),
         };
         // The first connection generation is established before any session opens.
         w.net.conn = Conn::Established;
@@ -124,6 +128,10 @@ impl World {
                     Some(slot) => *slot = Some(outcome),
                 },
                 Effect::Changed => changed += 1,
+                Effect::Wake { token, after_ms } => {
+                    trace(format!("    -> wake {token:?} in {after_ms} ms"));
+                    self.wakes.push(token);
+                }
             }
         }
         self.changed_since_check |= changed > 0;
@@ -452,6 +460,14 @@ impl World {
 
     /// Stops the adversary and lets everything settle: every request processed and
     /// answered, every frame delivered, the host idle.
+    /// Time passes until one pending wake-up fires.
+    pub fn fire_wake(&mut self, i: usize) {
+        let token = self.wakes.remove(i);
+        trace(format!("wake {token:?}"));
+        self.session.on_wake(token);
+        self.pump("wake");
+    }
+
     pub fn settle(&mut self) {
         for round in 0.. {
             if round > 10_000 {
@@ -471,6 +487,8 @@ impl World {
                 self.deliver_frame();
             } else if !self.host.idle() {
                 self.host_advance();
+            } else if !self.wakes.is_empty() {
+                self.fire_wake(0);
             } else {
                 break;
             }

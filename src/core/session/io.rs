@@ -8,6 +8,10 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ReqId(pub u64);
 
+/// Tags one wake-up the core asked for; handed back to `Session::on_wake`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WakeToken(pub u64);
+
 /// Tags one UI operation (a JS promise in the shell); settled exactly once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct OpId(pub u64);
@@ -117,6 +121,9 @@ pub enum Effect {
     Settle { op: OpId, outcome: Outcome },
     /// The snapshot changed; emitted at most once per input.
     Changed,
+    /// Call `Session::on_wake(token)` after `after_ms` (the core has no clock). A wake the
+    /// session no longer wants is ignored, so the driver never needs to cancel one.
+    Wake { token: WakeToken, after_ms: u32 },
 }
 
 /// Counters of what was dropped or refused, for diagnostics and tests.

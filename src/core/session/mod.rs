@@ -19,10 +19,11 @@ pub mod plan;
 mod live;
 mod ops;
 mod responses;
+mod retry;
 mod window;
 
 pub use fences::{EventVersion, OpenGeneration, PlanRequestFence, PlanTicket};
-pub use io::{Call, Diagnostics, Effect, OpId, Outcome, ReqId};
+pub use io::{Call, Diagnostics, Effect, OpId, Outcome, ReqId, WakeToken};
 pub use interaction::Interaction;
 pub use nodes::{Node, NodeKind, Partial, PlanText, RunningToolCall, ToolStatus};
 pub use pending::{PendingInteraction, PendingKind};
@@ -121,8 +122,8 @@ pub struct Session {
     open_waiters: Vec<OpId>,
     plan: PlanTracker,
     plan_rev: u64,
-    /// A plan query failed under this generation: ask again on the next live event.
-    plan_requery: bool,
+    /// A failed plan query, asked again on the next live event or after a backoff.
+    plan_retry: retry::PlanRetry,
     pending: PendingSet,
     projections: ProjectionStore,
     running: bool,
@@ -161,7 +162,7 @@ impl Session {
             open_waiters: Vec::new(),
             plan: PlanTracker::default(),
             plan_rev: 0,
-            plan_requery: false,
+            plan_retry: retry::PlanRetry::default(),
             pending: PendingSet::default(),
             projections: ProjectionStore::default(),
             running: false,

@@ -36,11 +36,13 @@ impl Session {
             }
             Purpose::PlanQuery { ticket, .. } => {
                 match self.plan_value(wire::SESSION_PLAN_MODE, result) {
-                    Ok(value) => self.apply_plan_response(ticket, value),
+                    Ok(value) => {
+                        self.plan_query_answered();
+                        self.apply_plan_response(ticket, value)
+                    }
                     // Fail-soft: history stays usable, the last capability is kept, and the
-                    // query is asked again once the stream shows life (not at once: a
-                    // failing network would turn that into a loop).
-                    Err(_) => self.plan_requery = true,
+                    // query is asked again (see `retry`).
+                    Err(_) => self.plan_query_failed(),
                 }
             }
             Purpose::Selection { ticket, op } => {

@@ -124,9 +124,7 @@ impl Session {
         if let Some(running) = touched.turn_running {
             self.running = running;
         }
-        if std::mem::take(&mut self.plan_requery) {
-            self.send_plan_query();
-        }
+        self.plan_retry_on_event();
         self.dirty = true;
         self.meta_changed();
     }

@@ -1,6 +1,6 @@
 //! A tiny driver: builds events, pages and frames, and answers the core's requests.
 
-use crate::core::session::{Call, Effect, OpId, Outcome, ReqId, Session};
+use crate::core::session::{Call, Effect, OpId, Outcome, ReqId, Session, WakeToken};
 use crate::core::wire::{
     EventFrame, Frame, HistoryItem, HistoryValue, InboundFrame, Json, PlanModeState, RpcError,
     SessionEvent, SubscribedFrame,
@@ -77,11 +77,13 @@ pub struct Driver {
     pub sent: Vec<(ReqId, Call)>,
     pub settled: Vec<(OpId, Outcome)>,
     pub changes: usize,
+    /// Wake-ups asked for, in order: (token, delay).
+    pub wakes: Vec<(WakeToken, u32)>,
 }
 
 impl Driver {
     pub fn new() -> Self {
-        Driver { s: Session::new(SID), sent: vec![], settled: vec![], changes: 0 }
+        Driver { s: Session::new(SID), sent: vec![], settled: vec![], changes: 0, wakes: vec![] }
     }
 
     /// Moves the core's queued effects into the driver's lists.
@@ -91,6 +93,7 @@ impl Driver {
                 Effect::Send { req, call } => self.sent.push((req, call)),
                 Effect::Settle { op, outcome } => self.settled.push((op, outcome)),
                 Effect::Changed => self.changes += 1,
+                Effect::Wake { token, after_ms } => self.wakes.push((token, after_ms)),
             }
         }
     }
