@@ -122,8 +122,13 @@ pub struct Session {
     open_waiters: Vec<OpId>,
     plan: PlanTracker,
     plan_rev: u64,
-    /// A failed plan query, asked again on the next live event or after a backoff.
-    plan_retry: retry::PlanRetry,
+    /// A plan query failed under this generation: ask again on the next live event or the
+    /// `plan_retry` wake, whichever comes first.
+    plan_requery: bool,
+    plan_retry: retry::Retry,
+    /// Renews an exhausted repair budget after a backoff.
+    repair_retry: retry::Retry,
+    wakes_minted: u64,
     pending: PendingSet,
     projections: ProjectionStore,
     running: bool,
@@ -162,7 +167,10 @@ impl Session {
             open_waiters: Vec::new(),
             plan: PlanTracker::default(),
             plan_rev: 0,
-            plan_retry: retry::PlanRetry::default(),
+            plan_requery: false,
+            plan_retry: retry::Retry::default(),
+            repair_retry: retry::Retry::default(),
+            wakes_minted: 0,
             pending: PendingSet::default(),
             projections: ProjectionStore::default(),
             running: false,

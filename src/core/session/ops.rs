@@ -48,7 +48,7 @@ impl Session {
     /// New generation + tail pull. Everything tied to the old generation is forgotten.
     fn start_open_pull(&mut self) {
         let gen = self.gen.bump();
-        self.plan_retry_reset(); // the new window's own query follows
+        self.retries_reset(); // the new window asks its own query and repairs its own tail
         self.forget_window_requests();
         self.send(Call::History { before_seq: None, max_messages: None }, Purpose::Open { gen });
     }
@@ -175,6 +175,6 @@ impl Session {
         self.older_in_flight = None;
         self.repair_in_flight = None;
         self.buffer.clear();
-        self.plan_retry_reset();
+        self.retries_reset();
     }
 }

@@ -37,7 +37,7 @@ impl Session {
             Purpose::PlanQuery { ticket, .. } => {
                 match self.plan_value(wire::SESSION_PLAN_MODE, result) {
                     Ok(value) => {
-                        self.plan_query_answered();
+                        self.plan_retry.succeeded();
                         self.apply_plan_response(ticket, value)
                     }
                     // Fail-soft: history stays usable, the last capability is kept, and the

@@ -1,10 +1,12 @@
-//! Asking a failed plan query again.
+//! Asking again after a failure, on a wake-up the driver times.
 //!
-//! Why: a `session.planMode` query that fails (a 5xx, a timeout) used to be re-asked only when
-//! the next live event arrived, so an idle session showed its last plan state indefinitely.
-//! Now a failure also arms a wake-up with capped exponential backoff; whichever comes first —
-//! the wake or a live event — asks again. Backoff, not an immediate retry, so a failing
-//! network cannot turn it into a loop.
+//! Why: two things used to wait for the next live event to be retried, so an idle session
+//! could stay wrong indefinitely: a `session.planMode` query that failed (a 5xx, a timeout),
+//! and a gap repair whose per-tail budget ran out. Each now also arms a wake-up with capped
+//! exponential backoff (1 s doubling to 30 s); whichever comes first — the wake or a live
+//! event — asks again. Backoff, not an immediate retry, so a failing network cannot turn
+//! either into a loop. The core has no clock: it emits [`Effect::Wake`] and the driver calls
+//! [`Session::on_wake`] with the token when the delay has passed.
 
 use super::io::{Effect, WakeToken};
 use super::{OpenState, Session};
@@ -13,54 +15,78 @@ use super::{OpenState, Session};
 pub const RETRY_BASE_MS: u32 = 1_000;
 pub const RETRY_CAP_MS: u32 = 30_000;
 
-/// A failed plan query waiting to be asked again. Invariant: only the wake armed for the
-/// latest failure of the current window generation can send a query; any other is stale.
+/// One kind of retry. Invariant: only the wake armed for the latest failure can act; any
+/// other token (an earlier failure, a previous window generation, a closed session) is stale.
 #[derive(Debug, Default)]
-pub struct PlanRetry {
-    /// Asked again on the next live event or the armed wake, whichever comes first.
-    due: bool,
-    /// Consecutive failures since the last answered query (drives the backoff).
+pub struct Retry {
+    /// Consecutive failures since the last success (drives the backoff).
     failures: u32,
-    /// The wake that may send the retry.
+    /// The wake that may act.
     armed: Option<WakeToken>,
-    minted: u64,
 }
 
-impl PlanRetry {
+impl Retry {
     fn delay_ms(&self) -> u32 {
         let doublings = self.failures.saturating_sub(1).min(16);
         RETRY_BASE_MS.saturating_mul(1 << doublings).min(RETRY_CAP_MS)
     }
+    /// Forgets the armed wake (a new window asks by itself, or the session closed).
+    pub fn disarm(&mut self) {
+        self.armed = None;
+    }
+    pub fn succeeded(&mut self) {
+        self.failures = 0;
+    }
+    pub fn is_armed(&self) -> bool {
+        self.armed.is_some()
+    }
+    /// Consumes `token` if it is the armed one.
+    fn take(&mut self, token: WakeToken) -> bool {
+        let hit = self.armed == Some(token);
+        if hit {
+            self.armed = None;
+        }
+        hit
+    }
 }
 
 impl Session {
-    /// A plan query failed: ask again later.
-    pub(super) fn plan_query_failed(&mut self) {
-        let r = &mut self.plan_retry;
-        r.due = true;
+    /// Arms a wake for `which` after one more failure.
+    fn arm(&mut self, which: fn(&mut Session) -> &mut Retry) {
+        self.wakes_minted += 1;
+        let token = WakeToken(self.wakes_minted);
+        let r = which(self);
         r.failures += 1;
-        r.minted += 1;
-        let token = WakeToken(r.minted);
         r.armed = Some(token);
         let after_ms = r.delay_ms();
         self.effects.push_back(Effect::Wake { token, after_ms });
     }
 
-    /// A plan query was answered: the backoff starts over.
-    pub(super) fn plan_query_answered(&mut self) {
-        self.plan_retry.failures = 0;
+    /// A plan query failed: ask again on the next live event or the wake.
+    pub(super) fn plan_query_failed(&mut self) {
+        self.plan_requery = true;
+        self.arm(|s| &mut s.plan_retry);
     }
 
-    /// A new window generation asks its own query: nothing is due any more.
-    pub(super) fn plan_retry_reset(&mut self) {
-        self.plan_retry.due = false;
-        self.plan_retry.armed = None;
+    /// The repair budget for this tail ran out while the window is still behind.
+    pub(super) fn repair_budget_spent(&mut self) {
+        if !self.repair_retry.is_armed() {
+            self.arm(|s| &mut s.repair_retry);
+        }
     }
 
-    /// Sends the due retry now (a live event showed the stream is alive).
+    /// A new window generation: it asks its own plan query and repairs from its own tail.
+    pub(super) fn retries_reset(&mut self) {
+        self.plan_requery = false;
+        self.plan_retry.disarm();
+        self.repair_retry.disarm();
+        self.repair_retry.succeeded();
+    }
+
+    /// Sends the due plan query now (a live event showed the stream is alive).
     pub(super) fn plan_retry_on_event(&mut self) {
-        if std::mem::take(&mut self.plan_retry.due) {
-            self.plan_retry.armed = None;
+        if std::mem::take(&mut self.plan_requery) {
+            self.plan_retry.disarm();
             self.send_plan_query();
         }
     }
@@ -68,18 +94,22 @@ impl Session {
     /// The driver's timer for `token` fired. Stale tokens, and sessions no longer open,
     /// do nothing.
     pub fn on_wake(&mut self, token: WakeToken) {
-        if self.plan_retry.armed != Some(token) {
-            return;
+        let open = self.state == OpenState::Open;
+        if self.plan_retry.take(token) {
+            if open && std::mem::take(&mut self.plan_requery) {
+                self.send_plan_query();
+            }
+        } else if self.repair_retry.take(token) && open {
+            // A fresh budget for the same tail.
+            self.repair_attempts.1 = 0;
+            self.maybe_repair();
         }
-        self.plan_retry.armed = None;
-        if self.state == OpenState::Open && std::mem::take(&mut self.plan_retry.due) {
-            self.send_plan_query();
-        }
+        self.flush();
     }
 
     /// Whether a failed plan query is waiting to be asked again (tests, diagnostics).
     pub fn plan_retry_due(&self) -> bool {
-        self.plan_retry.due
+        self.plan_requery
     }
 }
 
@@ -89,7 +119,7 @@ mod tests {
 
     #[test]
     fn the_backoff_doubles_from_one_second_and_caps_at_thirty() {
-        let mut r = PlanRetry::default();
+        let mut r = Retry::default();
         let delays: Vec<u32> = (0..8)
             .map(|_| {
                 r.failures += 1;

@@ -97,6 +97,7 @@ impl Session {
             return;
         }
         if !self.behind() {
+            self.repair_retry.succeeded();
             return;
         }
         let tail = self.tail_seq();
@@ -104,6 +105,9 @@ impl Session {
             self.repair_attempts = (tail, 0);
         }
         if self.repair_attempts.1 >= MAX_REPAIRS_PER_TAIL {
+            // Spent: the tail moving renews the budget, and so does a wake after a backoff
+            // (an idle session would otherwise stay behind).
+            self.repair_budget_spent();
             return;
         }
         self.repair_attempts.1 += 1;

@@ -70,6 +70,44 @@ fn a_failed_repair_keeps_the_window_and_is_bounded() {
 }
 
 #[test]
+fn a_spent_repair_budget_is_renewed_after_a_backoff_on_an_idle_session() {
+    let mut d = open_range(0, 2, false);
+    d.live(user(5, "x"));
+    for _ in 0..MAX_REPAIRS_PER_TAIL {
+        let (req, _) = d.take_history();
+        d.fail(req, transport_error());
+    }
+    d.pump();
+    assert_eq!(d.wakes.len(), 1, "one wake for the spent budget");
+    let (wake, delay) = d.wakes[0];
+    assert_eq!(delay, 1_000);
+    assert_eq!(d.count_history(), 0, "nothing until the wake");
+    d.s.on_wake(wake);
+    let (req, _) = d.take_history();
+    d.s.on_wake(wake);
+    assert_eq!(d.count_history(), 0, "a wake acts once");
+    d.answer(req, page(&users(0, 4), false));
+    assert_eq!(d.seqs(), (0..=5).collect::<Vec<_>>(), "caught up with the buffered frame");
+}
+
+#[test]
+fn a_spent_repair_budget_backs_off_further_each_round() {
+    let mut d = open_range(0, 2, false);
+    d.live(user(5, "x"));
+    for round in 0..3u32 {
+        for _ in 0..MAX_REPAIRS_PER_TAIL {
+            let (req, _) = d.take_history();
+            d.fail(req, transport_error());
+        }
+        d.pump();
+        let (wake, delay) = *d.wakes.last().unwrap();
+        assert_eq!(delay, 1_000 << round);
+        d.s.on_wake(wake);
+    }
+    assert_eq!(d.wakes.len(), 3);
+}
+
+#[test]
 fn a_repair_that_makes_no_progress_is_not_installed_backwards() {
     let mut d = open_range(0, 4, false);
     d.live(user(8, "x"));
