@@ -65,7 +65,17 @@ impl SseParser {
         while !chunk.is_empty() {
             match chunk.iter().position(|&b| b == b'\n' || b == b'\r') {
                 Some(i) => {
-                    self.take_bytes(&chunk[..i]);
+                    self.count(i);
+                    if self.line.is_empty() {
+                        // The whole line is in this chunk: read it in place, no copy.
+                        self.end_line(&chunk[..i], out);
+                    } else {
+                        self.keep(&chunk[..i]);
+                        let line = std::mem::take(&mut self.line);
+                        self.end_line(&line, out);
+                        self.line = line;
+                        self.line.clear();
+                    }
                     let cr = chunk[i] == b'\r';
                     let mut next = i + 1;
                     if cr {
@@ -75,48 +85,57 @@ impl SseParser {
                             next += 1;
                         }
                     }
-                    self.end_line(out);
                     chunk = &chunk[next..];
                 }
                 None => {
-                    self.take_bytes(chunk);
+                    self.count(chunk.len());
+                    self.keep(chunk);
                     break;
                 }
             }
         }
     }
 
-    fn take_bytes(&mut self, bytes: &[u8]) {
-        self.line_nonempty |= !bytes.is_empty();
-        self.event_bytes += bytes.len();
+    /// Counts `n` bytes of the current line toward the event's size limit.
+    fn count(&mut self, n: usize) {
+        self.line_nonempty |= n > 0;
+        self.event_bytes += n;
         if self.event_bytes > self.max_frame {
             self.discarding = true;
             self.line.clear();
-            return;
         }
-        self.line.extend_from_slice(bytes);
     }
 
-    fn end_line(&mut self, out: &mut Vec<SseItem>) {
+    /// Buffers the start of a line that continues in the next chunk.
+    fn keep(&mut self, bytes: &[u8]) {
+        if !self.discarding {
+            self.line.extend_from_slice(bytes);
+        }
+    }
+
+    fn end_line(&mut self, bytes: &[u8], out: &mut Vec<SseItem>) {
         let blank = !std::mem::take(&mut self.line_nonempty);
         if self.discarding {
             if blank {
                 out.push(SseItem::Oversize(self.event_bytes));
                 self.reset_event();
             }
-            self.line.clear();
             return;
         }
         if blank {
             if self.has_data {
-                // An exact-size copy: the assembly buffer keeps its capacity for the next
-                // event instead of growing again from empty.
-                out.push(SseItem::Data(self.data.clone()));
+                // Handed over whole: the next event's first `push_str` allocates its own
+                // exact-size buffer, so nothing is copied twice.
+                out.push(SseItem::Data(std::mem::take(&mut self.data)));
             }
             self.reset_event();
             return;
         }
-        let line = String::from_utf8_lossy(&self.line);
+        // Valid UTF-8 is the norm; only a broken sequence pays for the lossy decode.
+        let line = match std::str::from_utf8(bytes) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(bytes),
+        };
         if let Some(comment) = line.strip_prefix(':') {
             out.push(SseItem::Comment(comment.trim_start().to_string()));
         } else {
@@ -135,7 +154,6 @@ impl SseParser {
                 self.has_data = true;
             }
         }
-        self.line.clear();
     }
 
     fn reset_event(&mut self) {
