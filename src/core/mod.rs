@@ -3,5 +3,5 @@
 pub mod client;
 pub mod projection;
 pub mod session;
-pub mod sse;
-pub mod wire;
+pub use agent_session_wire::sse;
+pub use agent_session_wire as wire;

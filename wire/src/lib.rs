@@ -3,7 +3,13 @@
 //! reference host alike.
 //!
 //! Parsing is two-level: first the envelope ([`envelope`]), then the value with the
-//! method's own schema ([`methods`], [`frames`]).
+//! method's own schema ([`methods`], [`frames`]); the client reads through [`read`] and, for
+//! the hot frame, `hot`.
+//!
+//! A crate of its own (re-exported as `agent_session::core::wire`) so the release build can
+//! compile it at opt-level 3 while the rest of the wasm is built for size: every streamed
+//! byte is parsed here, and generic serde_json code takes the opt-level of the crate that
+//! instantiates it.
 
 pub mod envelope;
 pub mod error;
@@ -14,6 +20,7 @@ pub mod interaction;
 pub mod json;
 pub mod methods;
 pub mod plan;
+pub mod sse;
 pub mod read;
 
 pub use envelope::*;

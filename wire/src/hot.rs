@@ -233,7 +233,7 @@ impl<'de> Visitor<'de> for ChunkSeed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::wire::read::read;
+    use crate::read::read;
 
     #[test]
     fn the_one_pass_chunk_reader_agrees_with_the_general_reader_or_defers_to_it() {
