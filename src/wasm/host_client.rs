@@ -10,7 +10,7 @@ use crate::core::wire::{self};
 use js_sys::Promise;
 use serde_json::{json, Value};
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use crate::core::vecmap::VecMap;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -38,22 +38,22 @@ impl HostClient {
                 rpc_prefix: prefix,
                 next_id: 0,
                 gen_aborts: Vec::new(),
-                unary_aborts: HashMap::new(),
+                unary_aborts: VecMap::new(),
                 timer: None,
                 timer_at: None,
                 session_wakes: Vec::new(),
                 timer_cb: None,
                 microtask_cb: None,
                 microtask_queued: false,
-                session_ops: HashMap::new(),
-                host_ops: HashMap::new(),
-                session_objs: HashMap::new(),
-                exports: HashMap::new(),
+                session_ops: VecMap::new(),
+                host_ops: VecMap::new(),
+                session_objs: VecMap::new(),
+                exports: VecMap::new(),
                 conn_export: ConnExport::default(),
                 host_listeners: Listeners::default(),
-                session_listeners: HashMap::new(),
+                session_listeners: VecMap::new(),
                 notify_host: false,
-                notify_sessions: BTreeSet::new(),
+                notify_sessions: Vec::new(),
                 deferred: Vec::new(),
                 malformed_frames: 0,
                 frames: 0,
@@ -153,11 +153,8 @@ impl HostClient {
         let shared = self.shared.clone();
         Ok(run(&self.shared, move |inner| {
             inner.router.ensure(&id);
-            inner
-                .session_objs
-                .entry(id.clone())
-                .or_insert_with(|| JsValue::from(JsSession { shared, id }))
-                .clone()
+            let key = id.clone();
+            inner.session_objs.get_or_insert_with(key.as_str(), || JsValue::from(JsSession { shared, id })).clone()
         }))
     }
 

@@ -17,7 +17,7 @@ use crate::core::wire::{self, parse_frame, ErrorCode, Frame, Json, RpcError, Rpc
 use js_sys::{Function, Promise};
 use serde_json::{json, Value};
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use crate::core::vecmap::VecMap;
 use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
@@ -50,7 +50,7 @@ pub(super) struct Inner {
     /// Abort controllers of the live connection generation (streams + describe).
     pub(super) gen_aborts: Vec<AbortController>,
     /// Abort controllers of in-flight unary calls, by call id.
-    pub(super) unary_aborts: HashMap<u64, AbortController>,
+    pub(super) unary_aborts: VecMap<u64, AbortController>,
     pub(super) timer: Option<JsValue>,
     pub(super) timer_at: Option<f64>,
     /// Wake-ups sessions asked for: (session, token, due epoch ms). They share the one timer.
@@ -60,15 +60,15 @@ pub(super) struct Inner {
     pub(super) timer_cb: Option<Function>,
     pub(super) microtask_cb: Option<Function>,
     pub(super) microtask_queued: bool,
-    pub(super) session_ops: HashMap<(String, OpId), Waiter>,
-    pub(super) host_ops: HashMap<u64, Function>,
-    pub(super) session_objs: HashMap<String, JsValue>,
-    pub(super) exports: HashMap<String, SessionExport>,
+    pub(super) session_ops: VecMap<(String, OpId), Waiter>,
+    pub(super) host_ops: VecMap<u64, Function>,
+    pub(super) session_objs: VecMap<String, JsValue>,
+    pub(super) exports: VecMap<String, SessionExport>,
     pub(super) conn_export: ConnExport,
     pub(super) host_listeners: Listeners,
-    pub(super) session_listeners: HashMap<String, Listeners>,
+    pub(super) session_listeners: VecMap<String, Listeners>,
     pub(super) notify_host: bool,
-    pub(super) notify_sessions: BTreeSet<String>,
+    pub(super) notify_sessions: Vec<String>,
     /// JS calls to make once the borrow is released.
     pub(super) deferred: Vec<(Function, JsValue)>,
     pub(super) malformed_frames: u64,
@@ -183,7 +183,7 @@ impl Inner {
             }
             ConnCommand::Established { gen, .. } => {
                 for id in self.router.established(gen) {
-                    self.notify_sessions.insert(id);
+                    self.notify_session(id);
                 }
             }
             ConnCommand::Lost { .. } => self.router.connection_lost(),
@@ -227,10 +227,17 @@ impl Inner {
                 }
             }
             Effect::Changed => {
-                self.exports.entry(id.clone()).or_default().changes += 1;
-                self.notify_sessions.insert(id);
+                self.exports.get_or_insert_with(id.as_str(), SessionExport::default).changes += 1;
+                self.notify_session(id);
             }
             Effect::Wake { token, after_ms } => self.session_wakes.push((id, token, js::now() + f64::from(after_ms))),
+        }
+    }
+
+    /// Marks a session's listeners for the next microtask (once per session).
+    pub(super) fn notify_session(&mut self, id: String) {
+        if !self.notify_sessions.contains(&id) {
+            self.notify_sessions.push(id);
         }
     }
 

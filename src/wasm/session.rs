@@ -154,7 +154,7 @@ impl JsSession {
         g.router.ensure(&self.id);
         let Inner { router, exports, .. } = &mut *g;
         let s = router.get(&self.id).expect("ensured");
-        exports.entry(self.id.clone()).or_default().snapshot(s)
+        exports.get_or_insert_with(self.id.as_str(), Default::default).snapshot(s)
     }
 
     pub fn subscribe(&self, listener: JsValue) -> Result<JsValue, JsValue> {
@@ -162,11 +162,7 @@ impl JsSession {
         let mut g = self.shared.borrow_mut();
         let id = g.next_id();
         if !g.closed {
-            g.session_listeners
-                .entry(self.id.clone())
-                .or_default()
-                .items
-                .push((id, f));
+            g.session_listeners.get_or_insert_with(self.id.as_str(), Listeners::default).items.push((id, f));
         }
         Ok(make_unsubscribe(Rc::downgrade(&self.shared), Some(self.id.clone()), id))
     }

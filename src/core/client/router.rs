@@ -11,7 +11,7 @@
 
 use crate::core::session::{OpId, OpenState, Session};
 use crate::core::wire::{Frame, InboundFrame};
-use std::collections::BTreeMap;
+use crate::core::vecmap::VecMap;
 
 /// Most interaction frames held for a session that is not resident yet.
 pub const MAX_STASHED: usize = 256;
@@ -25,10 +25,10 @@ struct Entry {
 
 #[derive(Debug, Default)]
 pub struct Router {
-    sessions: BTreeMap<String, Entry>,
+    sessions: VecMap<String, Entry>,
     /// Interaction and status frames for sessions not resident yet, replayed on creation
     /// (the host replays pending questions only on a mux open).
-    stash: BTreeMap<String, Vec<InboundFrame>>,
+    stash: VecMap<String, Vec<InboundFrame>>,
     /// Frames that named no resident session and were not stashed.
     pub unrouted: u64,
 }
@@ -106,7 +106,7 @@ impl Router {
         let id = id.to_string();
         match &inbound.frame {
             Frame::ApprovalRequested(_) | Frame::QuestionRequested(_) | Frame::SessionStatus(_) => {
-                let list = self.stash.entry(id).or_default();
+                let list = self.stash.get_or_insert_with(id.as_str(), Vec::new);
                 if let Frame::SessionStatus(_) = inbound.frame {
                     list.retain(|f| !matches!(f.frame, Frame::SessionStatus(_)));
                 }

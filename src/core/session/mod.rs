@@ -35,7 +35,8 @@ use fold::Fold;
 use nodes::Stamps;
 use pending::PendingSet;
 use plan::PlanTracker;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use crate::core::vecmap::VecMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,7 +138,7 @@ pub struct Session {
     title: Option<String>,
     /// Revision of the scalar parts of the snapshot.
     meta_rev: u64,
-    inflight: HashMap<ReqId, Purpose>,
+    inflight: VecMap<ReqId, Purpose>,
     next_req: u64,
     next_op: u64,
     effects: VecDeque<Effect>,
@@ -178,7 +179,7 @@ impl Session {
             last_agent_error: None,
             title: None,
             meta_rev: 0,
-            inflight: HashMap::new(),
+            inflight: VecMap::new(),
             next_req: 0,
             next_op: 0,
             effects: VecDeque::new(),
