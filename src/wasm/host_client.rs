@@ -6,9 +6,8 @@ use super::js;
 use super::options::parse_options;
 use super::session::JsSession;
 use crate::core::client::{Connection, Router};
-use crate::core::wire::{self};
+use crate::core::wire::{self, Json};
 use js_sys::Promise;
-use serde_json::{json, Value};
 use std::cell::RefCell;
 use crate::core::vecmap::VecMap;
 use std::rc::Rc;
@@ -108,7 +107,7 @@ impl HostClient {
     pub fn describe(&self) -> Result<Promise, JsValue> {
         self.live()?;
         Ok(run(&self.shared, |inner| {
-            inner.host_call(wire::HOST_DESCRIBE, json!({}))
+            inner.host_call(wire::HOST_DESCRIBE, Json::empty_object())
         }))
     }
 
@@ -116,14 +115,14 @@ impl HostClient {
     pub fn list_sessions(&self) -> Result<Promise, JsValue> {
         self.live()?;
         Ok(run(&self.shared, |inner| {
-            inner.host_call(wire::SESSION_LIST, json!({}))
+            inner.host_call(wire::SESSION_LIST, Json::empty_object())
         }))
     }
 
     #[wasm_bindgen(js_name = createSession)]
     pub fn create_session(&self, options: JsValue) -> Result<Promise, JsValue> {
         self.live()?;
-        let mut payload = serde_json::Map::new();
+        let mut payload = wire::CreatePayload::default();
         if !(options.is_undefined() || options.is_null()) {
             if !options.is_object() {
                 return Err(js::bad_argument("createSession options must be an object"));
@@ -134,12 +133,12 @@ impl HostClient {
                     let s = v
                         .as_string()
                         .ok_or_else(|| js::bad_argument(&format!("{key} must be a string")))?;
-                    payload.insert(key.into(), Value::String(s));
+                    *if key == "cwd" { &mut payload.cwd } else { &mut payload.provider } = Some(s);
                 }
             }
         }
         Ok(run(&self.shared, |inner| {
-            inner.host_call(wire::SESSION_CREATE, Value::Object(payload))
+            inner.host_call(wire::SESSION_CREATE, Json::from_serialize(&payload))
         }))
     }
 

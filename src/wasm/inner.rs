@@ -15,7 +15,6 @@ use crate::core::session::{Call, Effect, OpId, Outcome, ReqId, WakeToken};
 use crate::core::sse::{SseItem, SseParser};
 use crate::core::wire::{self, parse_frame, ErrorCode, Frame, Json, RpcError, RpcResult};
 use js_sys::{Function, Promise};
-use serde_json::{json, Value};
 use std::cell::RefCell;
 use crate::core::vecmap::VecMap;
 use std::rc::{Rc, Weak};
@@ -201,7 +200,7 @@ impl Inner {
         let ctrl = AbortController::new();
         self.gen_aborts.push(ctrl.clone());
         let rpc = self.mint_rpc();
-        let body = request_body(&rpc, wire::HOST_DESCRIBE, json!({}));
+        let body = request_body(&rpc, wire::HOST_DESCRIBE, &Json::empty_object());
         let (weak, ep) = (self.me.clone(), self.ep.clone());
         spawn_local(async move {
             let result = transport::unary(&ep, wire::HOST_DESCRIBE, body, rpc, ctrl).await;
@@ -268,12 +267,12 @@ impl Inner {
     }
 
     /// A host-level unary call (`describe`, `list`, `create`) resolving an `RpcResult`.
-    pub(super) fn host_call(&mut self, method: &'static str, payload: Value) -> Promise {
+    pub(super) fn host_call(&mut self, method: &'static str, payload: Json) -> Promise {
         let (promise, resolve) = js::promise();
         let op = self.next_id();
         self.host_ops.insert(op, resolve);
         let rpc = self.mint_rpc();
-        let body = request_body(&rpc, method, payload);
+        let body = request_body(&rpc, method, &payload);
         let ctrl = AbortController::new();
         self.unary_aborts.insert(op, ctrl.clone());
         let (weak, ep) = (self.me.clone(), self.ep.clone());
@@ -328,7 +327,7 @@ impl Inner {
         for (_, s) in self.router.sessions_mut() {
             s.close();
         }
-        let cancelled = RpcError::new(ErrorCode::Cancelled, "HostClient closed", json!({}));
+        let cancelled = RpcError::with_details(ErrorCode::Cancelled, "HostClient closed", Json::empty_object());
         for (_, resolve) in self.host_ops.drain() {
             self.deferred.push((resolve, result_js(&Err(cancelled.clone()))));
         }
@@ -347,8 +346,8 @@ impl Inner {
     }
 }
 
-pub(super) fn request_body(rpc: &str, method: &str, payload: Value) -> String {
-    json!({"type": "client-request", "rpcId": rpc, "method": method, "payload": payload}).to_string()
+pub(super) fn request_body(rpc: &str, method: &str, payload: &Json) -> String {
+    wire::client_request_text(rpc, method, payload)
 }
 
 pub(super) fn checked(method: &str, v: Json) -> RpcResult<Json> {

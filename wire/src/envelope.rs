@@ -61,6 +61,17 @@ impl Envelope {
     }
 }
 
+/// A `client-request` envelope's text, written without a `Value` tree.
+pub fn client_request_text(rpc_id: &str, method: &str, payload: &Json) -> String {
+    let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    format!(
+        r#"{{"type":"client-request","rpcId":{},"method":{},"payload":{}}}"#,
+        quote(rpc_id),
+        quote(method),
+        payload.text()
+    )
+}
+
 /// Reads a unary response body: envelope `type`, the `rpcId` echo and the result object are
 /// checked; the value stays raw text. Any failure is a transport error for the caller.
 pub fn parse_server_response(body: &str, expect_rpc_id: &str) -> Result<RpcResult<Json>, String> {

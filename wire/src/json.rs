@@ -23,6 +23,9 @@ impl Json {
     pub fn from_text(text: &str) -> Result<Json, serde_json::Error> {
         RawValue::from_string(text.trim().to_string()).map(Json)
     }
+    pub fn empty_object() -> Json {
+        Json::from_text("{}").expect("{} is JSON")
+    }
     /// A validated raw value, copied out of the text it was split from.
     pub fn from_raw(v: &RawValue) -> Json {
         Json(v.to_owned())

@@ -87,12 +87,7 @@ impl Call {
                 quote(answering),
                 wire::result_text(result)
             ),
-            _ => format!(
-                r#"{{"type":"client-request","rpcId":{},"method":{},"payload":{}}}"#,
-                quote(rpc_id),
-                quote(self.path()),
-                self.payload(session_id).text()
-            ),
+            _ => wire::client_request_text(rpc_id, self.path(), &self.payload(session_id)),
         }
     }
 
