@@ -458,23 +458,12 @@ impl PromptAnswers {
 
 #[cfg(test)]
 mod readers_agree_with_serde {
-    use super::super::read::read;
     use super::*;
     use serde::de::DeserializeOwned;
     use serde_json::json;
     use std::fmt::Debug;
 
-    /// Reads `text` with both readers: the same value, or both refuse.
-    fn agree<T: FromObj + DeserializeOwned + PartialEq + Debug>(text: &str) -> Option<T> {
-        match (read::<T>(text), serde_json::from_str::<T>(text)) {
-            (Ok(a), Ok(b)) => {
-                assert_eq!(a, b, "{text}");
-                Some(a)
-            }
-            (Err(_), Err(_)) => None,
-            (a, b) => panic!("readers disagree on {text}: read {a:?}, serde {b:?}"),
-        }
-    }
+    use super::super::read::agree;
 
     fn accepts<T: FromObj + DeserializeOwned + PartialEq + Debug>(v: Value) -> T {
         agree(&v.to_string()).unwrap_or_else(|| panic!("both refused {v}"))

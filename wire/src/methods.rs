@@ -343,18 +343,8 @@ mod readers_agree_with_serde {
     use serde_json::json;
     use std::fmt::Debug;
 
-    /// The by-name reader and the derive give the same value, or both refuse `text`.
-    fn agree<T: FromObj + DeserializeOwned + PartialEq + Debug>(text: &str) -> Option<T> {
-        let (ours, theirs) = (read::<T>(text), serde_json::from_str::<T>(text));
-        match (ours, theirs) {
-            (Ok(a), Ok(b)) => {
-                assert_eq!(a, b, "{text}");
-                Some(a)
-            }
-            (Err(_), Err(_)) => None,
-            (a, b) => panic!("disagree on {text}: read {a:?}, serde {b:?}"),
-        }
-    }
+    use crate::read::agree;
+
     fn accepted<T: FromObj + DeserializeOwned + PartialEq + Debug>(text: &str) -> T {
         agree(text).unwrap_or_else(|| panic!("both refused {text}"))
     }

@@ -317,6 +317,23 @@ impl<'de> Visitor<'de> for CowVisitor {
     }
 }
 
+/// Test helper: reads `text` with both this reader and the serde derive the host uses; they
+/// give the same value, or both refuse.
+#[cfg(test)]
+pub(crate) fn agree<T>(text: &str) -> Option<T>
+where
+    T: FromObj + serde::de::DeserializeOwned + PartialEq + fmt::Debug,
+{
+    match (read::<T>(text), serde_json::from_str::<T>(text)) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(a, b, "{text}");
+            Some(a)
+        }
+        (Err(_), Err(_)) => None,
+        (a, b) => panic!("readers disagree on {text}: read {a:?}, serde {b:?}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
