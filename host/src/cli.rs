@@ -24,7 +24,7 @@ pub struct Cli {
     #[arg(long)]
     pub no_plan_mode: bool,
 
-    /// Enable fault injection at POST /admin/faults (drop streams, withhold/delay responses,
+    /// Enable fault injection at POST /admin/faults (drop streams, withhold/delay/fail responses,
     /// skip mux frames, reset the store, seed events). The route is 404 without this flag.
     #[arg(long)]
     pub faults: bool,
