@@ -7,7 +7,7 @@
 //! `Deserialize` code in the wasm); the derives stay for the host, which writes and parses
 //! them. The `readers_agree_with_serde` tests keep the two readings equal.
 
-use super::read::{as_str, items, FromObj, Obj, ReadResult};
+use super::read::{as_str, FromObj, Obj, ReadResult};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -346,7 +346,7 @@ impl FromObj for Answer {
 impl Answer {
     /// A whole text that is an array of answers (what `Session.answer` is handed from JS).
     pub fn read_list(text: &str) -> ReadResult<Vec<Answer>> {
-        items(text)?.into_iter().map(|item| Answer::from_obj(&Obj::parse(item.get())?)).collect()
+        super::read::read_objects(text)
     }
 }
 

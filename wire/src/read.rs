@@ -167,11 +167,11 @@ impl<'a> Obj<'a> {
     }
     /// An array of objects read as `T`.
     pub fn objects<T: FromObj>(&self, name: &str) -> ReadResult<Vec<T>> {
-        objects_of(name, self.required(name)?)
+        objects_of(name, self.required(name)?.get())
     }
     /// An array of objects; missing and `null` read as `None`.
     pub fn opt_objects<T: FromObj>(&self, name: &str) -> ReadResult<Option<Vec<T>>> {
-        self.non_null(name).map(|v| objects_of(name, v)).transpose()
+        self.non_null(name).map(|v| objects_of(name, v.get())).transpose()
     }
 
     /// A string member that must be one of `names`; its index.
@@ -189,22 +189,30 @@ fn nested<T: FromObj>(name: &str, v: &RawValue) -> ReadResult<T> {
     T::from_obj(&o).map_err(|e| ReadError(format!("{name}.{}", e.0)))
 }
 
-fn objects_of<T: FromObj>(name: &str, v: &RawValue) -> ReadResult<Vec<T>> {
-    let items = items(v.get()).map_err(|_| expected(name, "an array"))?;
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, item)| nested(&format!("{name}[{i}]"), item))
-        .collect()
+/// A plain loop, not `collect::<Result<..>>()`: that adapter was one more copy of code per
+/// item type, and the item's path (`name[i]`) is only formatted for an error.
+fn objects_of<T: FromObj>(name: &str, text: &str) -> ReadResult<Vec<T>> {
+    let items = items(text).map_err(|_| expected(name, "an array"))?;
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.into_iter().enumerate() {
+        let o = Obj::parse(item.get()).map_err(|_| expected(&format!("{name}[{i}]"), "an object"))?;
+        out.push(T::from_obj(&o).map_err(|e| ReadError(format!("{name}[{i}].{}", e.0)))?);
+    }
+    Ok(out)
 }
 
 fn list_of<'a, T>(name: &str, v: &'a RawValue, item: &dyn Fn(&'a RawValue) -> Option<T>) -> ReadResult<Vec<T>> {
     let items = items(v.get()).map_err(|_| expected(name, "an array"))?;
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, v)| item(v).ok_or_else(|| ReadError(format!("`{name}[{i}]`: wrong type"))))
-        .collect()
+    let mut out = Vec::with_capacity(items.len());
+    for (i, v) in items.into_iter().enumerate() {
+        out.push(item(v).ok_or_else(|| ReadError(format!("`{name}[{i}]`: wrong type")))?);
+    }
+    Ok(out)
+}
+
+/// Reads a whole text that is an array of objects, each as `T`.
+pub fn read_objects<T: FromObj>(text: &str) -> ReadResult<Vec<T>> {
+    objects_of("items", text)
 }
 
 /// Splits `text` (exactly one JSON array) into its raw items.
