@@ -16,9 +16,24 @@ fn window_event(seq: u64) -> SessionEvent {
     // A realistic mix: each turn is a user message, 8 chunks, an assistant message.
     let turn = seq / 10 + 1;
     match seq % 10 {
-        0 => SessionEvent::new("user/message", seq, 0.0, json!({"content": [{"type": "text", "text": "q"}], "source": {"kind": "user"}})),
-        9 => SessionEvent::new("assistant/message", seq, 0.0, json!({"turn": turn, "step": 1, "content": [{"type": "text", "text": "answer"}], "provenance": {}})),
-        _ => SessionEvent::new("assistant/chunk", seq, 0.0, json!({"turn": turn, "step": 1, "chunk": {"type": "text-delta", "index": 0, "text": "tok"}})),
+        0 => SessionEvent::new(
+            "user/message",
+            seq,
+            0.0,
+            json!({"content": [{"type": "text", "text": "q"}], "source": {"kind": "user"}}),
+        ),
+        9 => SessionEvent::new(
+            "assistant/message",
+            seq,
+            0.0,
+            json!({"turn": turn, "step": 1, "content": [{"type": "text", "text": "answer"}], "provenance": {}}),
+        ),
+        _ => SessionEvent::new(
+            "assistant/chunk",
+            seq,
+            0.0,
+            json!({"turn": turn, "step": 1, "chunk": {"type": "text-delta", "index": 0, "text": "tok"}}),
+        ),
     }
 }
 

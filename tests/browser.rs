@@ -235,9 +235,13 @@ async fn live_streaming_fills_the_partial_then_finalizes_it() {
         if !p.is_null() {
             t2.borrow_mut().push(get(&p, "text").as_string().unwrap());
         }
-    }).into_js_value();
+    })
+    .into_js_value();
     let unsub = call(&s, "subscribe", &[listener.clone()]);
-    until("turn finished", 20_000.0, || node_types(&s).last().map(String::as_str) == Some("assistant") && get(&snap(&s), "partial").is_null()).await;
+    until("turn finished", 20_000.0, || {
+        node_types(&s).last().map(String::as_str) == Some("assistant") && get(&snap(&s), "partial").is_null()
+    })
+    .await;
     let seen = texts.borrow().clone();
     assert!(seen.len() >= 2, "partial observed growing: {seen:?}");
     assert!(seen.windows(2).all(|w| w[1].starts_with(&w[0]) || w[1].len() >= w[0].len()), "partial text only grows");
@@ -290,7 +294,8 @@ async fn listeners_are_batched_per_microtask_and_may_reenter() {
     let in_sync_code = Rc::new(Cell::new(true));
     let called_during_sync = Rc::new(Cell::new(false));
     let reentered = Rc::new(Cell::new(false));
-    let (c2, sync2, during2, re2, s2) = (calls.clone(), in_sync_code.clone(), called_during_sync.clone(), reentered.clone(), s.clone());
+    let (c2, sync2, during2, re2, s2) =
+        (calls.clone(), in_sync_code.clone(), called_during_sync.clone(), reentered.clone(), s.clone());
     let listener: JsValue = Closure::<dyn FnMut()>::new(move || {
         c2.set(c2.get() + 1);
         if sync2.get() {
@@ -305,7 +310,8 @@ async fn listeners_are_batched_per_microtask_and_may_reenter() {
             let _ = call(&s2, "setPlanMode", &[JsValue::FALSE]);
             let _ = call(&s2, "loadOlder", &[]);
         }
-    }).into_js_value();
+    })
+    .into_js_value();
     let unsub = call(&s, "subscribe", &[listener.clone()]);
     // Several mutations in one synchronous block...
     let p = call(&s, "open", &[]);
@@ -321,7 +327,10 @@ async fn listeners_are_batched_per_microtask_and_may_reenter() {
     assert!(!called_during_sync.get());
     assert!(calls.get() >= 1);
     let after_first_batch = calls.get();
-    assert!(after_first_batch <= 2, "one call for the sync batch (+1 for the re-entrant batch), got {after_first_batch}");
+    assert!(
+        after_first_batch <= 2,
+        "one call for the sync batch (+1 for the re-entrant batch), got {after_first_batch}"
+    );
     wait(p).await;
     until("open", 5_000.0, || get(&snap(&s), "openState").as_string().unwrap() == "open").await;
     assert!(reentered.get());
@@ -358,7 +367,8 @@ async fn business_and_transport_failures_resolve_never_throw() {
     assert_eq!(json(&rc), "{\"accepted\":false,\"reason\":\"not-pending\"}");
     call(&host, "close", &[]);
     // Transport failure: nothing listens there.
-    let dead = JsValue::from(HostClient::new(obj("{\"baseUrl\":\"http://127.0.0.1:9\",\"requestTimeoutMs\":3000}")).unwrap());
+    let dead =
+        JsValue::from(HostClient::new(obj("{\"baseUrl\":\"http://127.0.0.1:9\",\"requestTimeoutMs\":3000}")).unwrap());
     let r = wait(call(&dead, "describe", &[])).await;
     assert_eq!(get(&r, "ok"), JsValue::FALSE);
     assert_eq!(path(&r, &["error", "code"]).as_string().unwrap(), "internal");
@@ -377,7 +387,9 @@ async fn business_and_transport_failures_resolve_never_throw() {
 
 #[wasm_bindgen_test]
 async fn programmer_errors_throw_errors_with_stable_codes() {
-    for bad in ["5", "{\"baseUrl\":5}", "{\"token\":7}", "{\"backoff\":{\"baseMs\":\"x\"}}", "{\"requestTimeoutMs\":-1}"] {
+    for bad in
+        ["5", "{\"baseUrl\":5}", "{\"token\":7}", "{\"backoff\":{\"baseMs\":\"x\"}}", "{\"requestTimeoutMs\":-1}"]
+    {
         let e = HostClient::new(obj(bad)).err().expect("bad options throw");
         assert_eq!(err_code(&e), "bad-argument", "options {bad}");
     }
@@ -605,7 +617,10 @@ async fn a_question_round_trip_survives_a_reconnect() {
     let again = wait(call(&s, "respond", &[key, answer])).await;
     assert_eq!(get(&again, "accepted"), JsValue::FALSE);
     assert_eq!(get(&again, "reason").as_string().unwrap(), "not-pending");
-    until("turn finished", 20_000.0, || get(&snap(&s), "partial").is_null() && node_types(&s).last().map(String::as_str) == Some("assistant")).await;
+    until("turn finished", 20_000.0, || {
+        get(&snap(&s), "partial").is_null() && node_types(&s).last().map(String::as_str) == Some("assistant")
+    })
+    .await;
     call(&host, "close", &[]);
 }
 
@@ -789,7 +804,11 @@ async fn plan_turn(host: &JsValue, provider: &str) -> (String, JsValue) {
     let s = call(host, "session", &[id.clone().into()]);
     wait(call(&s, "open", &[])).await;
     until("capabilities known", 5_000.0, || !get(&inter(&s), "capabilities").is_null()).await;
-    assert_eq!(path(&inter(&s), &["mode", "mode"]).as_string().as_deref(), Some("default"), "{provider}: mode before the turn");
+    assert_eq!(
+        path(&inter(&s), &["mode", "mode"]).as_string().as_deref(),
+        Some("default"),
+        "{provider}: mode before the turn"
+    );
     let r = wait(call(&s, "setPlanMode", &[JsValue::TRUE])).await;
     assert_eq!(json(&r), "{\"ok\":true,\"value\":{\"active\":false,\"pending\":true}}");
     let r = wait(call(&s, "prompt", &[text_block("Add a --verbose flag to the CLI.")])).await;
@@ -803,7 +822,11 @@ fn first_options(prompt: &JsValue) -> JsValue {
     let out = Array::new();
     for q in qs.iter() {
         let first = get(&Array::from(&get(&q, "options")).get(0), "id");
-        out.push(&obj(&format!("{{\"questionId\":{},\"selectedOptionIds\":[{}]}}", json(&get(&q, "id")), json(&first))));
+        out.push(&obj(&format!(
+            "{{\"questionId\":{},\"selectedOptionIds\":[{}]}}",
+            json(&get(&q, "id")),
+            json(&first)
+        )));
     }
     out.into()
 }
@@ -897,7 +920,11 @@ async fn claude_profile_a_question_then_a_native_proposed_plan() {
     // Steps derived from the markdown may appear, but never as a native claim.
     let steps = path(&it, &["planSteps", "steps"]);
     if !steps.is_undefined() {
-        assert!(Array::from(&steps).iter().all(|x| get(&x, "source").as_string().as_deref() == Some("synthesized")), "{}", json(&steps));
+        assert!(
+            Array::from(&steps).iter().all(|x| get(&x, "source").as_string().as_deref() == Some("synthesized")),
+            "{}",
+            json(&steps)
+        );
     }
     assert_eq!(cap(&s, "supportsStructuredPlanUpdates"), JsValue::FALSE);
     assert_eq!(count(&s, "interaction"), 1);
@@ -912,7 +939,10 @@ async fn cursor_profile_mode_plan_and_plain_text_only() {
     let (_, s) = plan_turn(&host, "cursor").await;
     assert_eq!(cap(&s, "supportsStructuredUserInput"), JsValue::FALSE);
     assert_eq!(cap(&s, "supportsStructuredPlanUpdates"), JsValue::FALSE);
-    until("turn finished", 15_000.0, || !running(&s) && count(&s, "assistant") >= 1 && get(&snap(&s), "partial").is_null()).await;
+    until("turn finished", 15_000.0, || {
+        !running(&s) && count(&s, "assistant") >= 1 && get(&snap(&s), "partial").is_null()
+    })
+    .await;
     let it = inter(&s);
     assert_eq!(path(&it, &["mode", "mode"]).as_string().unwrap(), "plan");
     assert!(get(&it, "planSteps").is_null(), "{}", json(&it));
@@ -978,7 +1008,8 @@ async fn answer_and_respond_report_a_transport_failure_and_a_restart_cancels_the
     // A restarted host resolves the orphaned prompt as cancelled; answering it is refused.
     control("start").await;
     connected(&host).await;
-    until("prompt cancelled", 10_000.0, || prompts(&s).length() == 0 && count(&s, "interaction") == 1 && !running(&s)).await;
+    until("prompt cancelled", 10_000.0, || prompts(&s).length() == 0 && count(&s, "interaction") == 1 && !running(&s))
+        .await;
     let node = nodes(&s).iter().find(|n| get(n, "type").as_string().as_deref() == Some("interaction")).unwrap();
     assert_eq!(get(&node, "outcome").as_string().unwrap(), "cancelled");
     let again = wait(call(&s, "answer", &[pid, first_options(&prompt)])).await;

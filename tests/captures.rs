@@ -48,7 +48,9 @@ fn plan_events(frames: &[wire::InboundFrame]) -> Vec<(u64, bool)> {
     frames
         .iter()
         .filter_map(|f| match &f.frame {
-            Frame::Event(e) if e.event.kind == "plan/mode" => Some((e.event.seq, e.event.data_value()["active"].as_bool()?)),
+            Frame::Event(e) if e.event.kind == "plan/mode" => {
+                Some((e.event.seq, e.event.data_value()["active"].as_bool()?))
+            }
             _ => None,
         })
         .collect()
@@ -164,7 +166,8 @@ fn the_edge_case_capture_error_shapes_decode() {
     let sections = transcript::edge_sections(&text);
     assert_eq!(sections.len(), 6);
     let bad = &sections[0];
-    let err = wire::result_from_json(&serde_json::from_str::<Value>(&bad.body).unwrap()["result"]).unwrap().unwrap_err();
+    let err =
+        wire::result_from_json(&serde_json::from_str::<Value>(&bad.body).unwrap()["result"]).unwrap().unwrap_err();
     assert_eq!(err.code, wire::ErrorCode::BadRequest);
     assert_eq!(err.details.value()["issues"][0]["path"], json!(["active"]));
     let mismatch = wire::parse_server_response(&sections[1].body, "e2").unwrap().unwrap_err();
@@ -202,11 +205,10 @@ fn the_mounted_capture_replays_through_the_session_core() {
     let seqs: Vec<i64> = s.window().iter().map(|e| e.seq()).collect();
     assert_eq!(seqs, (0..=39).collect::<Vec<_>>());
     let kinds: Vec<&str> = s.nodes().iter().map(|n| n.kind.type_name()).collect();
-    assert_eq!(
-        kinds,
-        vec!["plan-mode", "user", "assistant", "plan-mode", "context", "user", "assistant"]
-    );
+    assert_eq!(kinds, vec!["plan-mode", "user", "assistant", "plan-mode", "context", "user", "assistant"]);
     assert!(s.partial().is_none());
     assert!(!s.running());
-    assert!(matches!(&s.nodes()[2].kind, NodeKind::Assistant { content, .. } if content.value()[0]["text"] == "Hello from the fake DeepSeek server."));
+    assert!(
+        matches!(&s.nodes()[2].kind, NodeKind::Assistant { content, .. } if content.value()[0]["text"] == "Hello from the fake DeepSeek server.")
+    );
 }

@@ -144,7 +144,10 @@ fn main() {
     }
     let fanout_s = last.duration_since(start).as_secs_f64();
     println!("append+fan-out: {events} events, {subscribers} SSE subscribers");
-    println!("  appended (commit then broadcast): {:.0} events/s ({append_ms:.0} ms)", events as f64 / (append_ms / 1000.0));
+    println!(
+        "  appended (commit then broadcast): {:.0} events/s ({append_ms:.0} ms)",
+        events as f64 / (append_ms / 1000.0)
+    );
     println!(
         "  delivered to all subscribers:     {:.0} events/s per subscriber, {:.0} frames/s total ({:.2} s)",
         events as f64 / fanout_s,
@@ -158,7 +161,8 @@ fn main() {
     // 2. History-page latency: 100k events vs 100 events, same page size (10 messages).
     let big = c.admin(json!({ "command": "seed", "events": 100_000, "messageEvery": 10 }));
     let small = c.admin(json!({ "command": "seed", "events": 100, "messageEvery": 10 }));
-    let (big, small) = (big["sessionId"].as_str().unwrap().to_string(), small["sessionId"].as_str().unwrap().to_string());
+    let (big, small) =
+        (big["sessionId"].as_str().unwrap().to_string(), small["sessionId"].as_str().unwrap().to_string());
     let runs = 300;
     let _ = time_pages(&c, &big, None, 20);
     let _ = time_pages(&c, &small, None, 20);

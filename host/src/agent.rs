@@ -167,9 +167,8 @@ async fn drive(app: Arc<App>, s: SessionRef, mut turn: Turn, mut interrupt: watc
                 message: format!("turn {} failed: {e}", turn.number),
             })));
         }
-        let ended = s
-            .append(&app, NewEvent::new("turn/end", json!({ "turn": turn.number, "reason": { "kind": kind } })))
-            .await;
+        let ended =
+            s.append(&app, NewEvent::new("turn/end", json!({ "turn": turn.number, "reason": { "kind": kind } }))).await;
         status(&app, &s, false);
         let mut ctl = s.ctl.lock().await;
         let next = if ended.is_ok() { ctl.queue.pop_front() } else { None };
@@ -260,7 +259,12 @@ impl Run<'_> {
     async fn step_start(&mut self, step: u64) -> Result<(), Stop> {
         self.pause().await?;
         let mut log = self.s.log.lock().await;
-        self.s.append_locked(self.app, &mut log, NewEvent::new("step/start", json!({ "turn": self.turn.number, "step": step })), &[])?;
+        self.s.append_locked(
+            self.app,
+            &mut log,
+            NewEvent::new("step/start", json!({ "turn": self.turn.number, "step": step })),
+            &[],
+        )?;
         let header = script::request_header(self.turn.plan_mode);
         if log.last_header.as_ref() != Some(&header) {
             let reason = if log.last_header.is_none() { "initial" } else { "change" };
@@ -318,11 +322,16 @@ impl Run<'_> {
         let turn = self.turn.number;
         let mut seqs = Vec::new();
         let chunk = |c: Value| json!({ "turn": turn, "step": step, "chunk": c });
-        seqs.push(self.log("assistant/chunk", chunk(json!({ "type": "block-start", "index": 0, "blockType": "text" }))).await?);
+        seqs.push(
+            self.log("assistant/chunk", chunk(json!({ "type": "block-start", "index": 0, "blockType": "text" })))
+                .await?,
+        );
         let deltas = script::deltas(text);
         for (i, d) in deltas.iter().enumerate() {
             self.pause().await?;
-            seqs.push(self.log("assistant/chunk", chunk(json!({ "type": "text-delta", "index": 0, "text": d }))).await?);
+            seqs.push(
+                self.log("assistant/chunk", chunk(json!({ "type": "text-delta", "index": 0, "text": d }))).await?,
+            );
             if self.title_due && i == 1 {
                 self.model_title().await?;
             }
@@ -330,10 +339,14 @@ impl Run<'_> {
         if self.title_due {
             self.model_title().await?;
         }
-        let usage = json!({ "inputTokens": 100 + self.turn.text.len(), "outputTokens": deltas.len(), "cacheReadTokens": 0 });
+        let usage =
+            json!({ "inputTokens": 100 + self.turn.text.len(), "outputTokens": deltas.len(), "cacheReadTokens": 0 });
         seqs.push(
-            self.log("assistant/chunk", chunk(json!({ "type": "block-end", "index": 0, "block": { "type": "text", "text": text } })))
-                .await?,
+            self.log(
+                "assistant/chunk",
+                chunk(json!({ "type": "block-end", "index": 0, "block": { "type": "text", "text": text } })),
+            )
+            .await?,
         );
         seqs.push(self.log("assistant/chunk", chunk(json!({ "type": "usage", "usage": usage })).clone()).await?);
         seqs.push(self.log("assistant/chunk", chunk(json!({ "type": "finish", "reason": { "kind": finish } }))).await?);
@@ -352,9 +365,12 @@ impl Run<'_> {
     }
 
     async fn tool_call(&self, step: u64, call_id: &str, name: &str, arguments: Value) -> Result<(), Stop> {
-        self.log("tool/call", json!({ "turn": self.turn.number, "step": step, "callId": call_id, "name": name, "arguments": arguments }))
-            .await
-            .map(|_| ())
+        self.log(
+            "tool/call",
+            json!({ "turn": self.turn.number, "step": step, "callId": call_id, "name": name, "arguments": arguments }),
+        )
+        .await
+        .map(|_| ())
     }
 
     async fn tool_result(&self, step: u64, call_id: &str, text: &str, is_error: bool) -> Result<(), Stop> {
@@ -387,7 +403,8 @@ impl Run<'_> {
         let q = script::question("approach");
         self.tool_call(step, &call_id, "ask_user_question", json!({ "questions": [q.clone()] })).await?;
         let rpc_id = uuid::Uuid::new_v4().to_string();
-        let questions = serde_json::from_value(json!([q])).map_err(|e| Stop::Failed(AppendError::Store(e.to_string())))?;
+        let questions =
+            serde_json::from_value(json!([q])).map_err(|e| Stop::Failed(AppendError::Store(e.to_string())))?;
         let frame = Frame::QuestionRequested(QuestionRequested { session_id: self.s.id.clone(), questions });
         let out = OutFrame::with_rpc_id(&frame, rpc_id.clone());
         let rx = self.app.interactions.register(&self.s.id, Kind::Question, out.clone());
@@ -469,8 +486,13 @@ impl Run<'_> {
 pub fn close_dangling_turns(app: &App, dangling: &[(SessionRef, u64)]) -> Result<(), String> {
     for (s, turn) in dangling {
         let mut log = s.log.try_lock().map_err(|e| e.to_string())?;
-        s.append_locked(app, &mut log, NewEvent::new("turn/end", json!({ "turn": turn, "reason": { "kind": "interrupted" } })), &[])
-            .map_err(|e| e.to_string())?;
+        s.append_locked(
+            app,
+            &mut log,
+            NewEvent::new("turn/end", json!({ "turn": turn, "reason": { "kind": "interrupted" } })),
+            &[],
+        )
+        .map_err(|e| e.to_string())?;
     }
     Ok(())
 }

@@ -4,9 +4,9 @@
 //! everything else is HTTP 200 with a `server-response` envelope echoing the rpcId.
 
 use crate::app::App;
+use crate::profiles::Profile;
 use crate::rpc::{self, custom_issue, internal, invalid_payload, payload};
 use crate::session::Prompt;
-use crate::profiles::Profile;
 use crate::{agent, history, plan, provider, script};
 use agent_session::core::wire::interaction::{AnswerPayload, SESSION_ANSWER};
 use agent_session::core::wire::{
@@ -47,7 +47,11 @@ pub async fn call(State(app): State<Arc<App>>, Path(method): Path<String>, body:
 
 /// `describe`, `list` and `create` take an all-optional payload: a missing one reads as `{}`.
 fn optional_payload(p: &Value) -> Value {
-    if p.is_null() { json!({}) } else { p.clone() }
+    if p.is_null() {
+        json!({})
+    } else {
+        p.clone()
+    }
 }
 
 async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcResult<Value> {
@@ -136,15 +140,24 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
 /// A prompt is a non-empty array of content blocks, each an object with a string `type`.
 fn check_content(method: &str, content: &[Value]) -> Result<(), RpcError> {
     if content.is_empty() {
-        return Err(invalid_payload(method, vec![custom_issue(vec![json!("content")], "expected at least one content block")]));
+        return Err(invalid_payload(
+            method,
+            vec![custom_issue(vec![json!("content")], "expected at least one content block")],
+        ));
     }
     let issues: Vec<Value> = content
         .iter()
         .enumerate()
         .filter(|(_, b)| !b.get("type").is_some_and(Value::is_string))
-        .map(|(i, _)| custom_issue(vec![json!("content"), json!(i), json!("type")], "expected a content block with a string type"))
+        .map(|(i, _)| {
+            custom_issue(vec![json!("content"), json!(i), json!("type")], "expected a content block with a string type")
+        })
         .collect();
-    if issues.is_empty() { Ok(()) } else { Err(invalid_payload(method, issues)) }
+    if issues.is_empty() {
+        Ok(())
+    } else {
+        Err(invalid_payload(method, issues))
+    }
 }
 
 /// `POST /api/respond`: a client-response answering a question/approval frame's rpcId.

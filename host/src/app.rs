@@ -5,11 +5,11 @@ use crate::faults::Faults;
 use crate::hub::{Hub, OutFrame};
 use crate::interact::Interactions;
 use crate::provider::ProviderState;
-use crate::store::SessionUpdate;
-use serde_json::Value;
 use crate::session::{now_ms, LogState, Session, SessionRef};
+use crate::store::SessionUpdate;
 use crate::store::Store;
 use agent_session::core::wire::{Frame, RpcError, SessionIdFrame};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -34,7 +34,9 @@ impl App {
         let mut sessions = HashMap::new();
         for l in store.load_sessions()? {
             let open_turn = match (&l.last_turn_start, l.last_turn_end_seq) {
-                (Some((start, data)), end) if end.is_none_or(|e| e < *start) => data.get("turn").and_then(|t| t.as_u64()),
+                (Some((start, data)), end) if end.is_none_or(|e| e < *start) => {
+                    data.get("turn").and_then(|t| t.as_u64())
+                }
                 _ => None,
             };
             let s = Arc::new(Session::from_loaded(l));

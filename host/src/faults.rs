@@ -266,19 +266,34 @@ async fn reset_store(app: &App, keep_sessions: bool) -> Result<(), String> {
 /// `every` events, text-delta chunks between.
 fn seed_event(seq: u64, every: u64) -> (&'static str, Value) {
     if seq % every == 0 {
-        ("user/message", json!({ "content": [{ "type": "text", "text": format!("seed message {seq}") }],
-                                  "source": { "kind": "user", "rpcId": "seed" } }))
+        (
+            "user/message",
+            json!({ "content": [{ "type": "text", "text": format!("seed message {seq}") }],
+                                  "source": { "kind": "user", "rpcId": "seed" } }),
+        )
     } else if seq % every == every / 2 {
-        ("assistant/message", json!({ "turn": 1, "step": 1, "content": [{ "type": "text", "text": format!("seed reply {seq}") }],
-                                       "provenance": { "provider": "seed", "model": "seed" } }))
+        (
+            "assistant/message",
+            json!({ "turn": 1, "step": 1, "content": [{ "type": "text", "text": format!("seed reply {seq}") }],
+                                       "provenance": { "provider": "seed", "model": "seed" } }),
+        )
     } else {
-        ("assistant/chunk", json!({ "turn": 1, "step": 1, "chunk": { "type": "text-delta", "index": 0, "text": " seed" } }))
+        (
+            "assistant/chunk",
+            json!({ "turn": 1, "step": 1, "chunk": { "type": "text-delta", "index": 0, "text": " seed" } }),
+        )
     }
 }
 
 /// Hidden load-check helper: appends `events` synthetic events, either in one silent bulk
 /// transaction or one by one through the live path (commit + broadcast).
-async fn seed(app: &App, session_id: Option<String>, events: u64, every: u64, broadcast: bool) -> Result<Value, String> {
+async fn seed(
+    app: &App,
+    session_id: Option<String>,
+    events: u64,
+    every: u64,
+    broadcast: bool,
+) -> Result<Value, String> {
     if events > MAX_SEED_EVENTS {
         return Err(format!("seed: at most {MAX_SEED_EVENTS} events"));
     }

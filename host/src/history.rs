@@ -9,10 +9,7 @@ use crate::session::Session;
 use agent_session::core::wire::{HistoryItem, HistoryPayload, HistoryValue, ProjectionBaseline, RpcError};
 
 pub async fn page(app: &App, s: &Session, p: &HistoryPayload) -> Result<HistoryValue, RpcError> {
-    let max_messages = p
-        .max_messages
-        .map_or(DEFAULT_PAGE_MESSAGES, |m| m.get())
-        .clamp(1, MAX_PAGE_MESSAGES);
+    let max_messages = p.max_messages.map_or(DEFAULT_PAGE_MESSAGES, |m| m.get()).clamp(1, MAX_PAGE_MESSAGES);
     // Under the log lock the tail page and its baseline describe the same instant.
     let log = s.log.lock().await;
     let last = log.last_seq;

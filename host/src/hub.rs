@@ -47,11 +47,7 @@ pub struct Hub {
 
 impl Default for Hub {
     fn default() -> Self {
-        Hub {
-            mux: broadcast::channel(CAPACITY).0,
-            host: broadcast::channel(CAPACITY).0,
-            epoch: watch::channel(0).0,
-        }
+        Hub { mux: broadcast::channel(CAPACITY).0, host: broadcast::channel(CAPACITY).0, epoch: watch::channel(0).0 }
     }
 }
 

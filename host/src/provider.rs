@@ -37,7 +37,11 @@ pub struct ProviderState {
 impl ProviderState {
     /// A fresh adapter primed with the session's mode, and the projections that yields
     /// (capabilities and mode).
-    pub fn new(profile: Profile, session_id: &str, plan_active: bool) -> Option<(ProviderState, BTreeMap<String, Value>)> {
+    pub fn new(
+        profile: Profile,
+        session_id: &str,
+        plan_active: bool,
+    ) -> Option<(ProviderState, BTreeMap<String, Value>)> {
         let mut adapter = ProviderAdapter::for_provider(profile.name())?;
         let mut projections = BTreeMap::new();
         let ctx = Ctx { session_id, turn: 0, prompt: "" };
@@ -75,7 +79,8 @@ pub fn set_projection(app: &App, s: &Session, log: &mut LogState, key: &str, val
 }
 
 pub fn publish(app: &App, s: &Session, key: &str, value: Value, seq: i64) {
-    let frame = Frame::Projection(ProjectionFrame { session_id: s.id.clone(), key: key.to_string(), value: value.into(), seq });
+    let frame =
+        Frame::Projection(ProjectionFrame { session_id: s.id.clone(), key: key.to_string(), value: value.into(), seq });
     app.hub.mux(OutFrame::new(&frame));
 }
 

@@ -29,11 +29,7 @@ impl Markers {
 
 /// The plain text of a prompt's text blocks.
 pub fn prompt_text(content: &[Value]) -> String {
-    content
-        .iter()
-        .filter_map(|b| b.get("text").and_then(Value::as_str))
-        .collect::<Vec<_>>()
-        .join("\n")
+    content.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
 }
 
 fn excerpt(text: &str, max_chars: usize) -> String {
@@ -49,13 +45,21 @@ fn excerpt(text: &str, max_chars: usize) -> String {
 /// The fallback title: the first message, flattened and cut.
 pub fn fallback_title(text: &str) -> String {
     let t = excerpt(text, 80);
-    if t.is_empty() { "New session".to_string() } else { t }
+    if t.is_empty() {
+        "New session".to_string()
+    } else {
+        t
+    }
 }
 
 /// The "model" title: the first five words.
 pub fn model_title(text: &str) -> String {
     let words: Vec<_> = text.split_whitespace().take(5).collect();
-    if words.is_empty() { "New session".to_string() } else { words.join(" ") }
+    if words.is_empty() {
+        "New session".to_string()
+    } else {
+        words.join(" ")
+    }
 }
 
 /// The reply before tools run.

@@ -13,15 +13,11 @@ use std::sync::Arc;
 use tower_http::services::ServeDir;
 
 pub fn router(app: Arc<App>, cli: &Cli) -> Result<Router, String> {
-    let mut routes = Router::new()
-        .route("/api/respond", post(api::respond))
-        .route("/api/{method}", post(api::call));
+    let mut routes = Router::new().route("/api/respond", post(api::respond)).route("/api/{method}", post(api::call));
     if app.faults.is_some() {
         routes = routes.route_layer(from_fn_with_state(app.clone(), faults::gate));
     }
-    routes = routes
-        .route("/api/events.mux", get(streams::mux))
-        .route("/api/events.host", get(streams::host));
+    routes = routes.route("/api/events.mux", get(streams::mux)).route("/api/events.host", get(streams::host));
     if app.faults.is_some() {
         routes = routes.route("/admin/faults", post(faults::admin));
     }

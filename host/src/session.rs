@@ -4,22 +4,19 @@
 use crate::app::App;
 use crate::hub::OutFrame;
 use crate::plan::PlanState;
+use crate::profiles::Profile;
+use crate::provider::ProviderState;
 use crate::store::{LoadedSession, SessionUpdate};
 use agent_session::core::wire::interaction::{PROJ_CAPABILITIES, PROJ_MODE};
 use agent_session::core::wire::{EventFrame, Frame, SessionEvent};
 use serde_json::Value;
-use crate::profiles::Profile;
-use crate::provider::ProviderState;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::sync::{watch, Mutex};
 
 pub fn now_ms() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as f64)
-        .unwrap_or(0.0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as f64).unwrap_or(0.0)
 }
 
 /// State that changes only together with the log (guarded by the log lock).
@@ -146,18 +143,9 @@ impl Session {
 
     /// Rebuilds a session from its stored row and log tail.
     pub fn from_loaded(l: LoadedSession) -> Session {
-        let plan_active = l
-            .last_plan_mode
-            .as_ref()
-            .and_then(|d| d.get("active"))
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        let turn = l
-            .last_turn_start
-            .as_ref()
-            .and_then(|(_, d)| d.get("turn"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
+        let plan_active =
+            l.last_plan_mode.as_ref().and_then(|d| d.get("active")).and_then(Value::as_bool).unwrap_or(false);
+        let turn = l.last_turn_start.as_ref().and_then(|(_, d)| d.get("turn")).and_then(Value::as_u64).unwrap_or(0);
         let provider = Profile::parse(l.provider.as_deref())
             .ok()
             .flatten()
@@ -229,7 +217,12 @@ impl Session {
     }
 
     /// Bulk append for load checks: one transaction, no broadcast.
-    pub async fn seed_silent(&self, app: &App, make: impl Fn(u64) -> (&'static str, Value), count: u64) -> Result<i64, AppendError> {
+    pub async fn seed_silent(
+        &self,
+        app: &App,
+        make: impl Fn(u64) -> (&'static str, Value),
+        count: u64,
+    ) -> Result<i64, AppendError> {
         let mut log = self.log.lock().await;
         if self.removed.load(Ordering::SeqCst) {
             return Err(AppendError::Removed);

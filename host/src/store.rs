@@ -85,10 +85,8 @@ CREATE TABLE IF NOT EXISTS projections (
 impl Store {
     pub fn open(path: &Path) -> StoreResult<Store> {
         let conn = Connection::open(path).map_err(err)?;
-        conn.execute_batch(
-            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;",
-        )
-        .map_err(err)?;
+        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;")
+            .map_err(err)?;
         conn.execute_batch(SCHEMA).map_err(err)?;
         Ok(Store { conn: Mutex::new(conn) })
     }
@@ -152,11 +150,10 @@ impl Store {
                 s.last_time = serde_json::from_str::<SessionEvent>(&body).ok().map(|e| e.time);
             }
             s.last_plan_mode = last_of(&conn, s.pk, Some("plan/mode"))?.and_then(|(_, b)| data_of(&b));
-            s.last_turn_start = last_of(&conn, s.pk, Some("turn/start"))?
-                .and_then(|(seq, b)| data_of(&b).map(|d| (seq, d)));
+            s.last_turn_start =
+                last_of(&conn, s.pk, Some("turn/start"))?.and_then(|(seq, b)| data_of(&b).map(|d| (seq, d)));
             s.last_turn_end_seq = last_of(&conn, s.pk, Some("turn/end"))?.map(|(seq, _)| seq);
-            s.last_request_header =
-                last_of(&conn, s.pk, Some("request/header"))?.and_then(|(_, b)| data_of(&b));
+            s.last_request_header = last_of(&conn, s.pk, Some("request/header"))?.and_then(|(_, b)| data_of(&b));
             s.projections = projections_of(&conn, s.pk)?;
         }
         Ok(rows)
@@ -188,14 +185,8 @@ impl Store {
                 .map_err(err)?;
             for event in events {
                 let body = serde_json::to_string(event).map_err(|e| format!("store: {e}"))?;
-                stmt.execute(params![
-                    pk,
-                    event.seq as i64,
-                    event.kind,
-                    is_message_kind(&event.kind) as i64,
-                    body
-                ])
-                .map_err(err)?;
+                stmt.execute(params![pk, event.seq as i64, event.kind, is_message_kind(&event.kind) as i64, body])
+                    .map_err(err)?;
             }
         }
         tx.commit().map_err(err)
@@ -233,9 +224,7 @@ impl Store {
         let mut stmt = conn
             .prepare_cached("SELECT body FROM events WHERE sid = ?1 AND seq >= ?2 AND seq <= ?3 ORDER BY seq")
             .map_err(err)?;
-        let bodies = stmt
-            .query_map(params![pk, start, upper], |r| r.get::<_, String>(0))
-            .map_err(err)?;
+        let bodies = stmt.query_map(params![pk, start, upper], |r| r.get::<_, String>(0)).map_err(err)?;
         let mut events = Vec::new();
         for body in bodies {
             let body = body.map_err(err)?;
@@ -268,10 +257,9 @@ impl Store {
 fn apply_update(conn: &Connection, pk: i64, u: &SessionUpdate) -> StoreResult<()> {
     match u {
         SessionUpdate::Title(t) => conn.execute("UPDATE sessions SET title = ?1 WHERE pk = ?2", params![t, pk]),
-        SessionUpdate::PlanPending(p) => conn.execute(
-            "UPDATE sessions SET plan_pending = ?1 WHERE pk = ?2",
-            params![p.map(|b| b as i64), pk],
-        ),
+        SessionUpdate::PlanPending(p) => {
+            conn.execute("UPDATE sessions SET plan_pending = ?1 WHERE pk = ?2", params![p.map(|b| b as i64), pk])
+        }
         SessionUpdate::Projection(key, value) => conn.execute(
             "INSERT INTO projections (sid, key, value) VALUES (?1, ?2, ?3)
              ON CONFLICT (sid, key) DO UPDATE SET value = excluded.value",
@@ -286,11 +274,9 @@ fn apply_update(conn: &Connection, pk: i64, u: &SessionUpdate) -> StoreResult<()
 fn last_of(conn: &Connection, pk: i64, kind: Option<&str>) -> StoreResult<Option<(i64, String)>> {
     let row = match kind {
         None => conn
-            .query_row(
-                "SELECT seq, body FROM events WHERE sid = ?1 ORDER BY seq DESC LIMIT 1",
-                params![pk],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
+            .query_row("SELECT seq, body FROM events WHERE sid = ?1 ORDER BY seq DESC LIMIT 1", params![pk], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
             .optional(),
         Some(k) => conn
             .query_row(
@@ -305,9 +291,7 @@ fn last_of(conn: &Connection, pk: i64, kind: Option<&str>) -> StoreResult<Option
 
 fn projections_of(conn: &Connection, pk: i64) -> StoreResult<std::collections::BTreeMap<String, Value>> {
     let mut stmt = conn.prepare("SELECT key, value FROM projections WHERE sid = ?1").map_err(err)?;
-    let rows = stmt
-        .query_map(params![pk], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-        .map_err(err)?;
+    let rows = stmt.query_map(params![pk], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))).map_err(err)?;
     let mut out = std::collections::BTreeMap::new();
     for row in rows {
         let (key, value) = row.map_err(err)?;

@@ -23,7 +23,10 @@ fn cancel_interrupts_a_streaming_turn() {
     let sid = host.create();
     let mut mux = host.mux();
     host.prompt(&sid, "queue", "a long answer please with many many words in it to stream slowly");
-    mux.until("a text delta", |f| matches!(f, Frame::Event(e) if e.event.data_value()["chunk"]["type"] == "text-delta"));
+    mux.until(
+        "a text delta",
+        |f| matches!(f, Frame::Event(e) if e.event.data_value()["chunk"]["type"] == "text-delta"),
+    );
     assert_eq!(host.call("session.list", json!({}))["items"][0]["running"], true);
     assert_eq!(host.call("session.cancel", json!({ "sessionId": sid })), json!({ "accepted": true }));
     // Answered after turn/end is committed.
@@ -51,7 +54,9 @@ fn queue_waits_and_steer_interrupts() {
     assert!(ends.iter().all(|e| e["data"]["reason"]["kind"] == "completed"));
 
     host.prompt(&sid, "queue", "third prompt with a reasonably long reply to stream slowly");
-    host.wait_event(&sid, "a delta of turn 3", |e| e["data"]["turn"] == 3 && e["data"]["chunk"]["type"] == "text-delta");
+    host.wait_event(&sid, "a delta of turn 3", |e| {
+        e["data"]["turn"] == 3 && e["data"]["chunk"]["type"] == "text-delta"
+    });
     host.prompt(&sid, "steer", "change of plan");
     let events = host.wait_turn_end(&sid, 4);
     let end3 = events.iter().find(|e| e["type"] == "turn/end" && e["data"]["turn"] == 3).unwrap();
@@ -79,7 +84,10 @@ fn question_round_trip_and_replay_on_mux_open() {
     let replayed = again.until("replayed question", |f| matches!(f, Frame::QuestionRequested(_)));
     assert_eq!(replayed.last().unwrap().rpc_id, asked.rpc_id);
     // Bad envelope, unknown rpcId.
-    assert_eq!(respond(&host, "nope", json!({ "ok": true, "value": {} })), json!({ "accepted": false, "reason": "not-pending" }));
+    assert_eq!(
+        respond(&host, "nope", json!({ "ok": true, "value": {} })),
+        json!({ "accepted": false, "reason": "not-pending" })
+    );
     assert_eq!(
         respond(&host, &asked.rpc_id, json!({ "ok": true, "value": "not an object" })),
         json!({ "accepted": false, "reason": "bad-response" })
@@ -143,7 +151,10 @@ fn approval_allowed_and_rejected() {
             respond(&host, &asked.rpc_id, json!({ "ok": true, "value": { "outcome": "maybe" } })),
             json!({ "accepted": false, "reason": "bad-response" })
         );
-        assert_eq!(respond(&host, &asked.rpc_id, json!({ "ok": true, "value": { "outcome": outcome } })), json!({ "accepted": true }));
+        assert_eq!(
+            respond(&host, &asked.rpc_id, json!({ "ok": true, "value": { "outcome": outcome } })),
+            json!({ "accepted": true })
+        );
         let frames = mux.until("approval/resolved", |f| matches!(f, Frame::ApprovalResolved(_)));
         let Frame::ApprovalResolved(r) = &frames.last().unwrap().frame else { unreachable!() };
         assert_eq!(r.approval_id, a.approval_id);
@@ -166,9 +177,21 @@ fn tool_marker_makes_a_call_and_a_result_in_two_steps() {
     assert_eq!(
         t,
         [
-            "turn/start", "user/message", "session/title", "step/start", "request/header", "session/title-llm-request",
-            "session/title", "assistant/message", "tool/call", "tool/result", "step/end", "step/start", "assistant/message",
-            "step/end", "turn/end"
+            "turn/start",
+            "user/message",
+            "session/title",
+            "step/start",
+            "request/header",
+            "session/title-llm-request",
+            "session/title",
+            "assistant/message",
+            "tool/call",
+            "tool/result",
+            "step/end",
+            "step/start",
+            "assistant/message",
+            "step/end",
+            "turn/end"
         ]
     );
     let call = events.iter().find(|e| e["type"] == "tool/call").unwrap();
@@ -197,7 +220,10 @@ fn a_selection_never_touches_a_running_turn() {
     let sid = host.create();
     host.prompt(&sid, "queue", "a reply long enough to still be streaming when we select plan mode");
     host.wait_event(&sid, "streaming", |e| e["data"]["chunk"]["type"] == "text-delta");
-    assert_eq!(host.call("session.setPlanMode", json!({ "sessionId": sid, "active": true })), json!({ "active": false, "pending": true }));
+    assert_eq!(
+        host.call("session.setPlanMode", json!({ "sessionId": sid, "active": true })),
+        json!({ "active": false, "pending": true })
+    );
     let events = host.wait_turn_end(&sid, 1);
     assert_eq!(events.last().unwrap()["data"]["reason"]["kind"], "completed");
     assert!(!types(&events).contains(&"plan/mode"));

@@ -34,7 +34,11 @@ fn exchanges(dir: &Path) -> Vec<Exchange> {
             let text = fs::read_to_string(&p).expect("read capture");
             let path = text.lines().find_map(|l| l.strip_prefix("> POST /api/")).expect("request line");
             let method = path.split_whitespace().next().expect("method").to_string();
-            let request = text.lines().find(|l| l.starts_with('{')).map(|l| serde_json::from_str(l).expect("request json")).expect("body");
+            let request = text
+                .lines()
+                .find(|l| l.starts_with('{'))
+                .map(|l| serde_json::from_str(l).expect("request json"))
+                .expect("body");
             let status = text
                 .lines()
                 .find_map(|l| l.strip_prefix("< HTTP/1.1 "))
@@ -73,7 +77,10 @@ fn labels<'a>(frames: impl IntoIterator<Item = &'a Frame>, sid: &str) -> Vec<Str
 fn event_labels(events: &[Value]) -> Vec<String> {
     let frames: Vec<Frame> = events
         .iter()
-        .map(|e| serde_json::from_str(&json!({ "type": "session/event", "sessionId": "s", "event": e }).to_string()).expect("event"))
+        .map(|e| {
+            serde_json::from_str(&json!({ "type": "session/event", "sessionId": "s", "event": e }).to_string())
+                .expect("event")
+        })
         .collect();
     labels(&frames, "s")
 }
@@ -109,7 +116,8 @@ fn replay(flavor: &str, args: &[&str]) {
     let mut turns_started = 0;
     let mut projections = Vec::new();
     for ex in exchanges(&dir) {
-        let expected: Value = if ex.status == 200 { serde_json::from_str(&ex.response).expect("response json") } else { Value::Null };
+        let expected: Value =
+            if ex.status == 200 { serde_json::from_str(&ex.response).expect("response json") } else { Value::Null };
         // Wait where the origin's capture shows a finished turn before the call.
         if matches!(ex.method.as_str(), "session.history") || ex.name.starts_with("09-") || ex.name.starts_with("16-") {
             host.wait_turn_end(&sid, turns_started);
@@ -119,7 +127,10 @@ fn replay(flavor: &str, args: &[&str]) {
             payload["sessionId"] = json!(sid);
         }
         if ex.status != 200 {
-            let raw = host.post(&format!("/api/{}", ex.method), &json!({ "type": "client-request", "rpcId": "x", "method": ex.method, "payload": payload }).to_string());
+            let raw = host.post(
+                &format!("/api/{}", ex.method),
+                &json!({ "type": "client-request", "rpcId": "x", "method": ex.method, "payload": payload }).to_string(),
+            );
             assert_eq!(raw.status, ex.status, "{}", ex.name);
             assert_eq!(raw.body, ex.response, "{}", ex.name);
             assert!(raw.content_type.starts_with("text/plain"), "{}", ex.name);
@@ -182,7 +193,9 @@ fn replay(flavor: &str, args: &[&str]) {
         fs.iter()
             .filter_map(|f| match f {
                 Frame::Title(t) if t.session_id == s => Some(format!("frame@{}", t.event_seq)),
-                Frame::Event(e) if e.session_id == s && e.event.kind == "session/title" => Some(format!("event@{}", e.event.seq)),
+                Frame::Event(e) if e.session_id == s && e.event.kind == "session/title" => {
+                    Some(format!("event@{}", e.event.seq))
+                }
                 _ => None,
             })
             .count()

@@ -15,7 +15,10 @@ fn kill_9_loses_no_acknowledged_event() {
     host.prompt(&sid, "queue", "first");
     host.wait_turn_end(&sid, 1);
     // A pending selection, then a turn killed mid-stream.
-    assert_eq!(host.call("session.setPlanMode", json!({ "sessionId": other, "active": true })), json!({ "active": false, "pending": true }));
+    assert_eq!(
+        host.call("session.setPlanMode", json!({ "sessionId": other, "active": true })),
+        json!({ "active": false, "pending": true })
+    );
     let mut mux = host.mux();
     host.prompt(&sid, "queue", "second prompt whose reply is long enough to be cut in the middle by the kill");
     let frames = mux.until("a few deltas of turn 2", |f| {
@@ -44,7 +47,10 @@ fn kill_9_loses_no_acknowledged_event() {
     assert_eq!((last["type"].as_str(), last["data"]["turn"].as_u64()), (Some("turn/end"), Some(2)));
     assert_eq!(last["data"]["reason"]["kind"], "interrupted");
     // The pending intent survived and still commits at the next turn.
-    assert_eq!(host.call("session.planMode", json!({ "sessionId": other })), json!({ "active": false, "pending": true }));
+    assert_eq!(
+        host.call("session.planMode", json!({ "sessionId": other })),
+        json!({ "active": false, "pending": true })
+    );
     host.prompt(&other, "queue", "plan now");
     let events = host.wait_turn_end(&other, 1);
     assert_eq!(events[1]["type"], "plan/mode");

@@ -67,7 +67,9 @@ fn fail_replaces_the_next_responses_of_one_method_with_a_carrier_error() {
     host.admin(json!({ "command": "fail", "count": 1, "method": "session.planMode" }));
     host.call("host.describe", json!({}));
     let payload = json!({ "sessionId": sid }).to_string();
-    let envelope = |rpc: &str| format!(r#"{{"type":"client-request","rpcId":"{rpc}","method":"session.planMode","payload":{payload}}}"#);
+    let envelope = |rpc: &str| {
+        format!(r#"{{"type":"client-request","rpcId":"{rpc}","method":"session.planMode","payload":{payload}}}"#)
+    };
     let raw = host.post("/api/session.planMode", &envelope("f1"));
     assert_eq!((raw.status, raw.body.as_str()), (503, "injected failure"));
     assert_eq!(raw.header("content-type"), Some("text/plain;charset=UTF-8"));

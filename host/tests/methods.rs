@@ -84,7 +84,8 @@ fn prompt_runs_a_full_turn_with_the_captured_shapes() {
     assert_eq!(events[1]["data"]["content"][0]["text"], "Write a haiku about logs.");
     assert_eq!(events[1]["surfaceOp"], "append");
     let msg = events.iter().find(|e| e["type"] == "assistant/message").unwrap();
-    let chunk_seqs: Vec<f64> = events.iter().filter(|e| e["type"] == "assistant/chunk").map(|e| e["seq"].as_f64().unwrap()).collect();
+    let chunk_seqs: Vec<f64> =
+        events.iter().filter(|e| e["type"] == "assistant/chunk").map(|e| e["seq"].as_f64().unwrap()).collect();
     let source: Vec<f64> = msg["sourceEventSeqs"].as_array().unwrap().iter().map(|s| s.as_f64().unwrap()).collect();
     assert_eq!(source, chunk_seqs);
     assert_eq!(msg["data"]["provenance"]["model"], "scripted-agent-1");
@@ -139,7 +140,8 @@ fn method_mismatch_unknown_method_and_not_json() {
             "message": "method \"session.setPlanMode\" does not match path \"session.planMode\"",
             "details": { "issues": [] } } } })
     );
-    let raw = host.post("/api/session.bogus", r#"{"type":"client-request","rpcId":"x","method":"session.bogus","payload":{}}"#);
+    let raw = host
+        .post("/api/session.bogus", r#"{"type":"client-request","rpcId":"x","method":"session.bogus","payload":{}}"#);
     assert_eq!((raw.status, raw.body.as_str()), (404, "not found"));
     assert!(raw.content_type.starts_with("text/plain"));
     let raw = host.post("/api/session.list", "{not json");
@@ -191,7 +193,9 @@ fn oversized_body_is_413() {
 fn help_documents_every_flag() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-session-host")).arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout);
-    for flag in ["--listen", "--db", "--no-plan-mode", "--faults", "--token", "--allow-origin", "--static", "--chunk-delay-ms"] {
+    for flag in
+        ["--listen", "--db", "--no-plan-mode", "--faults", "--token", "--allow-origin", "--static", "--chunk-delay-ms"]
+    {
         assert!(help.contains(flag), "{flag} missing from --help");
     }
 }

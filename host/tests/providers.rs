@@ -93,7 +93,8 @@ fn codex_plan_turn_steps_text_question_and_proposed_plan() {
     assert_eq!(events_of(&frames, "assistant/message").len(), 1);
 
     // The pending prompt is in the projection and in the tail-page baseline (reconnect).
-    let frames = mux.until("userInput projection", |f| matches!(f, Frame::Projection(p) if p.key == "interaction/userInput"));
+    let frames =
+        mux.until("userInput projection", |f| matches!(f, Frame::Projection(p) if p.key == "interaction/userInput"));
     assert_eq!(projections(&frames, "interaction/userInput")[0].0["prompts"][0]["promptId"], prompt_id.as_str());
     let page = host.history(&sid, json!({}));
     assert_eq!(page["projections"]["values"]["interaction/userInput"]["prompts"][0]["promptId"], prompt_id.as_str());
@@ -224,7 +225,8 @@ fn cancel_while_a_prompt_waits_resolves_it_cancelled() {
     plan_on(&host, &sid);
     host.prompt(&sid, "queue", "Plan something");
     let frames = mux.until("the question", |f| is_event(f, "interaction/prompt-requested"));
-    let prompt_id = events_of(&frames, "interaction/prompt-requested")[0]["prompt"]["promptId"].as_str().unwrap().to_string();
+    let prompt_id =
+        events_of(&frames, "interaction/prompt-requested")[0]["prompt"]["promptId"].as_str().unwrap().to_string();
     // A reconnecting client sees the pending prompt in the baseline.
     let mut mux2 = host.mux();
     assert_eq!(baseline(&host, &sid)["interaction/userInput"]["prompts"][0]["promptId"], prompt_id.as_str());
@@ -256,7 +258,8 @@ fn create_and_answer_errors() {
     let err = host.call_err("session.answer", json!({ "sessionId": sid, "answers": [] }));
     assert_eq!(err["code"], "bad-request");
     assert_eq!(err["details"]["issues"][0]["path"], json!(["promptId"]));
-    let err = host.call_err("session.answer", json!({ "sessionId": sid, "promptId": "p", "answers": [{ "text": "x" }] }));
+    let err =
+        host.call_err("session.answer", json!({ "sessionId": sid, "promptId": "p", "answers": [{ "text": "x" }] }));
     assert_eq!(err["code"], "bad-request");
     // Outside plan mode a provider session replies like the default agent.
     let sid = create(&host, "claude");

@@ -17,7 +17,9 @@ fn token_is_required_on_every_api_route() {
     assert_eq!(raw.status, 401);
     assert!(raw.content_type.starts_with("text/plain"));
     assert!(raw.body.contains("Bearer"));
-    for (method, path) in [("GET", "/api/events.mux"), ("GET", "/api/events.host"), ("POST", "/api/respond"), ("POST", "/admin/faults")] {
+    for (method, path) in
+        [("GET", "/api/events.mux"), ("GET", "/api/events.host"), ("POST", "/api/respond"), ("POST", "/admin/faults")]
+    {
         let body = (method == "POST").then_some("{}");
         assert_eq!(host.request(method, path, &[], body).status, 401, "{path}");
     }
@@ -43,7 +45,8 @@ fn cors_is_off_by_default() {
 
 #[test]
 fn allowed_origins_get_preflights_and_headers_streams_included() {
-    let host = Host::start(&["--allow-origin", "http://a.test", "--allow-origin", "http://b.test:8000", "--token", "t"]);
+    let host =
+        Host::start(&["--allow-origin", "http://a.test", "--allow-origin", "http://b.test:8000", "--token", "t"]);
     let preflight = |origin: &str| {
         host.request(
             "OPTIONS",
@@ -73,7 +76,12 @@ fn allowed_origins_get_preflights_and_headers_streams_included() {
     assert_eq!(raw.status, 200);
     assert_eq!(raw.header("access-control-allow-origin"), Some("http://a.test"));
     // A 401 still carries CORS headers, so the browser can read it.
-    let raw = host.request("POST", "/api/host.describe", &[("origin", "http://a.test"), ("authorization", "Bearer no")], Some(&body));
+    let raw = host.request(
+        "POST",
+        "/api/host.describe",
+        &[("origin", "http://a.test"), ("authorization", "Bearer no")],
+        Some(&body),
+    );
     assert_eq!(raw.status, 401);
     assert_eq!(raw.header("access-control-allow-origin"), Some("http://a.test"));
 

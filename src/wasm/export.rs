@@ -4,8 +4,8 @@
 
 use super::js::{frozen, frozen_array, json_js, opt_str, ser_js};
 use crate::core::client::Connection;
-use crate::core::session::{Node, NodeKind, Partial, PendingInteraction, PromptOp, RunningToolCall, Session};
 use crate::core::session::pending::PendingKind;
+use crate::core::session::{Node, NodeKind, Partial, PendingInteraction, PromptOp, RunningToolCall, Session};
 use crate::core::wire::{result_text, Json, RpcError};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -39,7 +39,14 @@ struct Items {
 }
 
 impl Items {
-    fn export<T>(&mut self, rev: u64, items: &[Rc<T>], id: impl Fn(&T) -> &str, item_rev: impl Fn(&T) -> u64, build: impl Fn(&T) -> JsValue) -> JsValue {
+    fn export<T>(
+        &mut self,
+        rev: u64,
+        items: &[Rc<T>],
+        id: impl Fn(&T) -> &str,
+        item_rev: impl Fn(&T) -> u64,
+        build: impl Fn(&T) -> JsValue,
+    ) -> JsValue {
         if let Some((r, a)) = &self.array {
             if *r == rev {
                 return a.clone();
@@ -161,11 +168,8 @@ fn running_js(r: &RunningToolCall) -> JsValue {
 }
 
 fn pending_js(p: &PendingInteraction) -> JsValue {
-    let mut f: Vec<(&str, JsValue)> = vec![
-        ("key", p.key.as_str().into()),
-        ("kind", p.kind_name().into()),
-        ("rpcId", p.rpc_id.as_str().into()),
-    ];
+    let mut f: Vec<(&str, JsValue)> =
+        vec![("key", p.key.as_str().into()), ("kind", p.kind_name().into()), ("rpcId", p.rpc_id.as_str().into())];
     match &p.kind {
         PendingKind::Approval { approval_id, tool_name, call_id, reason } => {
             f.push(("approvalId", approval_id.as_str().into()));
@@ -209,7 +213,8 @@ impl SessionExport {
             }
         }
         let nodes = self.nodes.export(s.nodes_rev(), s.nodes(), |n| &n.id, |n| n.rev, node_js);
-        let running_calls = self.running_calls.export(s.running_calls_rev(), s.running_calls(), |r| &r.call_id, |r| r.rev, running_js);
+        let running_calls =
+            self.running_calls.export(s.running_calls_rev(), s.running_calls(), |r| &r.call_id, |r| r.rev, running_js);
         let pending = self.pending.export(s.pending_rev(), s.pending(), |p| &p.key, |p| p.rev, pending_js);
         let partial = match s.partial() {
             None => {
@@ -262,12 +267,17 @@ impl SessionExport {
                     ("mode", raw(ix::PROJ_MODE, it.mode.is_some())),
                     ("capabilities", raw(ix::PROJ_CAPABILITIES, it.capabilities.is_some())),
                     ("planSteps", raw(ix::PROJ_PLAN_STEPS, it.plan_steps.is_some())),
-                    ("planText", it.plan_text.as_ref().map_or(JsValue::NULL, |p| frozen(&[
-                        ("itemId", p.item_id.as_str().into()),
-                        ("turn", opt_num(p.turn)),
-                        ("text", p.text.as_str().into()),
-                        ("done", p.done.into()),
-                    ]))),
+                    (
+                        "planText",
+                        it.plan_text.as_ref().map_or(JsValue::NULL, |p| {
+                            frozen(&[
+                                ("itemId", p.item_id.as_str().into()),
+                                ("turn", opt_num(p.turn)),
+                                ("text", p.text.as_str().into()),
+                                ("done", p.done.into()),
+                            ])
+                        }),
+                    ),
                     ("proposedPlan", raw(ix::PROJ_PROPOSED_PLAN, it.proposed_plan.is_some())),
                     ("userInput", user_input),
                 ]);

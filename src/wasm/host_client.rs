@@ -6,10 +6,10 @@ use super::js;
 use super::options::parse_options;
 use super::session::JsSession;
 use crate::core::client::{Connection, Router};
+use crate::core::vecmap::VecMap;
 use crate::core::wire::{self, Json};
 use js_sys::Promise;
 use std::cell::RefCell;
-use crate::core::vecmap::VecMap;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -106,17 +106,13 @@ impl HostClient {
 
     pub fn describe(&self) -> Result<Promise, JsValue> {
         self.live()?;
-        Ok(run(&self.shared, |inner| {
-            inner.host_call(wire::HOST_DESCRIBE, Json::empty_object())
-        }))
+        Ok(run(&self.shared, |inner| inner.host_call(wire::HOST_DESCRIBE, Json::empty_object())))
     }
 
     #[wasm_bindgen(js_name = listSessions)]
     pub fn list_sessions(&self) -> Result<Promise, JsValue> {
         self.live()?;
-        Ok(run(&self.shared, |inner| {
-            inner.host_call(wire::SESSION_LIST, Json::empty_object())
-        }))
+        Ok(run(&self.shared, |inner| inner.host_call(wire::SESSION_LIST, Json::empty_object())))
     }
 
     #[wasm_bindgen(js_name = createSession)]
@@ -130,16 +126,12 @@ impl HostClient {
             for key in ["cwd", "provider"] {
                 let v = js::get(&options, key);
                 if !v.is_undefined() {
-                    let s = v
-                        .as_string()
-                        .ok_or_else(|| js::bad_argument(&format!("{key} must be a string")))?;
+                    let s = v.as_string().ok_or_else(|| js::bad_argument(&format!("{key} must be a string")))?;
                     *if key == "cwd" { &mut payload.cwd } else { &mut payload.provider } = Some(s);
                 }
             }
         }
-        Ok(run(&self.shared, |inner| {
-            inner.host_call(wire::SESSION_CREATE, Json::from_serialize(&payload))
-        }))
+        Ok(run(&self.shared, |inner| inner.host_call(wire::SESSION_CREATE, Json::from_serialize(&payload))))
     }
 
     /// The resident `Session` for `sessionId` (the same object for the same id).

@@ -13,10 +13,10 @@ use super::transport::{self, Endpoint};
 use crate::core::client::{ConnCommand, Connection, Router, StreamKind};
 use crate::core::session::{Call, Effect, OpId, Outcome, ReqId, WakeToken};
 use crate::core::sse::{SseItem, SseParser};
+use crate::core::vecmap::VecMap;
 use crate::core::wire::{self, parse_frame, ErrorCode, Frame, Json, RpcError, RpcResult};
 use js_sys::{Function, Promise};
 use std::cell::RefCell;
-use crate::core::vecmap::VecMap;
 use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
@@ -207,12 +207,9 @@ impl Inner {
             let result = result.and_then(|v| checked(wire::HOST_DESCRIBE, v));
             run_weak(&weak, |inner| match result {
                 Ok(_) => inner.conn.described(gen),
-                Err(e) => inner.conn.failed(
-                    gen,
-                    format!("host.describe failed: {}", e.message),
-                    js::now(),
-                    js::random(),
-                ),
+                Err(e) => {
+                    inner.conn.failed(gen, format!("host.describe failed: {}", e.message), js::now(), js::random())
+                }
             });
         });
     }
@@ -366,10 +363,9 @@ pub(super) fn settle_value(w: Waiter, outcome: Outcome) -> (Function, JsValue) {
             let receipt = format!(r#"{{"accepted":false,"reason":"transport","error":{}}}"#, error.text());
             (f, js::json_js(&Json::from_text(&receipt).unwrap_or_default()))
         }
-        (Waiter::Receipt(f), Outcome::Done) => (
-            f,
-            js::json_js(&Json::from_text(r#"{"accepted":false,"reason":"transport"}"#).unwrap_or_default()),
-        ),
+        (Waiter::Receipt(f), Outcome::Done) => {
+            (f, js::json_js(&Json::from_text(r#"{"accepted":false,"reason":"transport"}"#).unwrap_or_default()))
+        }
     }
 }
 

@@ -20,30 +20,21 @@ pub(super) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Backoff), JsVal
     if !(opts.is_undefined() || opts.is_null() || opts.is_object()) {
         return Err(js::bad_argument("HostClient options must be an object"));
     }
-    let opts = if opts.is_object() {
-        opts.clone()
-    } else {
-        js_sys::Object::new().into()
-    };
+    let opts = if opts.is_object() { opts.clone() } else { js_sys::Object::new().into() };
     let base = js::get(&opts, "baseUrl");
     let base = if base.is_undefined() {
         js::get(&js::get(&js_sys::global().into(), "location"), "origin")
             .as_string()
             .ok_or_else(|| js::bad_argument("baseUrl is required outside a page (no location.origin)"))?
     } else {
-        base.as_string()
-            .ok_or_else(|| js::bad_argument("baseUrl must be a string"))?
+        base.as_string().ok_or_else(|| js::bad_argument("baseUrl must be a string"))?
     };
     let base = base.trim_end_matches('/').to_string();
     let token = js::get(&opts, "token");
     let token = if token.is_undefined() || token.is_null() {
         None
     } else {
-        Some(
-            token
-                .as_string()
-                .ok_or_else(|| js::bad_argument("token must be a string"))?,
-        )
+        Some(token.as_string().ok_or_else(|| js::bad_argument("token must be a string"))?)
     };
     let timeout_ms = positive(&opts, "requestTimeoutMs")?.unwrap_or(30_000.0);
     let mut backoff = Backoff::default();
@@ -59,12 +50,5 @@ pub(super) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Backoff), JsVal
             backoff.max_ms = v;
         }
     }
-    Ok((
-        Endpoint {
-            base,
-            token,
-            timeout_ms,
-        },
-        backoff,
-    ))
+    Ok((Endpoint { base, token, timeout_ms }, backoff))
 }

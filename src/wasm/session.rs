@@ -23,7 +23,8 @@ fn parse_result_arg(v: &JsValue) -> Result<RpcResult<Json>, JsValue> {
 /// What the binding checks of prompt content: an array of objects, each with a string `type`.
 fn is_block_list(j: &Json) -> bool {
     use crate::core::wire::read::{items, Obj};
-    items(j.text()).is_ok_and(|blocks| blocks.iter().all(|b| Obj::parse(b.get()).is_ok_and(|o| o.str_ref("type").is_ok())))
+    items(j.text())
+        .is_ok_and(|blocks| blocks.iter().all(|b| Obj::parse(b.get()).is_ok_and(|o| o.str_ref("type").is_ok())))
 }
 
 #[wasm_bindgen(js_class = Session)]
@@ -77,9 +78,7 @@ impl JsSession {
 
     #[wasm_bindgen(js_name = loadOlder)]
     pub fn load_older(&self) -> Result<Promise, JsValue> {
-        self.op(Waiter::Void, |inner, id| {
-            inner.router.get_mut(id).expect("ensured").load_older()
-        })
+        self.op(Waiter::Void, |inner, id| inner.router.get_mut(id).expect("ensured").load_older())
     }
 
     pub fn prompt(&self, content: JsValue, mode: JsValue) -> Result<Promise, JsValue> {
@@ -88,11 +87,7 @@ impl JsSession {
         }
         let blocks = match js::js_json(&content) {
             Some(j) if is_block_list(&j) => j,
-            _ => {
-                return Err(js::bad_argument(
-                    "content must be an array of content-block objects with a type",
-                ))
-            }
+            _ => return Err(js::bad_argument("content must be an array of content-block objects with a type")),
         };
         let mode = match mode.as_string().as_deref() {
             _ if mode.is_undefined() => PromptMode::Queue,
@@ -100,52 +95,36 @@ impl JsSession {
             Some("steer") => PromptMode::Steer,
             _ => return Err(js::bad_argument("mode must be 'queue' or 'steer'")),
         };
-        self.op(Waiter::Result, |inner, id| {
-            inner.router.get_mut(id).expect("ensured").prompt(blocks, mode)
-        })
+        self.op(Waiter::Result, |inner, id| inner.router.get_mut(id).expect("ensured").prompt(blocks, mode))
     }
 
     pub fn cancel(&self) -> Result<Promise, JsValue> {
-        self.op(Waiter::Result, |inner, id| {
-            inner.router.get_mut(id).expect("ensured").cancel()
-        })
+        self.op(Waiter::Result, |inner, id| inner.router.get_mut(id).expect("ensured").cancel())
     }
 
     #[wasm_bindgen(js_name = setPlanMode)]
     pub fn set_plan_mode(&self, active: JsValue) -> Result<Promise, JsValue> {
-        let active = active
-            .as_bool()
-            .ok_or_else(|| js::bad_argument("active must be a boolean"))?;
-        self.op(Waiter::Result, |inner, id| {
-            inner.router.get_mut(id).expect("ensured").set_plan_mode(active)
-        })
+        let active = active.as_bool().ok_or_else(|| js::bad_argument("active must be a boolean"))?;
+        self.op(Waiter::Result, |inner, id| inner.router.get_mut(id).expect("ensured").set_plan_mode(active))
     }
 
     pub fn respond(&self, key: JsValue, result: JsValue) -> Result<Promise, JsValue> {
-        let key = key
-            .as_string()
-            .ok_or_else(|| js::bad_argument("key must be a string"))?;
+        let key = key.as_string().ok_or_else(|| js::bad_argument("key must be a string"))?;
         let result = parse_result_arg(&result)?;
-        self.op(Waiter::Receipt, |inner, id| {
-            inner.router.get_mut(id).expect("ensured").respond(&key, result)
-        })
+        self.op(Waiter::Receipt, |inner, id| inner.router.get_mut(id).expect("ensured").respond(&key, result))
     }
 
     /// Extension 2: submits answers to a pending structured user-input prompt. Resolves to
     /// `RpcResult<RpcReceipt>`.
     pub fn answer(&self, prompt_id: JsValue, answers: JsValue) -> Result<Promise, JsValue> {
-        let prompt_id = prompt_id
-            .as_string()
-            .ok_or_else(|| js::bad_argument("promptId must be a string"))?;
+        let prompt_id = prompt_id.as_string().ok_or_else(|| js::bad_argument("promptId must be a string"))?;
         if !js_sys::Array::is_array(&answers) {
             return Err(js::bad_argument("answers must be an array"));
         }
         let answers = js::js_json(&answers)
             .and_then(|v| crate::core::wire::interaction::Answer::read_list(v.text()).ok())
             .ok_or_else(|| js::bad_argument("answers must be [{questionId, selectedOptionIds?, text?}]"))?;
-        self.op(Waiter::Result, |inner, id| {
-            inner.router.get_mut(id).expect("ensured").answer(&prompt_id, answers)
-        })
+        self.op(Waiter::Result, |inner, id| inner.router.get_mut(id).expect("ensured").answer(&prompt_id, answers))
     }
 
     #[wasm_bindgen(js_name = getSnapshot)]

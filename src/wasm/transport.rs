@@ -45,7 +45,13 @@ impl Endpoint {
 }
 
 /// One unary call. `ctrl` aborts it (close, generation end); the timeout aborts it too.
-pub async fn unary(ep: &Endpoint, path: &str, body: String, expect_rpc_id: String, ctrl: AbortController) -> RpcResult<Json> {
+pub async fn unary(
+    ep: &Endpoint,
+    path: &str,
+    body: String,
+    expect_rpc_id: String,
+    ctrl: AbortController,
+) -> RpcResult<Json> {
     let timed_out = Rc::new(Cell::new(false));
     let timer = {
         let (flag, c) = (timed_out.clone(), ctrl.clone());
@@ -60,13 +66,23 @@ pub async fn unary(ep: &Endpoint, path: &str, body: String, expect_rpc_id: Strin
     match result {
         Ok(r) => r,
         Err(e) => {
-            let msg = if timed_out.get() { format!("{path}: timed out after {} ms", ep.timeout_ms) } else { format!("{path}: {e}") };
+            let msg = if timed_out.get() {
+                format!("{path}: timed out after {} ms", ep.timeout_ms)
+            } else {
+                format!("{path}: {e}")
+            };
             Err(RpcError::transport(msg))
         }
     }
 }
 
-async fn unary_inner(ep: &Endpoint, path: &str, body: &str, expect: &str, ctrl: &AbortController) -> Result<RpcResult<Json>, String> {
+async fn unary_inner(
+    ep: &Endpoint,
+    path: &str,
+    body: &str,
+    expect: &str,
+    ctrl: &AbortController,
+) -> Result<RpcResult<Json>, String> {
     let init = ep.init("POST", Some(body), &ctrl.signal(), false);
     let p = js::fetch(&ep.url(path), &init).map_err(|e| js::describe(&e))?;
     let resp: Response = JsFuture::from(p).await.map_err(|e| js::describe(&e))?.unchecked_into();

@@ -65,12 +65,8 @@ pub fn edge_sections(text: &str) -> Vec<EdgeSection> {
         .filter(|s| !s.trim().is_empty())
         .map(|s| {
             let (title, rest) = s.split_once('\n').unwrap_or((s, ""));
-            let status = rest
-                .lines()
-                .next()
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|c| c.parse().ok())
-                .unwrap_or(0);
+            let status =
+                rest.lines().next().and_then(|l| l.split_whitespace().nth(1)).and_then(|c| c.parse().ok()).unwrap_or(0);
             let body = rest.split_once("\n\n").map(|(_, b)| b.trim().to_string()).unwrap_or_default();
             EdgeSection { title: title.trim().to_string(), status, body }
         })

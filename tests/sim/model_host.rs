@@ -214,10 +214,7 @@ impl ModelHost {
         };
         let start = end.saturating_sub(n);
         HistoryValue {
-            events: self.log[start..end]
-                .iter()
-                .map(|e| HistoryItem { event: e.clone(), view: None })
-                .collect(),
+            events: self.log[start..end].iter().map(|e| HistoryItem { event: e.clone(), view: None }).collect(),
             has_more: start > 0,
             projections: None,
         }

@@ -270,7 +270,13 @@ fn a_reconnect_that_lands_on_a_host_that_moved_on() {
     // new events, and another pending selection.
     let mut rng = super::rng::Rng::new(1);
     w.host.select_elsewhere(true, &mut rng);
-    let _ = w.host.process(&Call::Prompt { mode: agent_session::core::wire::PromptMode::Queue, content: agent_session::core::wire::Json::from_text("[]").unwrap() }, &mut rng);
+    let _ = w.host.process(
+        &Call::Prompt {
+            mode: agent_session::core::wire::PromptMode::Queue,
+            content: agent_session::core::wire::Json::from_text("[]").unwrap(),
+        },
+        &mut rng,
+    );
     while {
         w.host_advance();
         !w.host.idle()

@@ -10,8 +10,8 @@ use super::rng::Rng;
 use agent_session::core::session::{Call, Effect, OpId, OpenState, Outcome, Session, WakeToken};
 use agent_session::core::sse::{SseItem, SseParser};
 use agent_session::core::wire::{
-    parse_frame, parse_server_response, result_to_json, EventFrame, Frame, InboundFrame, PromptMode,
-    SessionEvent, SubscribedFrame,
+    parse_frame, parse_server_response, result_to_json, EventFrame, Frame, InboundFrame, PromptMode, SessionEvent,
+    SubscribedFrame,
 };
 use serde_json::json;
 use std::cell::RefCell;
@@ -322,8 +322,8 @@ impl World {
         let before = self.session.diagnostics().clone();
         let result = if self.cfg.wire {
             let rpc_id = format!("c-{}", r.req.0);
-            let body = json!({ "type": "server-response", "rpcId": rpc_id, "result": result_to_json(&r.result) })
-                .to_string();
+            let body =
+                json!({ "type": "server-response", "rpcId": rpc_id, "result": result_to_json(&r.result) }).to_string();
             match parse_server_response(&body, &rpc_id) {
                 Ok(res) if res == r.result.clone().map(agent_session::core::wire::Json::from) => res,
                 other => self.fail(&format!("response round trip changed it: {other:?}")),
@@ -334,7 +334,8 @@ impl World {
         self.session.on_response(r.req, result);
         self.pump("response");
         let after = self.session.diagnostics();
-        if rebuilds && after.stale_responses == before.stale_responses && after.rejected_pages == before.rejected_pages {
+        if rebuilds && after.stale_responses == before.stale_responses && after.rejected_pages == before.rejected_pages
+        {
             trace("    (client rebuilt from the restarted host's log)".into());
             self.lenient = false;
             self.changed_since_check = true;

@@ -133,8 +133,7 @@ pub fn result_from_json(value: &Value) -> Result<RpcResult<Value>, String> {
         },
         Some(Value::Bool(false)) => {
             let error = obj.get("error").ok_or("error result without error")?;
-            let error: RpcError =
-                serde_json::from_value(error.clone()).map_err(|e| format!("bad error: {e}"))?;
+            let error: RpcError = serde_json::from_value(error.clone()).map_err(|e| format!("bad error: {e}"))?;
             Ok(Err(error))
         }
         _ => Err("result.ok is not a boolean".into()),

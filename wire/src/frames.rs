@@ -215,7 +215,8 @@ impl FromObj for QuestionRequested {
 
 impl FromObj for QuestionResolved {
     fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        let outcome = [QuestionOutcome::Answered, QuestionOutcome::Cancelled][o.one_of("outcome", &["answered", "cancelled"])?];
+        let outcome =
+            [QuestionOutcome::Answered, QuestionOutcome::Cancelled][o.one_of("outcome", &["answered", "cancelled"])?];
         Ok(QuestionResolved { session_id: o.str("sessionId")?, question_rpc_id: o.str("questionRpcId")?, outcome })
     }
 }
@@ -471,7 +472,9 @@ mod tests {
 
     #[test]
     fn a_valid_frame_keeps_its_envelope_rpc_id() {
-        let f = parse_frame(&data("session/subscribed", r#"{"type":"session/subscribed","sessionId":"s","lastSeq":-1}"#)).unwrap();
+        let f =
+            parse_frame(&data("session/subscribed", r#"{"type":"session/subscribed","sessionId":"s","lastSeq":-1}"#))
+                .unwrap();
         assert_eq!(f.rpc_id, "r1");
         assert!(matches!(f.frame, Frame::Subscribed(SubscribedFrame { last_seq: -1, .. })));
     }
@@ -485,36 +488,56 @@ mod tests {
             format!(r#"{{"type":"server-request","rpc\u0049d":"r1","method":"session/event","payload":{ev}}}"#),
         ];
         let first = parse_frame(&frames[0]).unwrap();
-        assert!(matches!(&first.frame, Frame::Event(e) if e.event.seq == 3 && e.view.is_some() && e.event.data.text() == r#"{"a":[1,"\u00e9"]}"#));
-        assert_eq!(super::super::hot::event_frame(&frames[0]), Some(first.clone()), "the hot shape takes the one-pass path");
+        assert!(
+            matches!(&first.frame, Frame::Event(e) if e.event.seq == 3 && e.view.is_some() && e.event.data.text() == r#"{"a":[1,"\u00e9"]}"#)
+        );
+        assert_eq!(
+            super::super::hot::event_frame(&frames[0]),
+            Some(first.clone()),
+            "the hot shape takes the one-pass path"
+        );
         assert_eq!(parse_frame_general(&frames[0]).unwrap(), first, "both readers agree");
         assert_eq!(super::super::hot::event_frame(&frames[1]), Some(first.clone()), "member order is free");
         for f in &frames[1..] {
             assert_eq!(parse_frame(f).unwrap(), first, "{f}");
             assert_eq!(parse_frame_general(f).unwrap(), first, "{f}");
         }
-        let rare = data("session/event", r#"{"type":"session/event","sessionId":"s","event":{"type":"x","seq":3,"time":1.5,"sourceEventSeqs":[1,2],"surfaceOp":{"k":1}}}"#);
+        let rare = data(
+            "session/event",
+            r#"{"type":"session/event","sessionId":"s","event":{"type":"x","seq":3,"time":1.5,"sourceEventSeqs":[1,2],"surfaceOp":{"k":1}}}"#,
+        );
         assert!(super::super::hot::event_frame(&rare).is_none());
         let rare = parse_frame(&rare).unwrap();
-        assert!(matches!(&rare.frame, Frame::Event(e) if e.event.source_event_seqs == Some(vec![1.0, 2.0]) && e.event.surface_op.is_some() && e.event.data.is_null()));
-        let twice = format!(r#"{{"type":"server-request","rpcId":"r1","method":"session/event","method":"x","payload":{ev}}}"#);
+        assert!(
+            matches!(&rare.frame, Frame::Event(e) if e.event.source_event_seqs == Some(vec![1.0, 2.0]) && e.event.surface_op.is_some() && e.event.data.is_null())
+        );
+        let twice =
+            format!(r#"{{"type":"server-request","rpcId":"r1","method":"session/event","method":"x","payload":{ev}}}"#);
         assert!(super::super::hot::event_frame(&twice).is_none());
         assert!(matches!(parse_frame(&twice), Err(FrameError::Envelope(_))), "a repeated key is rejected");
     }
 
     #[test]
     fn an_event_frame_with_another_payload_type_or_a_bad_event_is_classified_exactly() {
-        let other = data("session/event", r#"{"type":"session/title","sessionId":"s","title":"t","eventSeq":1,"updatedAt":1}"#);
+        let other =
+            data("session/event", r#"{"type":"session/title","sessionId":"s","title":"t","eventSeq":1,"updatedAt":1}"#);
         assert!(matches!(parse_frame(&other), Err(FrameError::MethodMismatch { .. })));
-        let bad = data("session/event", r#"{"type":"session/event","sessionId":"s","event":{"type":"x","seq":-1,"time":1}}"#);
+        let bad =
+            data("session/event", r#"{"type":"session/event","sessionId":"s","event":{"type":"x","seq":-1,"time":1}}"#);
         assert!(matches!(parse_frame(&bad), Err(FrameError::Schema { .. })));
     }
 
     #[test]
     fn malformed_and_unknown_frames_are_told_apart() {
         assert!(matches!(parse_frame("not json"), Err(FrameError::Envelope(_))));
-        assert!(matches!(parse_frame(r#"{"type":"server-response","rpcId":"x","result":{}}"#), Err(FrameError::Envelope(_))));
-        assert!(matches!(parse_frame(&data("future/thing", r#"{"type":"future/thing"}"#)), Err(FrameError::Unknown { .. })));
+        assert!(matches!(
+            parse_frame(r#"{"type":"server-response","rpcId":"x","result":{}}"#),
+            Err(FrameError::Envelope(_))
+        ));
+        assert!(matches!(
+            parse_frame(&data("future/thing", r#"{"type":"future/thing"}"#)),
+            Err(FrameError::Unknown { .. })
+        ));
         assert!(matches!(
             parse_frame(&data("session/title", r#"{"type":"session/subscribed","sessionId":"s","lastSeq":1}"#)),
             Err(FrameError::MethodMismatch { .. })

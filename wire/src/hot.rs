@@ -77,7 +77,9 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
             }
         }
         Ok(match (kind, rpc_id, method, frame) {
-            (Some(true), Some(rpc_id), Some(true), Some(frame)) => Some(InboundFrame { rpc_id, frame: Frame::Event(frame) }),
+            (Some(true), Some(rpc_id), Some(true), Some(frame)) => {
+                Some(InboundFrame { rpc_id, frame: Frame::Event(frame) })
+            }
             _ => None,
         })
     }

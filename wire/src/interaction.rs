@@ -627,7 +627,9 @@ mod readers_agree_with_serde {
         let r = accepts::<PromptResolvedEvent>(json!({"prompt": prompt(), "outcome": "cancelled"}));
         assert!(r.answers.is_empty() && r.outcome == PromptOutcome::Cancelled);
         round_trips(&r);
-        let r = accepts::<PromptResolvedEvent>(json!({"prompt": prompt(), "answers": [{"questionId": "q1"}], "outcome": "answered"}));
+        let r = accepts::<PromptResolvedEvent>(
+            json!({"prompt": prompt(), "answers": [{"questionId": "q1"}], "outcome": "answered"}),
+        );
         round_trips(&r);
         refuses::<PromptResolvedEvent>(json!({"prompt": prompt(), "answers": null, "outcome": "answered"}));
         refuses::<PromptResolvedEvent>(json!({"prompt": prompt(), "outcome": "expired"}));

@@ -20,8 +20,8 @@ pub mod interaction;
 pub mod json;
 pub mod methods;
 pub mod plan;
-pub mod sse;
 pub mod read;
+pub mod sse;
 
 pub use envelope::*;
 pub use error::*;

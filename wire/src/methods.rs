@@ -314,13 +314,9 @@ pub fn validate_value(method: &str, value: &Json) -> Result<(), String> {
         HOST_DESCRIBE => check::<HostDescription>(value),
         SESSION_LIST => check::<ListValue>(value),
         SESSION_CREATE => check::<CreateValue>(value),
-        SESSION_HISTORY => {
-            read::<HistoryValue>(value.text())?.validate()
-        }
+        SESSION_HISTORY => read::<HistoryValue>(value.text())?.validate(),
         SESSION_PROMPT | SESSION_CANCEL => check::<Accepted>(value),
-        SESSION_PLAN_MODE | SESSION_SET_PLAN_MODE => {
-            super::plan::parse_plan_value(value).map(|_| ())
-        }
+        SESSION_PLAN_MODE | SESSION_SET_PLAN_MODE => super::plan::parse_plan_value(value).map(|_| ()),
         RESPOND_PATH | super::interaction::SESSION_ANSWER => check::<Receipt>(value),
         other => Err(format!("unknown method {other:?}")),
     }

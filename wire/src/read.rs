@@ -178,9 +178,10 @@ impl<'a> Obj<'a> {
     #[inline(never)]
     pub fn one_of(&self, name: &str, names: &[&str]) -> ReadResult<usize> {
         let s = self.str_ref(name)?;
-        names.iter().position(|n| *n == s).ok_or_else(|| {
-            ReadError(format!("`{name}`: unknown variant `{s}`, expected one of {}", names.join(", ")))
-        })
+        names
+            .iter()
+            .position(|n| *n == s)
+            .ok_or_else(|| ReadError(format!("`{name}`: unknown variant `{s}`, expected one of {}", names.join(", "))))
     }
 }
 

@@ -87,7 +87,10 @@ impl Run<'_> {
     fn apply(&self, log: &mut LogState, outs: Vec<Canonical>, out: &mut Out) -> Result<Option<Waiter>, AppendError> {
         // Text after a finished message is the next model request: a new step, which then
         // also holds this payload's native event.
-        if out.block.is_none() && out.step_has_message && outs.iter().any(|o| matches!(o, Canonical::AssistantText { .. })) {
+        if out.block.is_none()
+            && out.step_has_message
+            && outs.iter().any(|o| matches!(o, Canonical::AssistantText { .. }))
+        {
             self.next_step(log, out)?;
         }
         let mut waiter = None;
@@ -95,7 +98,9 @@ impl Run<'_> {
             // Text before a tool call, a question or plan output ends its message first.
             let ends_text = match &o {
                 Canonical::ToolCall { .. } => true,
-                Canonical::Event { kind, .. } => [EV_PROMPT_REQUESTED, EV_PLAN_PROPOSED, EV_PLAN_TEXT_DELTA].contains(kind),
+                Canonical::Event { kind, .. } => {
+                    [EV_PROMPT_REQUESTED, EV_PLAN_PROPOSED, EV_PLAN_TEXT_DELTA].contains(kind)
+                }
                 _ => false,
             };
             if ends_text {
@@ -137,10 +142,20 @@ impl Run<'_> {
 
     fn next_step(&self, log: &mut LogState, out: &mut Out) -> Result<(), AppendError> {
         let turn = self.turn.number;
-        self.s.append_locked(self.app, log, NewEvent::new("step/end", json!({ "turn": turn, "step": out.step })), &[])?;
+        self.s.append_locked(
+            self.app,
+            log,
+            NewEvent::new("step/end", json!({ "turn": turn, "step": out.step })),
+            &[],
+        )?;
         out.step += 1;
         out.step_has_message = false;
-        self.s.append_locked(self.app, log, NewEvent::new("step/start", json!({ "turn": turn, "step": out.step })), &[])?;
+        self.s.append_locked(
+            self.app,
+            log,
+            NewEvent::new("step/start", json!({ "turn": turn, "step": out.step })),
+            &[],
+        )?;
         Ok(())
     }
 
@@ -171,7 +186,8 @@ impl Run<'_> {
     fn flush(&self, log: &mut LogState, out: &mut Out, finish: &str) -> Result<(), AppendError> {
         let Some(mut b) = out.block.take() else { return Ok(()) };
         let step = out.step;
-        let usage = json!({ "inputTokens": 100 + self.turn.text.len(), "outputTokens": b.deltas, "cacheReadTokens": 0 });
+        let usage =
+            json!({ "inputTokens": 100 + self.turn.text.len(), "outputTokens": b.deltas, "cacheReadTokens": 0 });
         let end = json!({ "type": "block-end", "index": 0, "block": { "type": "text", "text": b.text } });
         b.seqs.push(self.chunk(log, step, end)?);
         b.seqs.push(self.chunk(log, step, json!({ "type": "usage", "usage": usage }))?);

@@ -45,27 +45,41 @@ pub fn opening(ctx: &Ctx) -> Vec<Value> {
     let read = format!("toolu_read_{}", ctx.turn);
     vec![
         system_init(ctx, true),
-        assistant(ctx, 1, json!([
-            { "type": "text", "text": "Let me look at the project first." },
-            { "type": "tool_use", "id": read, "name": "Read", "input": { "file_path": "README.md" } }
-        ])),
-        user(ctx, json!([{ "type": "tool_result", "tool_use_id": read, "content": "1\t# Scripted README\n2\tNothing to see here." }])),
-        assistant(ctx, 2, json!([
-            { "type": "text", "text": "One question before I plan." },
-            { "type": "tool_use", "id": ask_id(ctx), "name": "AskUserQuestion", "input": { "questions": [{
-                "question": QUESTION, "header": "Approach", "multiSelect": false,
-                "options": [
-                    { "label": "Small change", "description": "Touch as little as possible." },
-                    { "label": "Refactor", "description": "Clean up the surrounding code too." }
-                ]
-            }] } }
-        ])),
+        assistant(
+            ctx,
+            1,
+            json!([
+                { "type": "text", "text": "Let me look at the project first." },
+                { "type": "tool_use", "id": read, "name": "Read", "input": { "file_path": "README.md" } }
+            ]),
+        ),
+        user(
+            ctx,
+            json!([{ "type": "tool_result", "tool_use_id": read, "content": "1\t# Scripted README\n2\tNothing to see here." }]),
+        ),
+        assistant(
+            ctx,
+            2,
+            json!([
+                { "type": "text", "text": "One question before I plan." },
+                { "type": "tool_use", "id": ask_id(ctx), "name": "AskUserQuestion", "input": { "questions": [{
+                    "question": QUESTION, "header": "Approach", "multiSelect": false,
+                    "options": [
+                        { "label": "Small change", "description": "Touch as little as possible." },
+                        { "label": "Refactor", "description": "Clean up the surrounding code too." }
+                    ]
+                }] } }
+            ]),
+        ),
     ]
 }
 
 /// The AskUserQuestion was withdrawn: its tool_result is an error.
 pub fn question_declined(ctx: &Ctx) -> Value {
-    user(ctx, json!([{ "type": "tool_result", "tool_use_id": ask_id(ctx), "is_error": true, "content": "The user declined to answer." }]))
+    user(
+        ctx,
+        json!([{ "type": "tool_result", "tool_use_id": ask_id(ctx), "is_error": true, "content": "The user declined to answer." }]),
+    )
 }
 
 pub fn closing(ctx: &Ctx, reply: &Value) -> Vec<Value> {
@@ -77,10 +91,14 @@ pub fn closing(ctx: &Ctx, reply: &Value) -> Vec<Value> {
     let plan = plan_markdown(ctx.prompt, &choice);
     vec![
         user(ctx, json!([{ "type": "tool_result", "tool_use_id": ask_id(ctx), "content": reply.to_string() }])),
-        assistant(ctx, 3, json!([
-            { "type": "text", "text": format!("Going with: {choice}. Here is my plan.") },
-            { "type": "tool_use", "id": format!("toolu_exit_{}", ctx.turn), "name": "ExitPlanMode", "input": { "plan": plan } }
-        ])),
+        assistant(
+            ctx,
+            3,
+            json!([
+                { "type": "text", "text": format!("Going with: {choice}. Here is my plan.") },
+                { "type": "tool_use", "id": format!("toolu_exit_{}", ctx.turn), "name": "ExitPlanMode", "input": { "plan": plan } }
+            ]),
+        ),
         json!({ "type": "result", "subtype": "success", "is_error": false, "num_turns": 3, "result": "Here is my plan.", "session_id": sdk_session(ctx) }),
     ]
 }

@@ -51,7 +51,13 @@ fn plan_updated(ctx: &Ctx, done: usize) -> Value {
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let status = if i < done { "completed" } else if i == done { "inProgress" } else { "pending" };
+            let status = if i < done {
+                "completed"
+            } else if i == done {
+                "inProgress"
+            } else {
+                "pending"
+            };
             json!({ "step": s, "status": status })
         })
         .collect();
@@ -107,7 +113,11 @@ fn choice(reply: &Value) -> String {
             Some(format!("{k}: {}", a.join(", ")))
         })
         .collect();
-    if parts.is_empty() { "no answer".into() } else { parts.join("; ") }
+    if parts.is_empty() {
+        "no answer".into()
+    } else {
+        parts.join("; ")
+    }
 }
 
 pub fn closing(ctx: &Ctx, reply: &Value) -> Vec<Value> {

@@ -14,7 +14,11 @@ fn update(ctx: &Ctx, update: Value) -> Value {
 }
 
 fn mode_id(plan: bool) -> &'static str {
-    if plan { "plan" } else { "agent" }
+    if plan {
+        "plan"
+    } else {
+        "agent"
+    }
 }
 
 /// The `session/new` response: Cursor's modes (`agent`, `plan`, `ask`).
@@ -37,7 +41,10 @@ pub fn turn(ctx: &Ctx) -> Vec<Value> {
     let mut v = vec![mode_update(ctx, true)];
     let text = plan_markdown(ctx.prompt, "as small as possible");
     for d in script::deltas(&text) {
-        v.push(update(ctx, json!({ "sessionUpdate": "agent_message_chunk", "content": { "type": "text", "text": d } })));
+        v.push(update(
+            ctx,
+            json!({ "sessionUpdate": "agent_message_chunk", "content": { "type": "text", "text": d } }),
+        ));
     }
     v
 }

@@ -61,7 +61,8 @@ fn spawn(db: &Path, args: &[String]) -> (Child, String) {
         .expect("spawn host");
     let mut line = String::new();
     BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("first line");
-    let base = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("bad first line {line:?}")).to_string();
+    let base =
+        line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("bad first line {line:?}")).to_string();
     (child, base)
 }
 
@@ -173,7 +174,10 @@ impl Host {
     }
 
     pub fn prompt(&self, sid: &str, mode: &str, text: &str) {
-        let v = self.call("session.prompt", json!({ "sessionId": sid, "mode": mode, "content": [{ "type": "text", "text": text }] }));
+        let v = self.call(
+            "session.prompt",
+            json!({ "sessionId": sid, "mode": mode, "content": [{ "type": "text", "text": text }] }),
+        );
         assert_eq!(v, json!({ "accepted": true }));
     }
 
@@ -217,7 +221,9 @@ impl Host {
     }
 
     pub fn wait_turn_end(&self, sid: &str, turn: u64) -> Vec<Value> {
-        self.wait_event(sid, &format!("turn/end of turn {turn}"), |e| e["type"] == "turn/end" && e["data"]["turn"] == turn)
+        self.wait_event(sid, &format!("turn/end of turn {turn}"), |e| {
+            e["type"] == "turn/end" && e["data"]["turn"] == turn
+        })
     }
 
     pub fn admin(&self, cmd: Value) -> Raw {

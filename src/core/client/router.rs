@@ -10,8 +10,8 @@
 //! the session (unless it is cold).
 
 use crate::core::session::{OpId, OpenState, Session};
-use crate::core::wire::{Frame, InboundFrame};
 use crate::core::vecmap::VecMap;
+use crate::core::wire::{Frame, InboundFrame};
 
 /// Most interaction frames held for a session that is not resident yet.
 pub const MAX_STASHED: usize = 256;

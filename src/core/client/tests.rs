@@ -241,10 +241,7 @@ fn answer_history(s: &mut Session) {
 }
 
 fn history_requests(s: &mut Session) -> usize {
-    s.drain_effects()
-        .into_iter()
-        .filter(|e| matches!(e, Effect::Send { call: Call::History { .. }, .. }))
-        .count()
+    s.drain_effects().into_iter().filter(|e| matches!(e, Effect::Send { call: Call::History { .. }, .. })).count()
 }
 
 #[test]
@@ -330,11 +327,8 @@ fn a_resync_re_queries_plan_state_after_the_window_is_installed() {
     for e in s.drain_effects() {
         if let Effect::Send { req, call: Call::History { .. } } = e {
             s.on_response(req, Ok(json!({"events": [], "hasMore": false}).into()));
-            plan_queries += s
-                .drain_effects()
-                .iter()
-                .filter(|e| matches!(e, Effect::Send { call: Call::PlanMode, .. }))
-                .count();
+            plan_queries +=
+                s.drain_effects().iter().filter(|e| matches!(e, Effect::Send { call: Call::PlanMode, .. })).count();
         }
     }
     assert_eq!(plan_queries, 1);

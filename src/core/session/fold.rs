@@ -6,7 +6,7 @@
 //! nodes keep their `Rc` (and so their JS identity).
 
 use super::nodes::{same_node, Node, NodeKind, Partial, PlanText, RunningToolCall, Stamps, ToolStatus};
-use crate::core::wire::{Chunk, ChunkKind, EventBody, Json, SessionEvent, Seq};
+use crate::core::wire::{Chunk, ChunkKind, EventBody, Json, Seq, SessionEvent};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -142,7 +142,8 @@ impl Fold {
                         p.rev = rev;
                     }
                     None => {
-                        let text = PlanText { item_id: d.body.item_id, turn: d.turn, text: d.body.text, done: false, rev };
+                        let text =
+                            PlanText { item_id: d.body.item_id, turn: d.turn, text: d.body.text, done: false, rev };
                         self.plan_text = Some(Rc::new(text));
                     }
                 }
@@ -257,8 +258,12 @@ impl Fold {
             fresh.nodes_rev = previous.nodes_rev;
         }
         if let (Some(a), Some(b)) = (&fresh.partial, &previous.partial) {
-            if a.turn == b.turn && a.step == b.step && a.text == b.text && a.reasoning == b.reasoning
-                && a.first_seq == b.first_seq && a.last_seq == b.last_seq
+            if a.turn == b.turn
+                && a.step == b.step
+                && a.text == b.text
+                && a.reasoning == b.reasoning
+                && a.first_seq == b.first_seq
+                && a.last_seq == b.last_seq
             {
                 fresh.partial = Some(Rc::clone(b));
             }

@@ -5,8 +5,8 @@ use super::io::{Call, Outcome};
 use super::nodes::PlanText;
 use super::{OpId, Purpose, Session};
 use crate::core::wire::interaction::{
-    Answer, Capabilities, ModeState, PendingPrompts, PlanSteps, ProposedPlan, UserInputPrompt,
-    PROJ_CAPABILITIES, PROJ_MODE, PROJ_PLAN_STEPS, PROJ_PROPOSED_PLAN, PROJ_USER_INPUT,
+    Answer, Capabilities, ModeState, PendingPrompts, PlanSteps, ProposedPlan, UserInputPrompt, PROJ_CAPABILITIES,
+    PROJ_MODE, PROJ_PLAN_STEPS, PROJ_PROPOSED_PLAN, PROJ_USER_INPUT,
 };
 use crate::core::wire::read::{read, FromObj};
 use crate::core::wire::{ErrorCode, Json, Receipt, ReceiptReason, RpcError};
@@ -57,10 +57,8 @@ impl Session {
     /// refused locally (`not-pending`) without a request.
     pub fn answer(&mut self, prompt_id: &str, answers: Vec<Answer>) -> OpId {
         let op = self.new_op();
-        let in_flight = self
-            .inflight
-            .values()
-            .any(|p| matches!(p, Purpose::Answer { prompt_id: id, .. } if id == prompt_id));
+        let in_flight =
+            self.inflight.values().any(|p| matches!(p, Purpose::Answer { prompt_id: id, .. } if id == prompt_id));
         if in_flight {
             let details = Json::from_serialize(&PromptRef { issues: [], prompt_id });
             let err = RpcError::with_details(

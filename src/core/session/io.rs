@@ -19,16 +19,30 @@ pub struct OpId(pub u64);
 /// A unary call for the shell to perform.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Call {
-    History { before_seq: Option<u64>, max_messages: Option<u32> },
+    History {
+        before_seq: Option<u64>,
+        max_messages: Option<u32>,
+    },
     PlanMode,
-    SetPlanMode { active: bool },
+    SetPlanMode {
+        active: bool,
+    },
     /// `content` is a JSON array of content blocks.
-    Prompt { mode: PromptMode, content: Json },
+    Prompt {
+        mode: PromptMode,
+        content: Json,
+    },
     Cancel,
     /// `POST /api/respond` with a client-response answering `rpc_id`.
-    Respond { rpc_id: String, result: RpcResult<Json> },
+    Respond {
+        rpc_id: String,
+        result: RpcResult<Json>,
+    },
     /// Extension: `session.answer` for a user-input prompt; `answers` is a JSON array.
-    Answer { prompt_id: String, answers: Json },
+    Answer {
+        prompt_id: String,
+        answers: Json,
+    },
 }
 
 impl Call {
@@ -112,13 +126,22 @@ pub enum Outcome {
 /// What the core asks of its driver.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
-    Send { req: ReqId, call: Call },
-    Settle { op: OpId, outcome: Outcome },
+    Send {
+        req: ReqId,
+        call: Call,
+    },
+    Settle {
+        op: OpId,
+        outcome: Outcome,
+    },
     /// The snapshot changed; emitted at most once per input.
     Changed,
     /// Call `Session::on_wake(token)` after `after_ms` (the core has no clock). A wake the
     /// session no longer wants is ignored, so the driver never needs to cancel one.
-    Wake { token: WakeToken, after_ms: u32 },
+    Wake {
+        token: WakeToken,
+        after_ms: u32,
+    },
 }
 
 /// Counters of what was dropped or refused, for diagnostics and tests.

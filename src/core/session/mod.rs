@@ -23,19 +23,19 @@ mod retry;
 mod window;
 
 pub use fences::{EventVersion, OpenGeneration, PlanRequestFence, PlanTicket};
-pub use io::{Call, Diagnostics, Effect, OpId, Outcome, ReqId, WakeToken};
 pub use interaction::Interaction;
+pub use io::{Call, Diagnostics, Effect, OpId, Outcome, ReqId, WakeToken};
 pub use nodes::{Node, NodeKind, Partial, PlanText, RunningToolCall, ToolStatus};
 pub use pending::{PendingInteraction, PendingKind};
 pub use plan::Capability;
 
 use crate::core::projection::ProjectionStore;
-use crate::core::wire::{PlanModeState, RpcError, SessionEvent, Seq};
+use crate::core::vecmap::VecMap;
+use crate::core::wire::{PlanModeState, RpcError, Seq, SessionEvent};
 use fold::Fold;
 use nodes::Stamps;
 use pending::PendingSet;
 use plan::PlanTracker;
-use crate::core::vecmap::VecMap;
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
@@ -77,15 +77,37 @@ impl PromptOp {
 #[derive(Debug, Clone)]
 enum Purpose {
     /// Tail page for open or resync.
-    Open { gen: OpenGeneration },
+    Open {
+        gen: OpenGeneration,
+    },
     /// Tail page as a replacement window (gap repair or the subscribed stitch pull).
-    Repair { gen: OpenGeneration },
-    Older { gen: OpenGeneration, base_at_send: Seq },
-    PlanQuery { gen: OpenGeneration, ticket: PlanTicket },
-    Selection { ticket: PlanTicket, op: OpId },
-    Prompt { op: OpId, which: PromptOp },
-    Respond { op: OpId, key: String },
-    Answer { op: OpId, prompt_id: String },
+    Repair {
+        gen: OpenGeneration,
+    },
+    Older {
+        gen: OpenGeneration,
+        base_at_send: Seq,
+    },
+    PlanQuery {
+        gen: OpenGeneration,
+        ticket: PlanTicket,
+    },
+    Selection {
+        ticket: PlanTicket,
+        op: OpId,
+    },
+    Prompt {
+        op: OpId,
+        which: PromptOp,
+    },
+    Respond {
+        op: OpId,
+        key: String,
+    },
+    Answer {
+        op: OpId,
+        prompt_id: String,
+    },
 }
 
 /// Most frames held while no window can take them; past this the buffer is dropped and

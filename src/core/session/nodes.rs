@@ -48,10 +48,21 @@ impl ToolStatus {
 #[derive(Debug, Clone, PartialEq)]
 pub enum NodeKind {
     /// `user/message` (steering = false) or `steering/message` (steering = true).
-    User { content: Json, source: Json, steering: bool },
+    User {
+        content: Json,
+        source: Json,
+        steering: bool,
+    },
     /// `context/message`: host-injected context (e.g. a plan-mode switch notice).
-    Context { content: Json, source: Json },
-    Assistant { step: u64, content: Json, provenance: Json },
+    Context {
+        content: Json,
+        source: Json,
+    },
+    Assistant {
+        step: u64,
+        content: Json,
+        provenance: Json,
+    },
     Tool {
         step: u64,
         call_id: String,
@@ -62,13 +73,25 @@ pub enum NodeKind {
         is_error: bool,
     },
     /// Streamed assistant text frozen by a `turn/end` before its `assistant/message`.
-    Interrupted { step: u64, text: String, reason: String },
+    Interrupted {
+        step: u64,
+        text: String,
+        reason: String,
+    },
     /// A committed plan-mode change, shown as a divider.
-    PlanMode { active: bool },
+    PlanMode {
+        active: bool,
+    },
     /// A user-input prompt that was answered or cancelled, with the chosen answers.
-    Interaction { prompt: Rc<UserInputPrompt>, answers: Vec<Answer>, outcome: PromptOutcome },
+    Interaction {
+        prompt: Rc<UserInputPrompt>,
+        answers: Vec<Answer>,
+        outcome: PromptOutcome,
+    },
     /// The agent's final plan, handed off for review.
-    ProposedPlan { plan: ProposedPlan },
+    ProposedPlan {
+        plan: ProposedPlan,
+    },
 }
 
 impl NodeKind {

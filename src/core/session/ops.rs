@@ -57,7 +57,10 @@ impl Session {
     /// settles the waiters of a superseded older-page load.
     pub(super) fn forget_window_requests(&mut self) {
         self.inflight.retain(|_, p| {
-            !matches!(p, Purpose::Open { .. } | Purpose::Repair { .. } | Purpose::Older { .. } | Purpose::PlanQuery { .. })
+            !matches!(
+                p,
+                Purpose::Open { .. } | Purpose::Repair { .. } | Purpose::Older { .. } | Purpose::PlanQuery { .. }
+            )
         });
         self.repair_in_flight = None;
         if self.older_in_flight.take().is_some() {
@@ -163,7 +166,11 @@ impl Session {
                 | Purpose::Answer { op, .. } => op,
                 _ => continue,
             };
-            let err = RpcError::with_details(crate::core::wire::ErrorCode::Cancelled, "session closed", Json::from_text("{}").unwrap_or_default());
+            let err = RpcError::with_details(
+                crate::core::wire::ErrorCode::Cancelled,
+                "session closed",
+                Json::from_text("{}").unwrap_or_default(),
+            );
             self.settle(op, Outcome::Result(Err(err)));
         }
         for op in std::mem::take(&mut self.open_waiters) {

@@ -34,7 +34,9 @@ pub enum PlanApply {
     StaleRequest,
     /// A commit overtook the request; the commit stays. `requery` asks for a fresh query
     /// because the dropped response may have carried a pending selection.
-    Overtaken { requery: bool },
+    Overtaken {
+        requery: bool,
+    },
 }
 
 impl Default for PlanTracker {

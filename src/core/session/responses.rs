@@ -16,9 +16,7 @@ impl Session {
             return self.flush();
         };
         match purpose {
-            Purpose::Open { gen } | Purpose::Repair { gen, .. } | Purpose::Older { gen, .. }
-                if gen != self.gen =>
-            {
+            Purpose::Open { gen } | Purpose::Repair { gen, .. } | Purpose::Older { gen, .. } if gen != self.gen => {
                 self.diag.stale_responses += 1;
             }
             Purpose::PlanQuery { gen, .. } if gen != self.gen => self.diag.stale_responses += 1,

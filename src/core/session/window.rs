@@ -4,7 +4,7 @@
 use super::fold::{Fold, Touched};
 use super::io::{Call, Outcome};
 use super::{OpenState, Purpose, Session, MAX_BUFFERED, MAX_REPAIRS_PER_TAIL};
-use crate::core::wire::{HistoryValue, SessionEvent, Seq};
+use crate::core::wire::{HistoryValue, Seq, SessionEvent};
 
 impl Session {
     /// Installs a tail page as the whole window (open, resync, repair), then stitches the

@@ -2,8 +2,8 @@
 
 use crate::core::session::{Call, Effect, OpId, Outcome, ReqId, Session, WakeToken};
 use crate::core::wire::{
-    EventFrame, Frame, HistoryItem, HistoryValue, InboundFrame, Json, PlanModeState, RpcError,
-    SessionEvent, SubscribedFrame,
+    EventFrame, Frame, HistoryItem, HistoryValue, InboundFrame, Json, PlanModeState, RpcError, SessionEvent,
+    SubscribedFrame,
 };
 use serde_json::{json, Value};
 
@@ -18,10 +18,18 @@ pub fn user(seq: u64, text: &str) -> SessionEvent {
     ev(seq, "user/message", json!({"content": [{"type": "text", "text": text}], "source": {"kind": "user"}}))
 }
 pub fn chunk(seq: u64, turn: u64, text: &str) -> SessionEvent {
-    ev(seq, "assistant/chunk", json!({"turn": turn, "step": 1, "chunk": {"type": "text-delta", "index": 0, "text": text}}))
+    ev(
+        seq,
+        "assistant/chunk",
+        json!({"turn": turn, "step": 1, "chunk": {"type": "text-delta", "index": 0, "text": text}}),
+    )
 }
 pub fn message(seq: u64, turn: u64, text: &str) -> SessionEvent {
-    ev(seq, "assistant/message", json!({"turn": turn, "step": 1, "content": [{"type": "text", "text": text}], "provenance": {}}))
+    ev(
+        seq,
+        "assistant/message",
+        json!({"turn": turn, "step": 1, "content": [{"type": "text", "text": text}], "provenance": {}}),
+    )
 }
 pub fn turn_start(seq: u64, turn: u64) -> SessionEvent {
     ev(seq, "turn/start", json!({"turn": turn, "trigger": {"kind": "message"}}))
@@ -33,7 +41,11 @@ pub fn plan_event(seq: u64, active: bool) -> SessionEvent {
     ev(seq, "plan/mode", json!({ "active": active }))
 }
 pub fn tool_call(seq: u64, turn: u64, call_id: &str) -> SessionEvent {
-    ev(seq, "tool/call", json!({"turn": turn, "step": 1, "callId": call_id, "name": "bash", "arguments": {"cmd": "ls"}}))
+    ev(
+        seq,
+        "tool/call",
+        json!({"turn": turn, "step": 1, "callId": call_id, "name": "bash", "arguments": {"cmd": "ls"}}),
+    )
 }
 pub fn tool_result(seq: u64, turn: u64, call_id: &str) -> SessionEvent {
     ev(seq, "tool/result", json!({"turn": turn, "step": 1, "callId": call_id, "content": "ok", "isError": false}))
@@ -101,9 +113,11 @@ impl Driver {
     /// Takes the oldest unanswered request matching `pred`.
     pub fn take(&mut self, pred: impl Fn(&Call) -> bool) -> (ReqId, Call) {
         self.pump();
-        let i = self.sent.iter().position(|(_, c)| pred(c)).unwrap_or_else(|| {
-            panic!("no matching request; sent = {:?}", self.sent)
-        });
+        let i = self
+            .sent
+            .iter()
+            .position(|(_, c)| pred(c))
+            .unwrap_or_else(|| panic!("no matching request; sent = {:?}", self.sent));
         self.sent.remove(i)
     }
     pub fn take_history(&mut self) -> (ReqId, Option<u64>) {

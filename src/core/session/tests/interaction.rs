@@ -13,8 +13,7 @@ fn prompt(id: &str) -> Value {
 }
 
 fn steps(texts: &[(&str, &str)]) -> Value {
-    let steps: Vec<Value> =
-        texts.iter().map(|(t, s)| json!({"text": t, "status": s, "source": "native"})).collect();
+    let steps: Vec<Value> = texts.iter().map(|(t, s)| json!({"text": t, "status": s, "source": "native"})).collect();
     json!({ "steps": steps })
 }
 
@@ -69,7 +68,10 @@ fn a_stale_baseline_never_overwrites_newer_interaction_values() {
     d.s.resync();
     let (req, _) = d.take_history();
     // The resync page is as of seq 0 and still has the old steps.
-    d.answer(req, page_with_projections(&[user(0, "plan it")], json!({"interaction/plan": steps(&[("old", "pending")])})));
+    d.answer(
+        req,
+        page_with_projections(&[user(0, "plan it")], json!({"interaction/plan": steps(&[("old", "pending")])})),
+    );
     assert_eq!(d.s.interaction().plan_steps.unwrap().steps[0].text, "new");
 }
 
@@ -91,11 +93,15 @@ fn plan_text_accumulates_and_finalises() {
 fn prompts_pend_and_resolve_into_a_completed_interaction_node() {
     let mut d = opened_with(json!({"interaction/userInput": {"prompts": [prompt("p1")]}}));
     assert_eq!(d.s.interaction().user_input[0].prompt_id, "p1");
-    d.live(ev(1, "interaction/prompt-resolved", json!({
-        "prompt": prompt("p1"),
-        "answers": [{"questionId": "q1", "selectedOptionIds": ["o2"]}],
-        "outcome": "answered"
-    })));
+    d.live(ev(
+        1,
+        "interaction/prompt-resolved",
+        json!({
+            "prompt": prompt("p1"),
+            "answers": [{"questionId": "q1", "selectedOptionIds": ["o2"]}],
+            "outcome": "answered"
+        }),
+    ));
     d.frame(projection("interaction/userInput", json!({"prompts": []}), 1));
     assert!(d.s.interaction().user_input.is_empty());
     let node = d.s.nodes().last().unwrap();
@@ -111,7 +117,10 @@ fn a_reconnect_keeps_a_pending_prompt() {
     d.s.resync();
     assert_eq!(d.s.interaction().user_input.len(), 1, "visible while reconnecting");
     let (req, _) = d.take_history();
-    d.answer(req, page_with_projections(&[user(0, "plan it")], json!({"interaction/userInput": {"prompts": [prompt("p1")]}})));
+    d.answer(
+        req,
+        page_with_projections(&[user(0, "plan it")], json!({"interaction/userInput": {"prompts": [prompt("p1")]}})),
+    );
     assert_eq!(d.s.interaction().user_input[0].prompt_id, "p1");
 }
 

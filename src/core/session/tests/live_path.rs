@@ -42,7 +42,9 @@ fn running_tool_calls_are_tracked_until_their_result() {
     assert_eq!(d.s.running_calls().len(), 1);
     assert_eq!(d.s.running_calls()[0].call_id, "c2");
     let c1 = d.s.nodes().iter().find(|n| n.id == "s1").unwrap();
-    assert!(matches!(&c1.kind, NodeKind::Tool { status: ToolStatus::Completed, result: Some(r), .. } if r.value() == "ok"));
+    assert!(
+        matches!(&c1.kind, NodeKind::Tool { status: ToolStatus::Completed, result: Some(r), .. } if r.value() == "ok")
+    );
 }
 
 #[test]
@@ -55,7 +57,9 @@ fn turn_end_freezes_a_content_bearing_partial_and_orphan_calls_of_that_turn_only
     d.live(turn_end(4, 1, "interrupted"));
     assert!(d.s.partial().is_none());
     let frozen = d.s.nodes().iter().find(|n| matches!(n.kind, NodeKind::Interrupted { .. })).unwrap();
-    assert!(matches!(&frozen.kind, NodeKind::Interrupted { text, reason, .. } if text == "half an ans" && reason == "interrupted"));
+    assert!(
+        matches!(&frozen.kind, NodeKind::Interrupted { text, reason, .. } if text == "half an ans" && reason == "interrupted")
+    );
     let mine = d.s.nodes().iter().find(|n| n.id == "s1").unwrap();
     assert!(matches!(mine.kind, NodeKind::Tool { status: ToolStatus::Interrupted, .. }));
     let other = d.s.nodes().iter().find(|n| n.id == "s3").unwrap();

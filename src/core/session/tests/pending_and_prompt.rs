@@ -1,9 +1,9 @@
-use crate::core::wire::Json;
 use super::harness::*;
 use crate::core::session::{Call, Outcome, PendingKind, PromptOp};
+use crate::core::wire::Json;
 use crate::core::wire::{
-    ApprovalOutcome, ApprovalRequested, ApprovalResolved, ErrorCode, Frame, InboundFrame, PromptMode,
-    Question, QuestionOutcome, QuestionRequested, QuestionResolved, RpcError,
+    ApprovalOutcome, ApprovalRequested, ApprovalResolved, ErrorCode, Frame, InboundFrame, PromptMode, Question,
+    QuestionOutcome, QuestionRequested, QuestionResolved, RpcError,
 };
 use serde_json::{json, Value};
 
@@ -131,10 +131,7 @@ fn a_wait_settled_by_its_resolved_frame_refuses_a_late_respond() {
     let op = d.s.respond("question:rq", Ok(Json::from(json!({}))));
     d.pump();
     assert!(!d.has_request(|c| matches!(c, Call::Respond { .. })), "no request sent");
-    assert_eq!(
-        d.outcome(op),
-        Some(&ok(json!({"accepted": false, "reason": "not-pending"})))
-    );
+    assert_eq!(d.outcome(op), Some(&ok(json!({"accepted": false, "reason": "not-pending"}))));
 }
 
 #[test]
@@ -182,7 +179,11 @@ fn a_question_the_new_connection_does_not_replay_is_dropped_at_the_resync() {
     let (req, _) = d.take_history();
     d.answer(req, page(&[user(0, "a")], false));
     let keys: Vec<_> = d.s.pending().iter().map(|p| p.key.clone()).collect();
-    assert_eq!(keys, vec!["approval:a1"], "the host restarted without the question; approvals are not replayed by the origin, so they stay");
+    assert_eq!(
+        keys,
+        vec!["approval:a1"],
+        "the host restarted without the question; approvals are not replayed by the origin, so they stay"
+    );
 }
 
 #[test]
