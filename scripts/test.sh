@@ -24,8 +24,8 @@ layer "cargo test --workspace (core, client controller, host, simulation)" cargo
 # The simulation's schedule count, shown (the harness hides a passing test's output).
 layer "simulation schedule count" bash -c \
   'set -o pipefail; cargo test -q --test simulation random_schedules -- --show-output | grep -E "^simulation:|test result"' 
-layer "native benchmarks (printed figures: core ingest 1k vs 100k window, host load)" \
-  bash -c 'cargo bench --bench core_ingest && cargo bench -p agent-session-host --bench load'
+layer "native benchmarks (printed figures: core ingest 1k vs 100k window, core paging, host load)" \
+  bash -c 'cargo bench --bench core_ingest && cargo bench --bench core_paging && cargo bench -p agent-session-host --bench load'
 layer "browser tests (wasm-bindgen-test, headless Chromium, reference host)" node scripts/test-browser.mjs
 layer "package build (cargo wasm32 release, wasm-bindgen, wasm-opt)" bash scripts/build.sh
 layer "size report (packed .wasm + JS glue, gzipped; SIZE_STRICT=1 gates on the budget)" node scripts/size.mjs

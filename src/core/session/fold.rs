@@ -281,4 +281,42 @@ impl Fold {
         }
         fresh
     }
+
+    /// Prepends an older `page` to a window whose fold, `current`, started from nothing.
+    ///
+    /// Why: re-folding the whole window for every older page made paging back through a long
+    /// session quadratic. When the page leaves nothing pending across the boundary — no tool
+    /// call awaiting its result, no open plan prose, and no partial (or one the window's first
+    /// event, an assistant message, replaces) — folding the page alone and putting its nodes in
+    /// front is exactly what a full re-fold gives. Otherwise it re-folds everything.
+    pub fn prepend(page: &[SessionEvent], window: &[SessionEvent], current: &Fold, stamps: &mut Stamps) -> Fold {
+        let mut head = Fold::default();
+        for ev in page {
+            head.apply(ev, stamps);
+        }
+        if head.partial.is_some()
+            && window.first().is_some_and(|e| matches!(e.body(), Some(EventBody::AssistantMessage(_))))
+        {
+            head.partial = None;
+        }
+        let open_prose = head.plan_text.as_ref().is_some_and(|p| !p.done);
+        if head.partial.is_some() || !head.running.is_empty() || open_prose {
+            return Fold::rebuild(page.iter().chain(window), current, stamps);
+        }
+        let offset = head.nodes.len();
+        let mut tool_index = head.tool_index;
+        tool_index.extend(current.tool_index.iter().map(|(id, i)| (id.clone(), i + offset)));
+        let mut nodes = head.nodes;
+        nodes.extend(current.nodes.iter().cloned());
+        Fold {
+            nodes_rev: if offset == 0 { current.nodes_rev } else { stamps.next() },
+            nodes,
+            partial: current.partial.clone(),
+            running: current.running.clone(),
+            running_rev: current.running_rev,
+            tool_index,
+            newest_plan: current.newest_plan.or(head.newest_plan),
+            plan_text: current.plan_text.clone().or(head.plan_text),
+        }
+    }
 }

@@ -2,6 +2,7 @@
 
 mod harness;
 
+mod fold_prepend;
 mod interaction;
 mod live_path;
 mod open;

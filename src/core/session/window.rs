@@ -183,8 +183,8 @@ impl Session {
             return;
         }
         let mut events: Vec<SessionEvent> = page.events.into_iter().map(|i| i.event).collect();
+        self.fold = Fold::prepend(&events, &self.window, &self.fold, &mut self.stamps);
         events.append(&mut self.window);
-        self.fold = Fold::rebuild(&events, &self.fold, &mut self.stamps);
         self.window = events;
         self.has_more = page.has_more;
         self.dirty = true;
