@@ -130,6 +130,24 @@ impl Checker {
 /// session reported a change: all of them when the window was replaced, and the new
 /// events plus both ends when it only grew at the tail (`verified` remembers the base and
 /// tail last checked).
+/// The conversation the session built incrementally (appends, prepended pages, repairs) is
+/// the one a fold of its whole window from scratch gives: same node ids and contents.
+pub fn check_nodes_match_a_full_fold(session: &Session) -> Result<(), String> {
+    use agent_session::core::session::fold::Fold;
+    use agent_session::core::session::nodes::Stamps;
+    let fresh = Fold::rebuild(session.window(), &Fold::default(), &mut Stamps::default());
+    let view = |nodes: &[std::rc::Rc<agent_session::core::session::Node>]| -> Vec<String> {
+        nodes.iter().map(|n| format!("{}:{:?}", n.id, n.kind)).collect()
+    };
+    let (ours, theirs) = (view(session.nodes()), view(&fresh.nodes));
+    if ours != theirs {
+        return Err(format!(
+            "the nodes differ from a full fold of the window:\n  ours   {ours:?}\n  a fold {theirs:?}"
+        ));
+    }
+    Ok(())
+}
+
 pub fn check_window(
     session: &Session,
     host: &ModelHost,

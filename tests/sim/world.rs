@@ -3,7 +3,7 @@
 //! effects into requests, routes frames, resyncs non-cold sessions when a connection
 //! generation is established). Every action is followed by the invariant checks.
 
-use super::invariants::{check_converged, check_window, Checker};
+use super::invariants::{check_converged, check_nodes_match_a_full_fold, check_window, Checker};
 use super::model_host::{Meta, ModelHost};
 use super::network::{Conn, Fate, Network, Request, Response, Tagged};
 use super::rng::Rng;
@@ -523,6 +523,9 @@ impl World {
     pub fn quiesce_and_check(&mut self) {
         trace("---- quiescence".into());
         self.settle();
+        if let Err(e) = check_nodes_match_a_full_fold(&self.session) {
+            self.fail(&e);
+        }
         // Liveness (opt-in): an open session converges with no help. A cold or errored one
         // waits for the UI by design (`open()` again), so it is not held to it.
         if std::env::var("SIM_LIVENESS").is_ok() && self.session.open_state() == OpenState::Open {
