@@ -150,6 +150,14 @@ impl Driver {
         self.s.on_response(req, Err(error));
         self.pump();
     }
+    /// Fails `req` with a timeout; the wake-up the session asks for in response, if any.
+    pub fn fail_then_wake(&mut self, req: ReqId) -> (WakeToken, u32) {
+        let before = self.wakes.len();
+        self.fail(req, transport_error());
+        self.pump();
+        assert_eq!(self.wakes.len(), before + 1, "a failure arms one wake");
+        self.wakes[before]
+    }
     pub fn frame(&mut self, f: InboundFrame) {
         self.s.on_frame(f);
         self.pump();

@@ -189,15 +189,11 @@ fn a_failed_plan_query_is_asked_again_once_the_stream_shows_life() {
 #[test]
 fn a_failed_plan_query_on_an_idle_session_is_asked_again_after_a_backoff() {
     let (mut d, q) = open_without_plan_answer(&[user(0, "a")]);
-    d.fail(q, RpcError::transport("timeout"));
-    d.pump();
-    let (first, delay) = d.wakes[0];
+    let (first, delay) = d.fail_then_wake(q);
     assert_eq!(delay, 1_000);
     d.s.on_wake(first);
     let again = d.take_plan_query();
-    d.fail(again, RpcError::transport("timeout"));
-    d.pump();
-    let (second, delay) = d.wakes[1];
+    let (second, delay) = d.fail_then_wake(again);
     assert_eq!(delay, 2_000, "consecutive failures back off");
     d.s.on_wake(first);
     assert!(!d.has_request(|c| matches!(c, Call::PlanMode)), "an earlier wake is stale");
@@ -212,24 +208,18 @@ fn a_failed_plan_query_on_an_idle_session_is_asked_again_after_a_backoff() {
     let (h, _) = d.take_history();
     d.answer(h, page(&[user(0, "a"), user(1, "b")], false));
     let q = d.take_plan_query();
-    d.fail(q, RpcError::transport("timeout"));
-    d.pump();
-    assert_eq!(d.wakes.last().map(|w| w.1), Some(1_000));
+    assert_eq!(d.fail_then_wake(q).1, 1_000);
 }
 
 #[test]
 fn a_retry_wake_is_void_once_a_live_event_asked_or_a_new_window_began() {
     let (mut d, q) = open_without_plan_answer(&[user(0, "a")]);
-    d.fail(q, RpcError::transport("timeout"));
-    d.pump();
-    let (wake, _) = d.wakes[0];
+    let (wake, _) = d.fail_then_wake(q);
     d.live(user(1, "b"));
     let again = d.take_plan_query();
     d.s.on_wake(wake);
     assert!(!d.has_request(|c| matches!(c, Call::PlanMode)), "the event already asked");
-    d.fail(again, RpcError::transport("timeout"));
-    d.pump();
-    let (wake, _) = *d.wakes.last().unwrap();
+    let (wake, _) = d.fail_then_wake(again);
     d.s.resync();
     let (h, _) = d.take_history();
     d.s.on_wake(wake);
@@ -241,9 +231,7 @@ fn a_retry_wake_is_void_once_a_live_event_asked_or_a_new_window_began() {
 #[test]
 fn a_retry_wake_after_close_sends_nothing() {
     let (mut d, q) = open_without_plan_answer(&[user(0, "a")]);
-    d.fail(q, RpcError::transport("timeout"));
-    d.pump();
-    let (wake, _) = d.wakes[0];
+    let (wake, _) = d.fail_then_wake(q);
     d.s.close();
     d.s.on_wake(wake);
     assert!(!d.has_request(|c| matches!(c, Call::PlanMode)));

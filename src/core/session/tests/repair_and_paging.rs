@@ -13,6 +13,15 @@ fn open_range(from: u64, to: u64, has_more: bool) -> Driver {
     d
 }
 
+/// Fails every repair the budget allows, then collects the effects.
+fn spend_the_repair_budget(d: &mut Driver) {
+    for _ in 0..MAX_REPAIRS_PER_TAIL {
+        let (req, _) = d.take_history();
+        d.fail(req, transport_error());
+    }
+    d.pump();
+}
+
 fn users(from: u64, to: u64) -> Vec<crate::core::wire::SessionEvent> {
     (from..=to).map(|s| user(s, "x")).collect()
 }
@@ -73,11 +82,7 @@ fn a_failed_repair_keeps_the_window_and_is_bounded() {
 fn a_spent_repair_budget_is_renewed_after_a_backoff_on_an_idle_session() {
     let mut d = open_range(0, 2, false);
     d.live(user(5, "x"));
-    for _ in 0..MAX_REPAIRS_PER_TAIL {
-        let (req, _) = d.take_history();
-        d.fail(req, transport_error());
-    }
-    d.pump();
+    spend_the_repair_budget(&mut d);
     assert_eq!(d.wakes.len(), 1, "one wake for the spent budget");
     let (wake, delay) = d.wakes[0];
     assert_eq!(delay, 1_000);
@@ -95,11 +100,7 @@ fn a_spent_repair_budget_backs_off_further_each_round() {
     let mut d = open_range(0, 2, false);
     d.live(user(5, "x"));
     for round in 0..3u32 {
-        for _ in 0..MAX_REPAIRS_PER_TAIL {
-            let (req, _) = d.take_history();
-            d.fail(req, transport_error());
-        }
-        d.pump();
+        spend_the_repair_budget(&mut d);
         let (wake, delay) = *d.wakes.last().unwrap();
         assert_eq!(delay, 1_000 << round);
         d.s.on_wake(wake);
