@@ -9,10 +9,12 @@
 //!
 //! Env: LOAD_EVENTS (default 20000), LOAD_SUBSCRIBERS (default 100).
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use agent_session::core::sse::{SseItem, SseParser};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read};
-use std::process::{Command, Stdio};
+use std::io::Read;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -107,17 +109,9 @@ fn time_pages(c: &Client, sid: &str, before: Option<u64>, runs: usize) -> (f64, 
 fn main() {
     let events = env_num("LOAD_EVENTS", 20_000);
     let subscribers = env_num("LOAD_SUBSCRIBERS", 100);
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-session-host"))
-        .args(["--listen", "127.0.0.1:0", "--faults", "--chunk-delay-ms", "0", "--db"])
-        .arg(dir.path().join("load.sqlite"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn host");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("first line");
-    let base = line.trim().trim_start_matches("listening on ").to_string();
+    // The tests' harness starts the host (ephemeral port, temporary database) and stops it on drop.
+    let host = common::Host::start(&["--faults", "--chunk-delay-ms", "0"]);
+    let base = host.base.clone();
     let c = Client { base: base.clone(), agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(120)).build() };
 
     // 1. Append + fan-out.
@@ -176,6 +170,5 @@ fn main() {
     println!("  ratio 100k/100 (median, tail): {:.2}  (goal <= 1.5)", b50 / s50);
     println!("  ratio 100k/100 (median, mid):  {:.2}", m50 / s50);
 
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(host);
 }
