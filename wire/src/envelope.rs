@@ -61,15 +61,23 @@ impl Envelope {
     }
 }
 
+fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
 /// A `client-request` envelope's text, written without a `Value` tree.
 pub fn client_request_text(rpc_id: &str, method: &str, payload: &Json) -> String {
-    let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
     format!(
         r#"{{"type":"client-request","rpcId":{},"method":{},"payload":{}}}"#,
         quote(rpc_id),
         quote(method),
         payload.text()
     )
+}
+
+/// A `client-response` envelope's text (answering the server request `rpc_id`).
+pub fn client_response_text(rpc_id: &str, result: &RpcResult<Json>) -> String {
+    format!(r#"{{"type":"client-response","rpcId":{},"result":{}}}"#, quote(rpc_id), super::error::result_text(result))
 }
 
 /// Reads a unary response body: envelope `type`, the `rpcId` echo and the result object are

@@ -34,12 +34,8 @@ impl ErrorCode {
 pub struct RpcError {
     pub code: ErrorCode,
     pub message: String,
-    #[serde(default = "empty_object")]
+    #[serde(default = "Json::empty_object")]
     pub details: Json,
-}
-
-fn empty_object() -> Json {
-    Json::from_text("{}").expect("{} is JSON")
 }
 
 impl RpcError {
@@ -110,7 +106,7 @@ impl FromObj for RpcError {
             "agent-busy" => ErrorCode::AgentBusy,
             _ => ErrorCode::Internal,
         };
-        let details = o.present("details").unwrap_or_else(empty_object);
+        let details = o.present("details").unwrap_or_else(Json::empty_object);
         Ok(RpcError { code, message: o.str("message")?, details })
     }
 }

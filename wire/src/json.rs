@@ -23,6 +23,7 @@ impl Json {
     pub fn from_text(text: &str) -> Result<Json, serde_json::Error> {
         RawValue::from_string(text.trim().to_string()).map(Json)
     }
+    /// `{}`: the empty payload of describe/list, and the default error `details`.
     pub fn empty_object() -> Json {
         Json::from_text("{}").expect("{} is JSON")
     }

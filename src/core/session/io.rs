@@ -94,13 +94,8 @@ impl Call {
 
     /// The full request body for `POST /api/<path>` under envelope rpcId `rpc_id`.
     pub fn body(&self, session_id: &str, rpc_id: &str) -> String {
-        let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
         match self {
-            Call::Respond { rpc_id: answering, result } => format!(
-                r#"{{"type":"client-response","rpcId":{},"result":{}}}"#,
-                quote(answering),
-                wire::result_text(result)
-            ),
+            Call::Respond { rpc_id: answering, result } => wire::client_response_text(answering, result),
             _ => wire::client_request_text(rpc_id, self.path(), &self.payload(session_id)),
         }
     }

@@ -166,11 +166,8 @@ impl Session {
                 | Purpose::Answer { op, .. } => op,
                 _ => continue,
             };
-            let err = RpcError::with_details(
-                crate::core::wire::ErrorCode::Cancelled,
-                "session closed",
-                Json::from_text("{}").unwrap_or_default(),
-            );
+            let err =
+                RpcError::with_details(crate::core::wire::ErrorCode::Cancelled, "session closed", Json::empty_object());
             self.settle(op, Outcome::Result(Err(err)));
         }
         for op in std::mem::take(&mut self.open_waiters) {
