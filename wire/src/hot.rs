@@ -11,9 +11,9 @@
 use super::event::{Chunk, ChunkData, ChunkKind, SessionEvent};
 use super::frames::{EventFrame, Frame, InboundFrame};
 use super::json::Json;
+use super::read::Text;
 use serde::de::{DeserializeSeed, Deserializer as _, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
-use std::borrow::Cow;
 use std::fmt;
 
 /// The frame, or `None` to fall back to the general reader.
@@ -22,30 +22,6 @@ pub fn event_frame(data: &str) -> Option<InboundFrame> {
     let frame = (&mut de).deserialize_map(EnvelopeVisitor).ok()?;
     de.end().ok()?;
     frame
-}
-
-/// A string borrowed from the text when it has no escapes.
-struct Text<'de>(Cow<'de, str>);
-
-impl<'de> serde::Deserialize<'de> for Text<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_str(TextVisitor)
-    }
-}
-
-struct TextVisitor;
-
-impl<'de> Visitor<'de> for TextVisitor {
-    type Value = Text<'de>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
-    }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Text(Cow::Borrowed(v)))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Text(Cow::Owned(v.to_owned())))
-    }
 }
 
 /// Stops the pass: the general reader takes over.

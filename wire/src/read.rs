@@ -239,7 +239,7 @@ pub fn as_cow(v: &RawValue) -> Option<Cow<'_, str>> {
         return Some(Cow::Borrowed(inner));
     }
     let mut de = serde_json::Deserializer::from_str(t);
-    (&mut de).deserialize_str(CowVisitor).ok()
+    serde::Deserialize::deserialize(&mut de).ok().map(|Text(s)| s)
 }
 
 pub fn as_bool(v: &RawValue) -> Option<bool> {
@@ -274,7 +274,7 @@ impl<'de> Visitor<'de> for MembersVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut members: Self::Value = Vec::new();
-        while let Some(key) = map.next_key_seed(CowSeed)? {
+        while let Some(Text(key)) = map.next_key()? {
             if members.iter().any(|(k, _)| *k == key) {
                 return Err(serde::de::Error::custom(format_args!("duplicate field `{key}`")));
             }
@@ -301,28 +301,28 @@ impl<'de> Visitor<'de> for ItemsVisitor {
     }
 }
 
-/// A string borrowed from the text when serde can (no escapes), owned otherwise.
-struct CowSeed;
+/// A string borrowed from the text when serde can (no escapes), owned otherwise. The one
+/// string visitor of both readers (here and `hot`).
+pub(crate) struct Text<'de>(pub Cow<'de, str>);
 
-impl<'de> serde::de::DeserializeSeed<'de> for CowSeed {
-    type Value = Cow<'de, str>;
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_str(CowVisitor)
+impl<'de> serde::Deserialize<'de> for Text<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(TextVisitor)
     }
 }
 
-struct CowVisitor;
+struct TextVisitor;
 
-impl<'de> Visitor<'de> for CowVisitor {
-    type Value = Cow<'de, str>;
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Text<'de>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a string")
     }
     fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Cow::Borrowed(v))
+        Ok(Text(Cow::Borrowed(v)))
     }
     fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(v.to_owned()))
+        Ok(Text(Cow::Owned(v.to_owned())))
     }
 }
 
