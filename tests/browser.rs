@@ -816,6 +816,14 @@ async fn plan_turn(host: &JsValue, provider: &str) -> (String, JsValue) {
     (id, s)
 }
 
+/// A codex plan turn that has asked its structured prompt: the session and the prompt.
+async fn codex_prompt(host: &JsValue) -> (JsValue, JsValue) {
+    let (_, s) = plan_turn(host, "codex").await;
+    until("prompt requested", 15_000.0, || prompts(&s).length() == 1).await;
+    let prompt = prompts(&s).get(0);
+    (s, prompt)
+}
+
 /// Answers every question of `prompt` with its first option.
 fn first_options(prompt: &JsValue) -> JsValue {
     let qs: Array = get(prompt, "questions").unchecked_into();
@@ -960,9 +968,7 @@ async fn cursor_profile_mode_plan_and_plain_text_only() {
 async fn a_pending_prompt_survives_a_reconnect() {
     let host = new_host();
     connected(&host).await;
-    let (_, s) = plan_turn(&host, "codex").await;
-    until("prompt requested", 15_000.0, || prompts(&s).length() == 1).await;
-    let prompt = prompts(&s).get(0);
+    let (s, prompt) = codex_prompt(&host).await;
     let gen = diag(&s, "openGeneration");
     fault("{\"command\":\"drop-streams\"}").await;
     until("reconnecting", 5_000.0, || conn_state(&host) != "open").await;
@@ -984,9 +990,7 @@ async fn answer_and_respond_report_a_transport_failure_and_a_restart_cancels_the
     let host = new_host();
     connected(&host).await;
     // A structured prompt (codex) and a legacy question (default agent), both pending.
-    let (_, s) = plan_turn(&host, "codex").await;
-    until("prompt requested", 15_000.0, || prompts(&s).length() == 1).await;
-    let prompt = prompts(&s).get(0);
+    let (s, prompt) = codex_prompt(&host).await;
     let pid = get(&prompt, "promptId");
     let qid = create(&host).await;
     let q = call(&host, "session", &[qid.into()]);
