@@ -24,6 +24,15 @@ pub fn event_frame(data: &str) -> Option<InboundFrame> {
     frame
 }
 
+/// `Ok(true)` when `got` is `want`; otherwise the pass stops (the general reader decides).
+fn expect<E: serde::de::Error>(got: Text<'_>, want: &str) -> Result<bool, E> {
+    if got.0 == want {
+        Ok(true)
+    } else {
+        Err(fallback())
+    }
+}
+
 /// Stops the pass: the general reader takes over.
 fn fallback<E: serde::de::Error>() -> E {
     E::custom("not the hot shape")
@@ -40,11 +49,12 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
         let (mut kind, mut rpc_id, mut method, mut frame) = (None, None, None, None);
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
-                "type" if kind.is_none() => kind = Some(map.next_value::<Text>()?.0 == "server-request"),
+                // Anything but an event frame stops the pass at once.
+                "type" if kind.is_none() => kind = Some(expect(map.next_value()?, "server-request")?),
                 "rpcId" if rpc_id.is_none() => rpc_id = Some(map.next_value::<Text>()?.0.into_owned()),
-                "method" if method.is_none() => method = Some(map.next_value::<Text>()?.0 == "session/event"),
-                // Read as an event payload whatever the method says; another frame type fails
-                // here and falls back, and the method is checked at the end.
+                "method" if method.is_none() => method = Some(expect(map.next_value()?, "session/event")?),
+                // Read as an event payload even before the method is seen; another frame type
+                // fails on its own `type` and falls back.
                 "payload" if frame.is_none() => frame = Some(map.next_value_seed(PayloadSeed)?),
                 "type" | "rpcId" | "method" | "payload" => return Err(fallback()),
                 _ => {
@@ -79,7 +89,7 @@ impl<'de> Visitor<'de> for PayloadSeed {
         let (mut kind_ok, mut session_id, mut event, mut view) = (None, None, None, None);
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
-                "type" if kind_ok.is_none() => kind_ok = Some(map.next_value::<Text>()?.0 == "session/event"),
+                "type" if kind_ok.is_none() => kind_ok = Some(expect(map.next_value()?, "session/event")?),
                 "sessionId" if session_id.is_none() => session_id = Some(map.next_value::<Text>()?.0.into_owned()),
                 "event" if event.is_none() => event = Some(map.next_value_seed(EventSeed)?),
                 "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
