@@ -1,4 +1,4 @@
-//! Decodes every raw transcript under `shared/wire-captures/` (captured from the origin host)
+//! Decodes every raw transcript under `tests/fixtures/wire/` (captured from the origin host)
 //! with the core's wire types and SSE parser, and replays the mounted capture through the
 //! session core. The captures are ground truth: a drift in the wire types fails here first.
 

@@ -1,4 +1,4 @@
-//! Replays the origin's captured RPC sequences (`shared/wire-captures/plan-mode-service-*`)
+//! Replays the origin's captured RPC sequences (`tests/fixtures/wire/plan-mode-service-*`)
 //! against the real host binary: same RPC values in the same order, same event-type
 //! sequence on the mux and host streams (ids and times differ).
 //!

@@ -1,4 +1,4 @@
-//! Every unary method and every error shape of `shared/wire-captures/edge-cases.txt`.
+//! Every unary method and every error shape of `tests/fixtures/wire/edge-cases.txt`.
 
 mod common;
 

@@ -2,13 +2,10 @@
 
 use std::path::PathBuf;
 
-/// `shared/wire-captures`, beside the repository (CI lays a copy of `shared/` there);
-/// `AGENT_SESSION_SHARED` overrides.
+/// The raw transcripts captured from the origin host, kept in the repository as fixtures
+/// (`tests/fixtures/wire/`; its README tells where each came from).
 pub fn captures_dir() -> PathBuf {
-    let shared = std::env::var_os("AGENT_SESSION_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    shared.join("wire-captures")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wire")
 }
 
 /// The body of a raw HTTP response transcript: everything after the blank line.

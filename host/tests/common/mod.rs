@@ -14,11 +14,9 @@ use std::time::{Duration, Instant};
 
 pub const WAIT: Duration = Duration::from_secs(10);
 
+/// The origin host's captured transcripts, kept in the repository (`tests/fixtures/wire/`).
 pub fn captures_dir() -> PathBuf {
-    let shared = std::env::var_os("AGENT_SESSION_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
-    shared.join("wire-captures")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/wire")
 }
 
 pub struct Host {
