@@ -241,6 +241,18 @@ impl Connection {
         self.check_established();
     }
 
+    /// The streams of `gen` are being opened again on another carrier (the first was
+    /// refused): neither counts as open until it reports again. `describe` is unaffected.
+    pub fn streams_restarted(&mut self, gen: u64) {
+        if !self.is_current(gen) || self.state == ConnState::Open {
+            return;
+        }
+        if let Some(p) = self.live.as_mut() {
+            p.mux = false;
+            p.host = false;
+        }
+    }
+
     /// `host.describe` of `gen` answered successfully.
     pub fn described(&mut self, gen: u64) {
         if !self.is_current(gen) {

@@ -3,11 +3,16 @@
 //! results together with the time and randomness they need, so every connection race is
 //! reproducible natively.
 
+pub mod carrier;
 pub mod connection;
+pub mod downlink;
 pub mod router;
 
+pub use carrier::{Carrier, Carriers, Transport};
 pub use connection::{Backoff, ConnCommand, ConnState, Connection, StreamKind};
 pub use router::Router;
 
+#[cfg(test)]
+mod carrier_tests;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,54 @@
+//! Where a WebSocket downlink connects, and the ticket that authorizes it.
+//!
+//! Browsers cannot set headers on a WebSocket upgrade, and the long-lived bearer token must
+//! never appear in a URL (logs, history, `Referer`). So a client with a token first mints a
+//! single-use, short-lived ticket with an authenticated unary call ([`STREAM_TICKET`]) and
+//! puts only that ticket in the upgrade URL: one ticket per socket.
+
+use crate::core::wire::read::Obj;
+use crate::core::wire::Json;
+use std::fmt::Write as _;
+
+/// The unary method that mints an upgrade ticket: payload `{}`, value
+/// `{ ticket: string, expiresInMs: number }`.
+pub const STREAM_TICKET: &str = "stream.ticket";
+
+/// The upgrade URL of the downlink at `path` (`events.mux`, `events.host`): `http:` becomes
+/// `ws:` and `https:` becomes `wss:`; any other base (already `ws:`, or relative, which
+/// browsers resolve against the page) is kept. `base` has no trailing `/`.
+pub fn ws_url(base: &str, path: &str, ticket: Option<&str>) -> String {
+    let scheme_end = base.find(':').unwrap_or(0);
+    let scheme = base[..scheme_end].to_ascii_lowercase();
+    let rest = &base[scheme_end..];
+    let mut url = match scheme.as_str() {
+        "https" => format!("wss{rest}"),
+        "http" => format!("ws{rest}"),
+        _ => base.to_string(),
+    };
+    let _ = write!(url, "/api/{path}");
+    if let Some(t) = ticket {
+        url.push_str("?ticket=");
+        percent_encode(t, &mut url);
+    }
+    url
+}
+
+/// Query-component encoding: everything but RFC 3986 unreserved characters.
+fn percent_encode(s: &str, out: &mut String) {
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+}
+
+/// The ticket from a `stream.ticket` value.
+pub fn read_ticket(value: &Json) -> Result<String, String> {
+    let ticket = Obj::parse(value.text()).and_then(|o| o.str("ticket")).map_err(|e| format!("stream.ticket: {e}"))?;
+    if ticket.is_empty() {
+        return Err("stream.ticket: empty ticket".into());
+    }
+    Ok(ticket)
+}
