@@ -32,12 +32,29 @@ export interface AgentSessionError extends Error {
 export interface HostClientOptions {
   /** Default: `location.origin`. */
   baseUrl?: string
-  /** Sent as `Authorization: Bearer <token>`. */
+  /**
+   * Sent as `Authorization: Bearer <token>` on every `POST`. It never travels in a URL: before
+   * each WebSocket upgrade the client mints a single-use, short-lived ticket with
+   * `POST /api/stream.ticket` and puts only that ticket in the upgrade URL.
+   */
   token?: string
+  /**
+   * How the two downlinks (`/api/events.mux`, `/api/events.host`) are carried. Default `'auto'`.
+   * - `'websocket'`: one WebSocket each (`ws:`/`wss:` derived from `baseUrl`); one socket per
+   *   stream instead of one held HTTP/1.1 connection, so many tabs can share an origin.
+   * - `'sse'`: streaming `fetch` (Server-Sent Events), for hosts without WebSocket downlinks.
+   * - `'auto'`: WebSocket first; a socket that closes or errors before it opens counts as
+   *   refused and both streams reopen over SSE in the same attempt. The carrier that connected
+   *   is kept; after 3 consecutive failed attempts on it, the next attempt probes again.
+   * Unary calls and `respond` always use `POST /api/*`. See docs/TRANSPORTS.md.
+   */
+  transport?: Transport
   backoff?: { baseMs?: number; maxMs?: number }
   /** Unary call timeout (also bounds how long a connection attempt may take). Default 30000. */
   requestTimeoutMs?: number
 }
+
+export type Transport = 'auto' | 'websocket' | 'sse'
 
 export interface HostDescription {
   version: string
@@ -64,6 +81,8 @@ export interface ConnectionSnapshot {
   /** Epoch ms of the next attempt while reconnecting. */
   readonly retryAt: number | null
   readonly lastError: string | null
+  /** The carrier of the latest established connection; `null` until one was established. */
+  readonly transport: 'websocket' | 'sse' | null
 }
 
 export interface HostDiagnostics {
@@ -71,6 +90,8 @@ export interface HostDiagnostics {
   readonly malformedFrames: number
   readonly unroutedFrames: number
   readonly inflightRequests: number
+  /** WebSocket downlinks held (0 on SSE, after a generation ends, and after `close()`). */
+  readonly sockets: number
   readonly timerArmed: boolean
   readonly hostListeners: number
   readonly sessionListeners: number

@@ -3,7 +3,7 @@
 //! `getSnapshot()` returns the identical object until something changes.
 
 use super::js::{frozen, frozen_array, json_js, opt_str, ser_js};
-use crate::core::client::Connection;
+use crate::core::client::{Carrier, Connection};
 use crate::core::session::pending::PendingKind;
 use crate::core::session::{Node, NodeKind, Partial, PendingInteraction, PromptOp, RunningToolCall, Session};
 use crate::core::wire::{result_text, Json, RpcError};
@@ -360,17 +360,18 @@ impl SessionExport {
 /// The cached connection snapshot.
 #[derive(Default)]
 pub struct ConnExport {
-    snapshot: Option<((&'static str, u64, u32, Option<u64>, Option<String>), JsValue)>,
+    snapshot: Option<((&'static str, u64, u32, Option<u64>, Option<String>, Option<Carrier>), JsValue)>,
 }
 
 impl ConnExport {
-    pub fn snapshot(&mut self, c: &Connection) -> JsValue {
+    pub fn snapshot(&mut self, c: &Connection, transport: Option<Carrier>) -> JsValue {
         let key = (
             c.state().as_str(),
             c.generation(),
             c.attempt(),
             c.retry_at().map(f64::to_bits),
             c.last_error().map(str::to_string),
+            transport,
         );
         if let Some((k, snap)) = &self.snapshot {
             if *k == key {
@@ -383,6 +384,7 @@ impl ConnExport {
             ("attempt", num(key.2)),
             ("retryAt", c.retry_at().map_or(JsValue::NULL, JsValue::from_f64)),
             ("lastError", opt_str(c.last_error())),
+            ("transport", opt_str(transport.map(Carrier::as_str))),
         ]);
         self.snapshot = Some((key, snap.clone()));
         snap

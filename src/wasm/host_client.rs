@@ -5,7 +5,7 @@ use super::inner::*;
 use super::js;
 use super::options::parse_options;
 use super::session::JsSession;
-use crate::core::client::{Connection, Router};
+use crate::core::client::{Carriers, Connection, Router};
 use crate::core::vecmap::VecMap;
 use crate::core::wire::{self, Json};
 use js_sys::Promise;
@@ -24,7 +24,7 @@ pub struct HostClient {
 impl HostClient {
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<HostClient, JsValue> {
-        let (ep, backoff) = parse_options(&options)?;
+        let (ep, backoff, transport) = parse_options(&options)?;
         let timeout = ep.timeout_ms;
         let prefix = format!("c{:x}-", (js::random() * 4_294_967_296.0) as u64);
         let shared: Shared = Rc::new_cyclic(|me: &WeakShared| {
@@ -32,11 +32,13 @@ impl HostClient {
                 me: me.clone(),
                 ep,
                 conn: Connection::new(backoff, timeout),
+                carriers: Carriers::new(transport),
                 router: Router::new(),
                 closed: false,
                 rpc_prefix: prefix,
                 next_id: 0,
                 gen_aborts: Vec::new(),
+                downlinks: Vec::new(),
                 unary_aborts: VecMap::new(),
                 timer: None,
                 timer_at: None,
@@ -90,8 +92,8 @@ impl HostClient {
     #[wasm_bindgen(js_name = getSnapshot)]
     pub fn get_snapshot(&self) -> JsValue {
         let mut g = self.shared.borrow_mut();
-        let Inner { conn, conn_export, .. } = &mut *g;
-        conn_export.snapshot(conn)
+        let Inner { conn, carriers, conn_export, .. } = &mut *g;
+        conn_export.snapshot(conn, carriers.active())
     }
 
     pub fn subscribe(&self, listener: JsValue) -> Result<JsValue, JsValue> {
@@ -157,6 +159,7 @@ impl HostClient {
             ("malformedFrames", JsValue::from_f64(g.malformed_frames as f64)),
             ("unroutedFrames", JsValue::from_f64(g.router.unrouted as f64)),
             ("inflightRequests", JsValue::from_f64(g.unary_aborts.len() as f64)),
+            ("sockets", JsValue::from_f64(g.downlinks.len() as f64)),
             ("timerArmed", JsValue::from_bool(g.timer.is_some())),
             ("hostListeners", JsValue::from_f64(g.host_listeners.items.len() as f64)),
             (

@@ -7,10 +7,11 @@
 //! the borrow, and only then calls into JS. Listeners run from a microtask, at most once per
 //! microtask per object, so calling any method from a listener is safe.
 
+use super::downlink::Downlink;
 use super::export::{result_js, ConnExport, SessionExport};
 use super::js::{self, AbortController};
 use super::transport::{self, Endpoint};
-use crate::core::client::{ConnCommand, Connection, Router, StreamKind};
+use crate::core::client::{Carrier, Carriers, ConnCommand, Connection, Router, StreamKind};
 use crate::core::session::{Call, Effect, OpId, Outcome, ReqId, WakeToken};
 use crate::core::sse::{SseItem, SseParser};
 use crate::core::vecmap::VecMap;
@@ -42,12 +43,15 @@ pub(super) struct Inner {
     pub(super) me: WeakShared,
     pub(super) ep: Endpoint,
     pub(super) conn: Connection,
+    pub(super) carriers: Carriers,
     pub(super) router: Router,
     pub(super) closed: bool,
     pub(super) rpc_prefix: String,
     pub(super) next_id: u64,
-    /// Abort controllers of the live connection generation (streams + describe).
+    /// Abort controllers of the live connection generation (SSE streams + describe).
     pub(super) gen_aborts: Vec<AbortController>,
+    /// The live generation's WebSocket downlinks.
+    pub(super) downlinks: Vec<Downlink>,
     /// Abort controllers of in-flight unary calls, by call id.
     pub(super) unary_aborts: VecMap<u64, AbortController>,
     pub(super) timer: Option<JsValue>,
@@ -179,23 +183,27 @@ impl Inner {
                 for c in self.gen_aborts.drain(..) {
                     c.abort();
                 }
+                self.shut_downlinks();
             }
             ConnCommand::Established { gen, .. } => {
+                self.carriers.established(gen);
                 for id in self.router.established(gen) {
                     self.notify_session(id);
                 }
             }
-            ConnCommand::Lost { .. } => self.router.connection_lost(),
+            ConnCommand::Lost { gen } => {
+                self.carriers.ended(gen);
+                self.router.connection_lost()
+            }
             ConnCommand::Changed => self.notify_host = true,
         }
     }
 
+    /// Starts generation `gen`: both streams on the carrier the core picks, and `describe`.
     pub(super) fn connect(&mut self, gen: u64) {
-        for kind in [StreamKind::Mux, StreamKind::Host] {
-            let ctrl = AbortController::new();
-            self.gen_aborts.push(ctrl.clone());
-            let (weak, ep) = (self.me.clone(), self.ep.clone());
-            spawn_local(async move { run_stream(weak, ep, gen, kind, ctrl).await });
+        match self.carriers.start(gen) {
+            Carrier::WebSocket => self.open_websockets(gen),
+            Carrier::Sse => self.open_sse_streams(gen),
         }
         let ctrl = AbortController::new();
         self.gen_aborts.push(ctrl.clone());
@@ -212,6 +220,15 @@ impl Inner {
                 }
             });
         });
+    }
+
+    pub(super) fn open_sse_streams(&mut self, gen: u64) {
+        for kind in [StreamKind::Mux, StreamKind::Host] {
+            let ctrl = AbortController::new();
+            self.gen_aborts.push(ctrl.clone());
+            let (weak, ep) = (self.me.clone(), self.ep.clone());
+            spawn_local(async move { run_stream(weak, ep, gen, kind, ctrl).await });
+        }
     }
 
     pub(super) fn on_session_effect(&mut self, id: String, e: Effect) {
@@ -295,19 +312,30 @@ impl Inner {
             match item {
                 SseItem::Comment(_) => {}
                 SseItem::Oversize(_) => self.malformed_frames += 1,
-                SseItem::Data(data) => match parse_frame(&data) {
-                    Ok(inbound) => {
-                        self.frames += 1;
-                        if let Frame::StreamError(f) = &inbound.frame {
-                            let msg = format!("stream/error: {}", f.error.text());
-                            self.conn.failed(gen, msg, js::now(), js::random());
-                            return false;
-                        }
-                        self.router.on_frame(inbound);
+                SseItem::Data(data) => {
+                    if !self.on_frame_data(gen, &data) {
+                        return false;
                     }
-                    Err(_) => self.malformed_frames += 1,
-                },
+                }
             }
+        }
+        true
+    }
+
+    /// One frame document of generation `gen`, from either carrier. Returns false when it
+    /// ended the generation (`stream/error`).
+    pub(super) fn on_frame_data(&mut self, gen: u64, data: &str) -> bool {
+        match parse_frame(data) {
+            Ok(inbound) => {
+                self.frames += 1;
+                if let Frame::StreamError(f) = &inbound.frame {
+                    let msg = format!("stream/error: {}", f.error.text());
+                    self.conn.failed(gen, msg, js::now(), js::random());
+                    return false;
+                }
+                self.router.on_frame(inbound);
+            }
+            Err(_) => self.malformed_frames += 1,
         }
         true
     }
@@ -332,6 +360,7 @@ impl Inner {
         for c in self.gen_aborts.drain(..) {
             c.abort();
         }
+        self.shut_downlinks();
         if let Some(t) = self.timer.take() {
             js::clear_timeout(&t);
         }

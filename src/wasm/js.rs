@@ -46,6 +46,14 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     pub fn signal(this: &AbortController) -> JsValue;
 
+    /// Only what the downlinks use; handlers and `binaryType` are set through [`set`].
+    #[wasm_bindgen(extends = Object)]
+    pub type WebSocket;
+    #[wasm_bindgen(constructor, catch)]
+    pub fn new(url: &str) -> Result<WebSocket, JsValue>;
+    #[wasm_bindgen(method)]
+    pub fn close(this: &WebSocket);
+
     #[wasm_bindgen(js_name = setTimeout)]
     pub fn set_timeout(f: &Function, ms: f64) -> JsValue;
     #[wasm_bindgen(js_name = clearTimeout)]

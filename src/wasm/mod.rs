@@ -1,6 +1,7 @@
 //! The WebAssembly shell: performs the I/O the sans-IO core asks for (fetch, streams,
 //! timers, microtasks) and exposes the fixed JS API (`HostClient`, `Session`).
 
+mod downlink;
 mod export;
 mod host_client;
 mod inner;

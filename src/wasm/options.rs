@@ -2,7 +2,7 @@
 
 use super::js;
 use super::transport::Endpoint;
-use crate::core::client::Backoff;
+use crate::core::client::{Backoff, Transport};
 use wasm_bindgen::prelude::*;
 
 pub(super) fn positive(opts: &JsValue, key: &str) -> Result<Option<f64>, JsValue> {
@@ -16,7 +16,7 @@ pub(super) fn positive(opts: &JsValue, key: &str) -> Result<Option<f64>, JsValue
     }
 }
 
-pub(super) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Backoff), JsValue> {
+pub(super) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Backoff, Transport), JsValue> {
     if !(opts.is_undefined() || opts.is_null() || opts.is_object()) {
         return Err(js::bad_argument("HostClient options must be an object"));
     }
@@ -50,5 +50,14 @@ pub(super) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Backoff), JsVal
             backoff.max_ms = v;
         }
     }
-    Ok((Endpoint { base, token, timeout_ms }, backoff))
+    let transport = js::get(&opts, "transport");
+    let transport = if transport.is_undefined() {
+        Transport::Auto
+    } else {
+        transport
+            .as_string()
+            .and_then(|t| Transport::parse(&t))
+            .ok_or_else(|| js::bad_argument("transport must be 'auto', 'websocket' or 'sse'"))?
+    };
+    Ok((Endpoint { base, token, timeout_ms }, backoff, transport))
 }
