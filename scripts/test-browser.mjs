@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Browser tests: builds the reference host, starts it (plus a tiny control endpoint that can
 // kill -9 / restart it on the same port and database), runs the wasm-bindgen-test suite in
-// headless Chromium against it, and always kills the host by PID at the end.
+// headless Chromium against it once per downlink carrier (AGENT_SESSION_TRANSPORT, read by the
+// tests at compile time; AGENT_SESSION_TRANSPORTS=websocket runs one pass only), and always
+// kills the hosts by PID at the end.
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -78,22 +80,30 @@ const control = createServer(async (req, res) => {
 
 hostUrl = await startHost('127.0.0.1:0')
 
-// A second host that requires a bearer token (the token test proves the header is sent and
-// that a client without it is refused).
-const TOKEN = 'browser-test-token'
-const tokenDir = mkdtempSync(join(tmpdir(), 'agent-session-token-'))
-const tokenHost = spawn(bin, ['--listen', '127.0.0.1:0', '--token', TOKEN, '--allow-origin', runnerOrigin, '--db', join(tokenDir, 'host.sqlite')], { stdio: ['ignore', 'pipe', 'inherit'] })
-const tokenHostUrl = await new Promise((resolve, reject) => {
-  const rl = createInterface({ input: tokenHost.stdout })
-  rl.once('line', (line) => {
-    const m = /listening on (http:\/\/\S+)/.exec(line)
-    if (!m) return reject(new Error(`unexpected first token-host line: ${line}`))
-    tokenHost.stdout.resume()
-    resolve(m[1])
+// A side host with its own database, killed by PID on exit; resolves to its URL.
+async function sideHost(name, extra) {
+  const sideDir = mkdtempSync(join(tmpdir(), `agent-session-${name}-`))
+  const child = spawn(bin, ['--listen', '127.0.0.1:0', '--allow-origin', runnerOrigin, '--db', join(sideDir, 'host.sqlite'), ...extra], { stdio: ['ignore', 'pipe', 'inherit'] })
+  process.on('exit', () => { try { process.kill(child.pid, 'SIGKILL') } catch {} rmSync(sideDir, { recursive: true, force: true }) })
+  return new Promise((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout })
+    rl.once('line', (line) => {
+      const m = /listening on (http:\/\/\S+)/.exec(line)
+      if (!m) return reject(new Error(`unexpected first ${name} line: ${line}`))
+      child.stdout.resume()
+      resolve(m[1])
+    })
+    child.once('exit', (code, sig) => reject(new Error(`${name} exited (${code ?? sig})`)))
   })
-  tokenHost.once('exit', (code, sig) => reject(new Error(`token host exited (${code ?? sig})`)))
-})
-process.on('exit', () => { try { process.kill(tokenHost.pid, 'SIGKILL') } catch {} rmSync(tokenDir, { recursive: true, force: true }) })
+}
+
+// A host that requires a bearer token (the token test proves the header and the upgrade
+// ticket are sent and that a client without it is refused), and one host per carrier (auto
+// must pick WebSocket on today's upstream-like host, 426 on GET, and SSE on a seed-like one).
+const TOKEN = 'browser-test-token'
+const tokenHostUrl = await sideHost('token-host', ['--token', TOKEN])
+const wsOnlyUrl = await sideHost('ws-only-host', ['--downlinks', 'ws', '--faults'])
+const sseOnlyUrl = await sideHost('sse-only-host', ['--downlinks', 'sse', '--faults'])
 await new Promise((r) => control.listen(0, '127.0.0.1', r))
 const controlUrl = `http://127.0.0.1:${control.address().port}`
 log(`host ${hostUrl} (pid ${host.pid}), control ${controlUrl}, runner ${runnerOrigin}`)
@@ -104,16 +114,27 @@ const env = {
   AGENT_SESSION_CONTROL_URL: controlUrl,
   AGENT_SESSION_TOKEN_HOST_URL: tokenHostUrl,
   AGENT_SESSION_TOKEN: TOKEN,
+  AGENT_SESSION_WS_ONLY_HOST_URL: wsOnlyUrl,
+  AGENT_SESSION_SSE_ONLY_HOST_URL: sseOnlyUrl,
   WASM_BINDGEN_TEST_ADDRESS: `127.0.0.1:${runnerPort}`,
   WASM_BINDGEN_TEST_TIMEOUT: process.env.WASM_BINDGEN_TEST_TIMEOUT || '90',
   CHROMEDRIVER: process.env.CHROMEDRIVER || '/usr/bin/chromedriver',
   WASM_BINDGEN_TEST_WEBDRIVER_JSON: join(root, 'webdriver.json'),
 }
-const code = await new Promise((resolve) => {
-  const t = spawn('cargo', ['test', '--target', 'wasm32-unknown-unknown', '--test', 'browser', ...process.argv.slice(2)], { cwd: root, env, stdio: 'inherit' })
-  t.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0)))
-})
+const transports = (process.env.AGENT_SESSION_TRANSPORTS || 'websocket,sse').split(',').filter(Boolean)
+const results = []
+for (const transport of transports) {
+  log(`pass: transport ${transport}`)
+  const code = await new Promise((resolve) => {
+    const t = spawn('cargo', ['test', '--target', 'wasm32-unknown-unknown', '--test', 'browser', ...process.argv.slice(2)], { cwd: root, env: { ...env, AGENT_SESSION_TRANSPORT: transport }, stdio: 'inherit' })
+    t.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0)))
+  })
+  results.push([transport, code])
+  if (code !== 0) break
+}
 control.close()
 killHost()
-log(code === 0 ? 'browser tests: ok' : `browser tests: FAILED (exit ${code})`)
-process.exit(code)
+const failed = results.find(([, c]) => c !== 0)
+const summary = results.map(([t, c]) => `${t} ${c === 0 ? 'ok' : 'FAILED'}`).join(', ')
+log(failed ? `browser tests: FAILED (${summary})` : `browser tests: ok (${summary})`)
+process.exit(failed ? failed[1] : 0)

@@ -31,6 +31,20 @@ const CONTROL: &str = match option_env!("AGENT_SESSION_CONTROL_URL") {
     Some(u) => u,
     None => "http://127.0.0.1:7879",
 };
+/// The downlink carrier of this pass: `scripts/test-browser.mjs` runs the suite once per carrier.
+const TRANSPORT: &str = match option_env!("AGENT_SESSION_TRANSPORT") {
+    Some(t) => t,
+    None => "websocket",
+};
+/// Hosts started with `--downlinks ws` (426 on a plain GET) and `--downlinks sse`.
+const WS_ONLY_HOST: &str = match option_env!("AGENT_SESSION_WS_ONLY_HOST_URL") {
+    Some(u) => u,
+    None => "http://127.0.0.1:7881",
+};
+const SSE_ONLY_HOST: &str = match option_env!("AGENT_SESSION_SSE_ONLY_HOST_URL") {
+    Some(u) => u,
+    None => "http://127.0.0.1:7882",
+};
 
 #[wasm_bindgen]
 extern "C" {
@@ -113,9 +127,16 @@ async fn control(action: &str) {
     post(&format!("{CONTROL}/{action}"), "{}").await;
 }
 
+/// A client of `base` on `transport` with a short backoff.
+fn client_of(base: &str, transport: &str, extra: &str) -> JsValue {
+    let opts = format!(
+        "{{\"baseUrl\":\"{base}\",\"transport\":\"{transport}\",\"backoff\":{{\"baseMs\":100,\"maxMs\":400}}{extra}}}"
+    );
+    JsValue::from(HostClient::new(obj(&opts)).expect("HostClient"))
+}
+
 fn host_with(extra: &str) -> JsValue {
-    let opts = obj(&format!("{{\"baseUrl\":\"{HOST}\",\"backoff\":{{\"baseMs\":100,\"maxMs\":400}}{extra}}}"));
-    JsValue::from(HostClient::new(opts).expect("HostClient"))
+    client_of(HOST, TRANSPORT, extra)
 }
 
 fn new_host() -> JsValue {
@@ -126,8 +147,17 @@ fn conn_state(host: &JsValue) -> String {
     get(&call(host, "getSnapshot", &[]), "state").as_string().unwrap()
 }
 
+/// Waits for the connection to open, and checks it opened on this pass's carrier (and, on
+/// WebSocket, holds exactly the two sockets of one generation).
 async fn connected(host: &JsValue) {
     until("connection open", 10_000.0, || conn_state(host) == "open").await;
+    assert_eq!(transport(host).as_deref(), Some(TRANSPORT), "the pass's carrier");
+    let sockets = if TRANSPORT == "websocket" { 2.0 } else { 0.0 };
+    assert_eq!(diag(host, "sockets"), sockets, "downlink sockets held");
+}
+
+fn transport(host: &JsValue) -> Option<String> {
+    get(&call(host, "getSnapshot", &[]), "transport").as_string()
 }
 
 async fn create(host: &JsValue) -> String {
@@ -387,9 +417,17 @@ async fn business_and_transport_failures_resolve_never_throw() {
 
 #[wasm_bindgen_test]
 async fn programmer_errors_throw_errors_with_stable_codes() {
-    for bad in
-        ["5", "{\"baseUrl\":5}", "{\"token\":7}", "{\"backoff\":{\"baseMs\":\"x\"}}", "{\"requestTimeoutMs\":-1}"]
-    {
+    for bad in [
+        "5",
+        "{\"baseUrl\":5}",
+        "{\"token\":7}",
+        "{\"backoff\":{\"baseMs\":\"x\"}}",
+        "{\"requestTimeoutMs\":-1}",
+        "{\"transport\":\"ws\"}",
+        "{\"transport\":\"WebSocket\"}",
+        "{\"transport\":5}",
+        "{\"transport\":null}",
+    ] {
         let e = HostClient::new(obj(bad)).err().expect("bad options throw");
         assert_eq!(err_code(&e), "bad-argument", "options {bad}");
     }
@@ -571,6 +609,7 @@ async fn dropped_streams_reconnect_and_resync_every_open_session() {
     assert!(get(&c, "generation").as_f64().unwrap() > gen0 + 1.0 - 1e-9);
     assert_eq!(get(&c, "attempt").as_f64().unwrap(), 0.0, "attempt resets once established");
     assert!(get(&c, "retryAt").is_null());
+    assert_eq!(get(&c, "transport").as_string().as_deref(), Some(TRANSPORT), "the carrier is kept");
     until("resynced", 5_000.0, || diag(&s, "openGeneration") == 2.0).await;
     assert_eq!(get(&snap(&cold), "openState").as_string().unwrap(), "cold", "cold sessions are not resynced");
     assert_eq!(diag(&cold, "openGeneration"), 0.0);
@@ -697,6 +736,7 @@ async fn close_releases_streams_timers_listeners_and_settles_operations() {
     sleep(50.0).await;
     let dg = call(&host, "diagnostics", &[]);
     assert_eq!(get(&dg, "inflightRequests").as_f64().unwrap(), 0.0);
+    assert_eq!(get(&dg, "sockets").as_f64().unwrap(), 0.0, "downlink sockets closed");
     assert_eq!(get(&dg, "timerArmed"), JsValue::FALSE);
     assert_eq!(get(&dg, "hostListeners").as_f64().unwrap(), 0.0);
     assert_eq!(get(&dg, "sessionListeners").as_f64().unwrap(), 0.0);
@@ -747,6 +787,7 @@ async fn many_open_resync_close_cycles_leave_nothing_running() {
         })
         .await;
         assert_eq!(get(&call(&host, "diagnostics", &[]), "timerArmed"), JsValue::FALSE, "cycle {cycle}");
+        assert_eq!(diag(&host, "sockets"), 0.0, "cycle {cycle}");
         assert_eq!(err_code(&try_call(&s, "open", &[]).unwrap_err()), "closed", "cycle {cycle}");
     }
 }
@@ -754,11 +795,9 @@ async fn many_open_resync_close_cycles_leave_nothing_running() {
 #[wasm_bindgen_test]
 async fn a_token_is_sent_as_a_bearer_header() {
     // A second host started with `--token`: only a client that sends the bearer header gets
-    // through, for the streams and for unary calls alike.
-    let client = |token: &str| {
-        let opts = format!("{{\"baseUrl\":\"{TOKEN_HOST}\",\"backoff\":{{\"baseMs\":100,\"maxMs\":400}}{token}}}");
-        JsValue::from(HostClient::new(obj(&opts)).expect("HostClient"))
-    };
+    // through, for the streams and for unary calls alike. Over WebSocket the streams are
+    // authorized by a ticket minted with the token, so reaching `open` proves that path.
+    let client = |token: &str| client_of(TOKEN_HOST, TRANSPORT, token);
     let with = client(&format!(",\"token\":\"{TOKEN}\""));
     connected(&with).await;
     let r = wait(call(&with, "listSessions", &[])).await;
@@ -771,6 +810,55 @@ async fn a_token_is_sent_as_a_bearer_header() {
         assert_eq!(path(&r, &["error", "code"]).as_string().as_deref(), Some("internal"), "a 401 is a transport error");
         until("a failed connection attempt", 5_000.0, || conn_state(&without) == "reconnecting").await;
         call(&without, "close", &[]);
+    }
+}
+
+// ---- downlink carriers ----------------------------------------------------------------
+
+/// Waits until `host` is open and returns (generation, attempt) at that moment.
+async fn opened(host: &JsValue) -> (f64, f64) {
+    until("connection open", 10_000.0, || conn_state(host) == "open").await;
+    let c = call(host, "getSnapshot", &[]);
+    (get(&c, "generation").as_f64().unwrap(), get(&c, "attempt").as_f64().unwrap())
+}
+
+#[wasm_bindgen_test]
+async fn auto_picks_websocket_on_a_websocket_only_host_and_sse_on_an_sse_only_host() {
+    for (base, want, sockets) in [(WS_ONLY_HOST, "websocket", 2.0), (SSE_ONLY_HOST, "sse", 0.0)] {
+        let h = client_of(base, "auto", "");
+        assert!(get(&call(&h, "getSnapshot", &[]), "transport").is_null(), "unknown before the first connection");
+        let (generation, attempt) = opened(&h).await;
+        assert_eq!(transport(&h).as_deref(), Some(want), "{base}");
+        assert_eq!((generation, attempt), (1.0, 0.0), "{want}: the first attempt connected, no backoff");
+        assert_eq!(diag(&h, "sockets"), sockets, "{want}: sockets held");
+        // Live frames flow on the chosen carrier.
+        let id = create(&h).await;
+        let s = call(&h, "session", &[id.into()]);
+        wait(call(&s, "open", &[])).await;
+        prompt_turn(&s, &format!("streamed over {want}")).await;
+        // A reconnect stays on the carrier that worked.
+        post(&format!("{base}/admin/faults"), "{\"command\":\"drop-streams\"}").await;
+        until("reconnected", 10_000.0, || {
+            conn_state(&h) == "open" && get(&call(&h, "getSnapshot", &[]), "generation").as_f64() == Some(2.0)
+        })
+        .await;
+        assert_eq!(transport(&h).as_deref(), Some(want), "{want}: kept after a reconnect");
+        assert_eq!(diag(&h, "sockets"), sockets, "{want}: the old generation's sockets are gone");
+        call(&h, "close", &[]);
+        assert_eq!(diag(&h, "sockets"), 0.0);
+    }
+    // A forced carrier never falls back: SSE cannot reach the WebSocket-only host (426), nor a
+    // WebSocket the SSE-only one.
+    for (base, forced, error) in [(WS_ONLY_HOST, "sse", "HTTP 426"), (SSE_ONLY_HOST, "websocket", "websocket")] {
+        let h = client_of(base, forced, "");
+        until("a failed attempt", 5_000.0, || get(&call(&h, "getSnapshot", &[]), "attempt").as_f64() >= Some(1.0))
+            .await;
+        let c = call(&h, "getSnapshot", &[]);
+        assert_ne!(get(&c, "state").as_string().as_deref(), Some("open"));
+        assert!(get(&c, "transport").is_null(), "{forced}: nothing established");
+        let last = get(&c, "lastError").as_string().unwrap_or_default();
+        assert!(last.contains(error), "{forced} on {base}: lastError {last:?}");
+        call(&h, "close", &[]);
     }
 }
 
