@@ -8,17 +8,14 @@
 //! after `close()`, reaches Rust. `WebSocket.close()` dispatches nothing synchronously, so it
 //! is safe inside the state borrow.
 
-use super::inner::{request_body, run_weak, Inner, WeakShared};
+use super::inner::{run_weak, Inner, WeakShared};
 use super::js::{self, AbortController, WebSocket};
-use super::transport;
 use crate::core::client::downlink::{read_ticket, ws_url, STREAM_TICKET};
 use crate::core::client::{Carrier, StreamKind};
 use crate::core::sse::DEFAULT_MAX_FRAME;
-use crate::core::wire::Json;
 use js_sys::JsString;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::spawn_local;
 
 const HANDLERS: [&str; 4] = ["onopen", "onmessage", "onclose", "onerror"];
 
@@ -72,7 +69,7 @@ fn read_event(ev: &JsValue) -> SocketEvent {
                 _ => SocketEvent::Dropped,
             }
         }
-        Some("close") => SocketEvent::Ended(format!("closed ({})", js::get(ev, "code").as_f64().unwrap_or(0.0))),
+        Some("close") => SocketEvent::Ended(format!("closed ({})", js::get(ev, "code").as_f64().unwrap_or(0.0) as u16)),
         _ => SocketEvent::Ended("error".into()),
     }
 }
@@ -100,14 +97,13 @@ impl Inner {
             if self.ep.token.is_some() {
                 let ctrl = AbortController::new();
                 d.ticket = Some(ctrl.clone());
-                let rpc = self.mint_rpc();
-                let body = request_body(&rpc, STREAM_TICKET, &Json::empty_object());
-                let (weak, ep) = (self.me.clone(), self.ep.clone());
-                spawn_local(async move {
-                    let minted = transport::unary(&ep, STREAM_TICKET, body, rpc, ctrl).await;
-                    let ticket = minted.map_err(|e| e.message).and_then(|v| read_ticket(&v));
-                    run_weak(&weak, |inner| inner.ticket_minted(gen, id, ticket));
-                });
+                self.conn_call(
+                    STREAM_TICKET,
+                    ctrl,
+                    Box::new(move |inner, minted| {
+                        inner.ticket_minted(gen, id, minted.map_err(|e| e.message).and_then(|v| read_ticket(&v)))
+                    }),
+                );
             } else {
                 match connect_socket(self.me.clone(), &ws_url(&self.ep.base, kind.path(), None), gen, id) {
                     Ok(s) => d.socket = Some(s),

@@ -24,6 +24,7 @@ use wasm_bindgen_futures::spawn_local;
 
 pub(super) type Shared = Rc<RefCell<Inner>>;
 pub(super) type WeakShared = Weak<RefCell<Inner>>;
+pub(super) type ConnCallback = Box<dyn FnOnce(&mut Inner, RpcResult<Json>)>;
 
 pub(super) enum Waiter {
     /// `open()` / `loadOlder()`: resolves with `undefined`.
@@ -207,18 +208,28 @@ impl Inner {
         }
         let ctrl = AbortController::new();
         self.gen_aborts.push(ctrl.clone());
-        let rpc = self.mint_rpc();
-        let body = request_body(&rpc, wire::HOST_DESCRIBE, &Json::empty_object());
-        let (weak, ep) = (self.me.clone(), self.ep.clone());
-        spawn_local(async move {
-            let result = transport::unary(&ep, wire::HOST_DESCRIBE, body, rpc, ctrl).await;
-            let result = result.and_then(|v| checked(wire::HOST_DESCRIBE, v));
-            run_weak(&weak, |inner| match result {
+        self.conn_call(
+            wire::HOST_DESCRIBE,
+            ctrl,
+            Box::new(move |inner, result| match result.and_then(|v| checked(wire::HOST_DESCRIBE, v)) {
                 Ok(_) => inner.conn.described(gen),
                 Err(e) => {
                     inner.conn.failed(gen, format!("host.describe failed: {}", e.message), js::now(), js::random())
                 }
-            });
+            }),
+        );
+    }
+
+    /// A connection-level unary call (`host.describe`, `stream.ticket`; payload `{}`) whose
+    /// result goes to `then` on the shared state. One call site for both keeps one copy of the
+    /// call's future in the wasm.
+    pub(super) fn conn_call(&mut self, method: &'static str, ctrl: AbortController, then: ConnCallback) {
+        let rpc = self.mint_rpc();
+        let body = request_body(&rpc, method, &Json::empty_object());
+        let (weak, ep) = (self.me.clone(), self.ep.clone());
+        spawn_local(async move {
+            let result = transport::unary(&ep, method, body, rpc, ctrl).await;
+            run_weak(&weak, |inner| then(inner, result));
         });
     }
 

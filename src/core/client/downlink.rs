@@ -7,7 +7,6 @@
 
 use crate::core::wire::read::Obj;
 use crate::core::wire::Json;
-use std::fmt::Write as _;
 
 /// The unary method that mints an upgrade ticket: payload `{}`, value
 /// `{ ticket: string, expiresInMs: number }`.
@@ -25,7 +24,8 @@ pub fn ws_url(base: &str, path: &str, ticket: Option<&str>) -> String {
         "http" => format!("ws{rest}"),
         _ => base.to_string(),
     };
-    let _ = write!(url, "/api/{path}");
+    url.push_str("/api/");
+    url.push_str(path);
     if let Some(t) = ticket {
         url.push_str("?ticket=");
         percent_encode(t, &mut url);
@@ -39,7 +39,8 @@ fn percent_encode(s: &str, out: &mut String) {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
             out.push(b as char);
         } else {
-            let _ = write!(out, "%{b:02X}");
+            const HEX: &[u8; 16] = b"0123456789ABCDEF";
+            out.extend(['%', HEX[usize::from(b >> 4)] as char, HEX[usize::from(b & 15)] as char]);
         }
     }
 }
