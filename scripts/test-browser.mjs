@@ -104,6 +104,7 @@ const TOKEN = 'browser-test-token'
 const tokenHostUrl = await sideHost('token-host', ['--token', TOKEN])
 const wsOnlyUrl = await sideHost('ws-only-host', ['--downlinks', 'ws', '--faults'])
 const sseOnlyUrl = await sideHost('sse-only-host', ['--downlinks', 'sse', '--faults'])
+const expiredTicketUrl = await sideHost('expired-ticket-host', ['--token', TOKEN, '--ticket-ttl-ms', '0'])
 await new Promise((r) => control.listen(0, '127.0.0.1', r))
 const controlUrl = `http://127.0.0.1:${control.address().port}`
 log(`host ${hostUrl} (pid ${host.pid}), control ${controlUrl}, runner ${runnerOrigin}`)
@@ -116,6 +117,7 @@ const env = {
   AGENT_SESSION_TOKEN: TOKEN,
   AGENT_SESSION_WS_ONLY_HOST_URL: wsOnlyUrl,
   AGENT_SESSION_SSE_ONLY_HOST_URL: sseOnlyUrl,
+  AGENT_SESSION_EXPIRED_TICKET_HOST_URL: expiredTicketUrl,
   WASM_BINDGEN_TEST_ADDRESS: `127.0.0.1:${runnerPort}`,
   WASM_BINDGEN_TEST_TIMEOUT: process.env.WASM_BINDGEN_TEST_TIMEOUT || '90',
   CHROMEDRIVER: process.env.CHROMEDRIVER || '/usr/bin/chromedriver',

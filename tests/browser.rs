@@ -45,6 +45,11 @@ const SSE_ONLY_HOST: &str = match option_env!("AGENT_SESSION_SSE_ONLY_HOST_URL")
     Some(u) => u,
     None => "http://127.0.0.1:7882",
 };
+/// A `--token` host whose upgrade tickets expire at once (`--ticket-ttl-ms 0`): every upgrade is refused.
+const EXPIRED_TICKET_HOST: &str = match option_env!("AGENT_SESSION_EXPIRED_TICKET_HOST_URL") {
+    Some(u) => u,
+    None => "http://127.0.0.1:7883",
+};
 
 #[wasm_bindgen]
 extern "C" {
@@ -860,6 +865,25 @@ async fn auto_picks_websocket_on_a_websocket_only_host_and_sse_on_an_sse_only_ho
         assert!(last.contains(error), "{forced} on {base}: lastError {last:?}");
         call(&h, "close", &[]);
     }
+}
+
+#[wasm_bindgen_test]
+async fn a_refused_upgrade_with_a_token_falls_back_to_sse_under_auto_only() {
+    // The client mints a ticket per socket; this host refuses every upgrade (its tickets are
+    // expired on arrival), while the bearer header still opens SSE streams and unary calls.
+    let token = format!(",\"token\":\"{TOKEN}\"");
+    let h = client_of(EXPIRED_TICKET_HOST, "auto", &token);
+    let (generation, attempt) = opened(&h).await;
+    assert_eq!(transport(&h).as_deref(), Some("sse"));
+    assert_eq!((generation, attempt), (1.0, 0.0), "fell back within the first attempt");
+    assert_eq!(diag(&h, "sockets"), 0.0, "the refused sockets were released");
+    call(&h, "close", &[]);
+    let h = client_of(EXPIRED_TICKET_HOST, "websocket", &token);
+    until("a failed attempt", 5_000.0, || get(&call(&h, "getSnapshot", &[]), "attempt").as_f64() >= Some(1.0)).await;
+    let last = get(&call(&h, "getSnapshot", &[]), "lastError").as_string().unwrap_or_default();
+    assert!(last.contains("websocket") || last.contains("host.describe"), "lastError {last:?}");
+    assert!(transport(&h).is_none());
+    call(&h, "close", &[]);
 }
 
 // ---- provider profiles (Extension 2): one plan-mode turn per profile ---------------------
