@@ -212,3 +212,50 @@ fn the_mounted_capture_replays_through_the_session_core() {
         matches!(&s.nodes()[2].kind, NodeKind::Assistant { content, .. } if content.value()[0]["text"] == "Hello from the fake DeepSeek server.")
     );
 }
+
+/// `/api/respond` as the origin answers it: a bare receipt, never an envelope
+/// (`websocket/05-plan-review-respond.txt`: bad-response, not-pending, accepted, not-pending).
+#[test]
+fn the_origin_answers_respond_with_a_bare_receipt() {
+    let text = std::fs::read_to_string(captures_dir().join("websocket/05-plan-review-respond.txt")).unwrap();
+    let exchanges = transcript::http_exchanges(&text, "/api/respond");
+    let receipts: Vec<wire::Receipt> = exchanges
+        .iter()
+        .map(|ex| {
+            assert_eq!(ex.status, 200, "{}", ex.request);
+            let read = wire::parse_unary_response(&ex.response, &wire::ResponseForm::BareReceipt)
+                .unwrap_or_else(|e| panic!("{}: {e}", ex.response))
+                .expect("a receipt is an ok value");
+            // What the session core gets back is the receipt, canonical, valid for its method.
+            wire::validate_value(wire::RESPOND_PATH, &read).unwrap();
+            assert_eq!(
+                serde_json::from_str::<Value>(read.text()).unwrap(),
+                serde_json::from_str::<Value>(&ex.response).unwrap()
+            );
+            wire::parse_bare_receipt(&ex.response).unwrap()
+        })
+        .collect();
+    use wire::ReceiptReason::{BadResponse, NotPending};
+    let reasons: Vec<_> = receipts.iter().map(|r| (r.accepted, r.reason)).collect();
+    assert_eq!(
+        reasons,
+        [
+            (false, Some(BadResponse)),
+            (false, Some(NotPending)),
+            (false, Some(BadResponse)),
+            (true, None),
+            (false, Some(NotPending))
+        ]
+    );
+    // An envelope where a receipt belongs, or a receipt that contradicts itself, is a transport error.
+    let form = wire::ResponseForm::BareReceipt;
+    for body in [
+        r#"{"type":"server-response","rpcId":"x","result":{"ok":true,"value":{"accepted":true}}}"#,
+        r#"{"accepted":false}"#,
+        r#"{"accepted":true,"reason":"not-pending"}"#,
+        r#"{"accepted":false,"reason":"later"}"#,
+        "not json",
+    ] {
+        assert!(wire::parse_unary_response(body, &form).is_err(), "{body}");
+    }
+}

@@ -148,7 +148,14 @@ fn method_mismatch_unknown_method_and_not_json() {
     assert_eq!((raw.status, raw.body.as_str()), (400, "body is not JSON"));
     assert!(raw.content_type.starts_with("text/plain"));
     let raw = host.post("/api/respond", "nope");
-    assert_eq!(raw.status, 400);
+    assert_eq!((raw.status, raw.body.as_str()), (400, "body is not JSON"));
+    assert!(raw.content_type.starts_with("text/plain"));
+    // JSON that is not a valid client-response: the bare `bad-response` receipt, not an envelope.
+    for body in [r#"{"type":"client-response","rpcId":"x","result":5}"#, r#"{"type":"client-response"}"#, "[]", "null"]
+    {
+        let raw = host.post("/api/respond", body);
+        assert_eq!((raw.status, raw.json()), (200, json!({ "accepted": false, "reason": "bad-response" })), "{body}");
+    }
     // JSON that is not a client-request envelope: a business error echoing what it can.
     let raw = host.post("/api/session.list", r#"{"rpcId":"q","method":"session.list"}"#);
     assert_eq!(raw.json()["rpcId"], "q");

@@ -69,3 +69,29 @@ pub fn edge_sections(text: &str) -> Vec<EdgeSection> {
         })
         .collect()
 }
+
+/// One `POST /api/respond` of a WebSocket-era transcript (`websocket/05-*.txt`): the compact
+/// form `> [http @ms] POST /api/respond (…)`, `> body`, then `< [http @ms] HTTP/1.1 NNN …`,
+/// `< body` (stream lines of other channels may come between).
+pub struct Exchange {
+    pub request: String,
+    pub status: u16,
+    pub response: String,
+}
+
+pub fn http_exchanges(text: &str, path: &str) -> Vec<Exchange> {
+    let mut out = Vec::new();
+    let mut lines = text.lines().peekable();
+    let opening = format!("] POST {path}");
+    while let Some(line) = lines.next() {
+        if !(line.starts_with("> [http @") && line.contains(&opening)) {
+            continue;
+        }
+        let request = lines.next().and_then(|l| l.strip_prefix("> ")).unwrap_or_default().to_string();
+        let status_line = lines.by_ref().find(|l| l.starts_with("< [http @")).unwrap_or_default();
+        let status = status_line.split("HTTP/1.1 ").nth(1).and_then(|r| r.get(..3)).and_then(|c| c.parse().ok());
+        let response = lines.next().and_then(|l| l.strip_prefix("< ")).unwrap_or_default().to_string();
+        out.push(Exchange { request, status: status.unwrap_or(0), response });
+    }
+    out
+}
