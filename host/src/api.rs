@@ -26,10 +26,11 @@ fn to_value<T: serde::Serialize>(v: T) -> RpcResult<Value> {
 }
 
 pub async fn call(State(app): State<Arc<App>>, Path(method): Path<String>, body: Bytes) -> Response {
+    // Like the origin: the body must be JSON before the method is looked up.
+    let Ok(v) = serde_json::from_slice::<Value>(&body) else { return rpc::not_json() };
     if !wire::METHODS.contains(&method.as_str()) && method != SESSION_ANSWER {
         return rpc::not_found();
     }
-    let Ok(v) = serde_json::from_slice::<Value>(&body) else { return rpc::not_json() };
     let rpc_id = rpc::rpc_id_of(&v);
     let result = match rpc::check_envelope(&v, "client-request") {
         Err(e) => Err(e),
