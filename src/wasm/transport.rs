@@ -3,7 +3,7 @@
 //! folded into `RpcError::transport(..)` (code `internal`).
 
 use super::js::{self, AbortController, Reader, Response};
-use crate::core::wire::{parse_server_response, Json, RpcError, RpcResult};
+use crate::core::wire::{parse_unary_response, Json, ResponseForm, RpcError, RpcResult};
 use js_sys::{Object, Uint8Array};
 use std::cell::Cell;
 use std::rc::Rc;
@@ -49,7 +49,7 @@ pub async fn unary(
     ep: &Endpoint,
     path: &str,
     body: String,
-    expect_rpc_id: String,
+    form: ResponseForm,
     ctrl: AbortController,
 ) -> RpcResult<Json> {
     let timed_out = Rc::new(Cell::new(false));
@@ -61,7 +61,7 @@ pub async fn unary(
         });
         js::set_timeout(cb.unchecked_ref(), ep.timeout_ms)
     };
-    let result = unary_inner(ep, path, &body, &expect_rpc_id, &ctrl).await;
+    let result = unary_inner(ep, path, &body, &form, &ctrl).await;
     js::clear_timeout(&timer);
     match result {
         Ok(r) => r,
@@ -80,7 +80,7 @@ async fn unary_inner(
     ep: &Endpoint,
     path: &str,
     body: &str,
-    expect: &str,
+    form: &ResponseForm,
     ctrl: &AbortController,
 ) -> Result<RpcResult<Json>, String> {
     let init = ep.init("POST", Some(body), &ctrl.signal(), false);
@@ -92,7 +92,7 @@ async fn unary_inner(
     let text = resp.text().map_err(|e| js::describe(&e))?;
     let text = JsFuture::from(text).await.map_err(|e| js::describe(&e))?;
     let text = text.as_string().ok_or("body is not text")?;
-    parse_server_response(&text, expect)
+    parse_unary_response(&text, form)
 }
 
 /// Opens a stream. `Ok(reader)` once the host answered 2xx with a body.

@@ -1,7 +1,9 @@
 //! The session core's inputs and outputs that cross the sans-IO boundary: requests to send,
 //! operations to settle, and the "snapshot changed" signal.
 
-use crate::core::wire::{self, HistoryPayload, Json, PromptMode, RpcError, RpcResult, SessionRef, SetPlanModePayload};
+use crate::core::wire::{
+    self, HistoryPayload, Json, PromptMode, ResponseForm, RpcError, RpcResult, SessionRef, SetPlanModePayload,
+};
 use serde::Serialize;
 
 /// Tags one request the core asked to send; its result must come back with the same id.
@@ -100,11 +102,12 @@ impl Call {
         }
     }
 
-    /// The rpcId the response envelope must echo.
-    pub fn expected_rpc_id<'a>(&'a self, minted: &'a str) -> &'a str {
+    /// How the host frames its answer: a `server-response` echoing the minted rpcId, except
+    /// `/api/respond`, which the origin answers with a bare receipt.
+    pub fn response_form(&self, minted: &str) -> ResponseForm {
         match self {
-            Call::Respond { rpc_id, .. } => rpc_id,
-            _ => minted,
+            Call::Respond { .. } => ResponseForm::BareReceipt,
+            _ => ResponseForm::Envelope { rpc_id: minted.to_string() },
         }
     }
 }
