@@ -1,8 +1,9 @@
 // The capability-driven parts of the demo (Extension 2: mode indicator, structured plan steps,
 // the proposed-plan handoff, structured user-input prompts). Until the reference host's
 // provider profiles emit them, the test splices `session/projection` frames into the page's
-// real mux stream (a fetch wrapper installed before the app boots), so the package's own
-// projection store and snapshot feed the UI exactly as a live host would.
+// real mux stream (a fetch wrapper for SSE and a WebSocket wrapper, installed before the app
+// boots), so the package's own projection store and snapshot feed the UI exactly as a live
+// host would.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
@@ -36,6 +37,21 @@ const SPLICE = () => {
       },
     })
     return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
+  }
+  // Over WebSocket a spliced frame is one more message event on the mux socket.
+  const RealWebSocket = window.WebSocket
+  window.WebSocket = class extends RealWebSocket {
+    constructor(url, protocols) {
+      super(url, protocols)
+      if (!new URL(url, location.href).pathname.endsWith('/api/events.mux')) return
+      this.addEventListener('open', () => {
+        window.__inject = (frames) =>
+          frames.forEach((f, i) => {
+            const data = JSON.stringify({ type: 'server-request', rpcId: `inj-${Date.now()}-${i}`, method: f.type, payload: f })
+            this.dispatchEvent(new MessageEvent('message', { data }))
+          })
+      })
+    }
   }
 }
 
