@@ -135,7 +135,8 @@ export interface BenchConfig {
 
 async function run(cfg: BenchConfig) {
   await init()
-  const host = new HostClient({ baseUrl: location.origin })
+  // SSE: the burst is spliced into the fetch-streamed mux, and the raw baseline reads SSE too.
+  const host = new HostClient({ baseUrl: location.origin, transport: 'sse' })
   await connected(host)
   const out = []
   let turn = 100_000
