@@ -319,7 +319,7 @@ fn replay_head(file: &str, sid: &str) -> HeadReplay {
         // The seed's plan query meets today's host: 404, a transport error.
         for e in s.drain_effects() {
             if let Effect::Send { req, call: Call::PlanMode } = e {
-                s.on_response(req, Err(wire::RpcError::transport("session.planMode: HTTP 404")));
+                s.on_response(req, Err(wire::RpcError::carrier_status(404, "session.planMode: HTTP 404")));
             }
         }
     }
@@ -368,6 +368,8 @@ fn todays_host_plan_and_prompt_flow_replays_into_the_same_nodes() {
         "the message's source is the node's provenance"
     );
     assert!(matches!(nodes[0].kind, NodeKind::PlanMode { active: true }));
+    // No plan RPCs there: the `plan` projection is the host-confirmed state.
+    assert_eq!(s.plan_mode(), Some(wire::PlanModeState { active: true, pending: None }));
     assert!(s.partial().is_none() && !s.running() && s.pending().is_empty());
     assert!(r.unknown_frames.iter().all(|m| m == "session/queue") && !r.unknown_frames.is_empty());
     let d = s.diagnostics();
@@ -387,6 +389,7 @@ fn todays_host_plan_review_question_replays_into_the_same_nodes() {
     assert!(text_of(&nodes[1]).starts_with("Plan approved"), "{}", text_of(&nodes[1]));
     assert!(matches!(&nodes[1].kind, NodeKind::Tool { is_error: false, call_id, .. } if call_id == "call_fake_18"));
     assert!(matches!(nodes[2].kind, NodeKind::PlanMode { active: false }));
+    assert_eq!(s.plan_mode(), Some(wire::PlanModeState { active: false, pending: None }), "approving left plan mode");
     assert!(s.partial().is_none() && !s.running() && s.pending().is_empty() && s.running_calls().is_empty());
     assert_eq!(s.diagnostics().bad_values, 0);
 }
