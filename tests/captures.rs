@@ -319,7 +319,7 @@ fn replay_head(file: &str, sid: &str) -> HeadReplay {
         // The seed's plan query meets today's host: 404, a transport error.
         for e in s.drain_effects() {
             if let Effect::Send { req, call: Call::PlanMode } = e {
-                s.on_response(req, Err(wire::RpcError::transport("session.planMode: HTTP 404")));
+                s.on_response(req, Err(wire::RpcError::carrier_status(404, "session.planMode: HTTP 404")));
             }
         }
     }
@@ -350,7 +350,8 @@ fn text_of(n: &agent_session::core::session::Node) -> String {
 
 /// Today's event shapes (`assistant/message {message}`, `user/message {role, id}`, context as a
 /// plugin-sourced `user/message`, `turn/start` without `trigger`) fold into the seed's nodes;
-/// frames this client does not know (`session/queue`) are counted, never fatal.
+/// the events only today's host logs (`agent/inbox/spliced`, `command/run`, `request/context`,
+/// …) stay in the window and out of the nodes.
 #[test]
 fn todays_host_plan_and_prompt_flow_replays_into_the_same_nodes() {
     let r = replay_head("04-session-plan-prompt-flow.txt", "session-fc73189c-b966-42c8-9a41-9a4e59a6fb8e");
@@ -368,8 +369,13 @@ fn todays_host_plan_and_prompt_flow_replays_into_the_same_nodes() {
         "the message's source is the node's provenance"
     );
     assert!(matches!(nodes[0].kind, NodeKind::PlanMode { active: true }));
+    // The title is a projection there, the queue a frame of its own (empty once the turns ran).
+    assert_eq!(s.title().as_deref(), Some("Hello world plan"));
+    assert_eq!(s.queue().map(|q| q.text().to_string()).as_deref(), Some("[]"));
+    // No plan RPCs there: the `plan` projection is the host-confirmed state.
+    assert_eq!(s.plan_mode(), Some(wire::PlanModeState { active: true, pending: None }));
     assert!(s.partial().is_none() && !s.running() && s.pending().is_empty());
-    assert!(r.unknown_frames.iter().all(|m| m == "session/queue") && !r.unknown_frames.is_empty());
+    assert_eq!(r.unknown_frames, Vec::<String>::new(), "every mux frame of this flow is known");
     let d = s.diagnostics();
     assert_eq!((d.bad_values, d.rejected_pages, d.repairs, d.buffer_overflows), (0, 0, 0, 0), "{d:?}");
     let seqs: Vec<i64> = s.window().iter().map(|e| e.seq()).collect();
@@ -387,6 +393,32 @@ fn todays_host_plan_review_question_replays_into_the_same_nodes() {
     assert!(text_of(&nodes[1]).starts_with("Plan approved"), "{}", text_of(&nodes[1]));
     assert!(matches!(&nodes[1].kind, NodeKind::Tool { is_error: false, call_id, .. } if call_id == "call_fake_18"));
     assert!(matches!(nodes[2].kind, NodeKind::PlanMode { active: false }));
+    assert_eq!(s.plan_mode(), Some(wire::PlanModeState { active: false, pending: None }), "approving left plan mode");
     assert!(s.partial().is_none() && !s.running() && s.pending().is_empty() && s.running_calls().is_empty());
     assert_eq!(s.diagnostics().bad_values, 0);
+    assert_eq!(s.title().as_deref(), Some("Hello world plan"));
+}
+
+/// A plan-review question keeps its `intent`, so a UI can tell "approve leaves plan mode".
+#[test]
+fn todays_plan_review_question_keeps_its_intent() {
+    let text = std::fs::read_to_string(captures_dir().join("websocket/05-plan-review-respond.txt")).unwrap();
+    let json = transcript::ws_steps(&text)
+        .into_iter()
+        .find_map(|step| match step {
+            transcript::Step::Message { json, .. } if json.contains(r#""method":"question/requested""#) => Some(json),
+            _ => None,
+        })
+        .expect("a question frame");
+    let frame = parse_frame(&json).unwrap();
+    let sid = frame.frame.session_id().unwrap().to_string();
+    let mut s = Session::new(&sid);
+    s.on_frame(frame);
+    let agent_session::core::session::PendingKind::Question { questions } = &s.pending()[0].kind else {
+        panic!("not a question")
+    };
+    assert_eq!(
+        questions[0].intent.as_ref().map(|i| i.value()),
+        Some(json!({"kind": "plan-review", "approve": "Approve"}))
+    );
 }
