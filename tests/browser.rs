@@ -922,6 +922,62 @@ async fn a_refused_upgrade_with_a_token_falls_back_to_sse_under_auto_only() {
     call(&h, "close", &[]);
 }
 
+/// Wraps the page's `WebSocket` (once) so a test can reach the mux socket the client opened
+/// and dispatch messages on it as if the host had sent them.
+const MUX_SOCKET_SPY: &str = r#"
+if (!globalThis.__muxSockets) {
+  const Real = WebSocket
+  globalThis.__muxSockets = []
+  globalThis.WebSocket = class extends Real {
+    constructor(url, protocols) {
+      super(url, protocols)
+      if (String(url).includes('/api/events.mux')) globalThis.__muxSockets.push(this)
+    }
+  }
+}
+"#;
+
+fn last_mux_socket() -> JsValue {
+    let all = Array::from(&get(&js_sys::global().into(), "__muxSockets"));
+    all.get(all.length().saturating_sub(1))
+}
+
+fn dispatch_message(socket: &JsValue, data: &JsValue) {
+    let f = Function::new_with_args("s, data", "s.dispatchEvent(new MessageEvent('message', { data }))");
+    f.call2(&JsValue::UNDEFINED, socket, data).expect("dispatch");
+}
+
+#[wasm_bindgen_test]
+async fn websocket_binary_malformed_and_oversize_messages_are_dropped_and_stream_error_ends_the_generation() {
+    Function::new_no_args(MUX_SOCKET_SPY).call0(&JsValue::UNDEFINED).expect("spy");
+    let h = client_of(HOST, "websocket", "");
+    opened(&h).await;
+    let socket = last_mux_socket();
+    let (frames, malformed) = (diag(&h, "frames"), diag(&h, "malformedFrames"));
+    dispatch_message(&socket, &js_sys::ArrayBuffer::new(8).into());
+    dispatch_message(&socket, &"not a frame".into());
+    let big = Function::new_no_args("return 'x'.repeat(8 * 1024 * 1024 + 1)").call0(&JsValue::UNDEFINED).unwrap();
+    dispatch_message(&socket, &big);
+    assert_eq!(diag(&h, "malformedFrames"), malformed + 3.0, "binary, unparsable and oversize messages counted");
+    assert_eq!(diag(&h, "frames"), frames);
+    assert_eq!(conn_state(&h), "open", "dropped messages do not end the generation");
+    // A `stream/error` message ends the generation like any stream end: the client closes
+    // both sockets itself and reconnects with new ones.
+    let stream_error = r#"{"type":"server-request","rpcId":"t-err","method":"stream/error","payload":{"type":"stream/error","error":{"code":"internal","message":"injected","details":{}}}}"#;
+    dispatch_message(&socket, &stream_error.into());
+    let c = call(&h, "getSnapshot", &[]);
+    assert_eq!(get(&c, "state").as_string().as_deref(), Some("reconnecting"));
+    assert!(get(&c, "lastError").as_string().unwrap_or_default().contains("injected"));
+    assert_eq!(diag(&h, "sockets"), 0.0, "the generation's sockets are released at once");
+    assert!(get(&socket, "readyState").as_f64().unwrap() >= 2.0, "the old mux socket is closing or closed");
+    until("reconnected", 10_000.0, || conn_state(&h) == "open").await;
+    assert_eq!(get(&call(&h, "getSnapshot", &[]), "generation").as_f64(), Some(2.0));
+    assert_eq!(diag(&h, "sockets"), 2.0);
+    assert!(!last_mux_socket().loose_eq(&socket), "a new mux socket");
+    call(&h, "close", &[]);
+    assert!(get(&last_mux_socket(), "readyState").as_f64().unwrap() >= 2.0, "close() closes the sockets");
+}
+
 // ---- provider profiles (Extension 2): one plan-mode turn per profile ---------------------
 
 async fn create_with(host: &JsValue, provider: &str) -> String {
