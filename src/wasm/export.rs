@@ -370,10 +370,13 @@ impl SessionExport {
     }
 }
 
+/// What a connection snapshot shows: state, generation, attempt, retryAt bits, lastError, transport.
+type ConnKey = (&'static str, u64, u32, Option<u64>, Option<String>, Option<Carrier>);
+
 /// The cached connection snapshot.
 #[derive(Default)]
 pub struct ConnExport {
-    snapshot: Option<((&'static str, u64, u32, Option<u64>, Option<String>, Option<Carrier>), JsValue)>,
+    snapshot: Option<(ConnKey, JsValue)>,
 }
 
 impl ConnExport {
