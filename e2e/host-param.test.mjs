@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { ROOT, admin, cleanup, killHost, startHost, tempDir } from './lib/host.mjs'
 import { launch } from './lib/browser.mjs'
+import { guardPage } from './lib/guard.mjs'
 
 describe('?host= override', () => {
   let dir, web, api, browser
@@ -26,10 +27,12 @@ describe('?host= override', () => {
     const { sessionId } = (await admin(api.url, { command: 'seed', events: 40, messageEvery: 10 })).results[0]
     const page = await browser.newPage()
     page.setDefaultTimeout(20_000)
+    const guard = await guardPage(page)
     await page.goto(`${web.url}/?host=${encodeURIComponent(api.url)}#s=${encodeURIComponent(sessionId)}`)
     await page.waitForSelector('[data-testid="session-view"][data-open-state="open"]')
     assert.match(await page.getByTestId('messages').innerText(), /seed message 30/)
     await page.waitForSelector(`.session-item[data-session-id="${sessionId}"]`)
     assert.equal(await page.locator('.session-item').count(), 1, 'the list comes from the named host')
+    guard.assertClean()
   })
 })

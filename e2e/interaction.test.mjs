@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { ROOT, cleanup, killHost, startHost, tempDir } from './lib/host.mjs'
 import { launch, shot } from './lib/browser.mjs'
+import { guardPage } from './lib/guard.mjs'
 
 const DIST = join(ROOT, 'www', 'dist')
 
@@ -49,7 +50,7 @@ const CAPS = {
 }
 
 describe('capability-driven interaction UI', () => {
-  let dir, host, browser, page, sessionId
+  let dir, host, browser, page, sessionId, guard
 
   before(async () => {
     dir = tempDir()
@@ -63,6 +64,7 @@ describe('capability-driven interaction UI', () => {
     browser = await launch()
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
     page.setDefaultTimeout(20_000)
+    guard = await guardPage(page)
     await page.addInitScript(SPLICE)
   })
 
@@ -176,5 +178,9 @@ describe('capability-driven interaction UI', () => {
     await page.getByTestId('implement').click()
     await page.waitForSelector('[data-testid="plan-chip"][data-plan="off"]')
     assert.equal(await page.getByTestId('proposed-plan').locator('.card-error').count(), 0)
+  })
+
+  it('logged no page error, unhandled rejection or console error', () => {
+    guard.assertClean()
   })
 })

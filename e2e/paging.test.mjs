@@ -5,9 +5,10 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { ROOT, admin, cleanup, killHost, startHost, tempDir } from './lib/host.mjs'
 import { launch, shot } from './lib/browser.mjs'
+import { guardPage } from './lib/guard.mjs'
 
 describe('load older', () => {
-  let dir, host, browser, page, sessionId
+  let dir, host, browser, page, sessionId, guard
 
   before(async () => {
     dir = tempDir()
@@ -16,6 +17,7 @@ describe('load older', () => {
     browser = await launch()
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
     page.setDefaultTimeout(20_000)
+    guard = await guardPage(page)
   })
 
   after(async () => {
@@ -51,5 +53,9 @@ describe('load older', () => {
     assert.equal(new Set(rows).size, rows.length, 'no duplicated rows')
     await page.getByTestId('conversation').locator('.msg').first().scrollIntoViewIfNeeded()
     await shot(page, '08-load-older')
+  })
+
+  it('logged no page error, unhandled rejection or console error', () => {
+    guard.assertClean()
   })
 })

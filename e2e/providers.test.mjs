@@ -14,13 +14,13 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, cleanup, killHost, startHost, tempDir } from './lib/host.mjs'
 import { launch, shot } from './lib/browser.mjs'
+import { guardPage } from './lib/guard.mjs'
 
 const DIST = join(ROOT, 'www', 'dist')
 const T = 20_000
 
 describe('provider profiles: one plan-mode turn each, through the demo UI', () => {
-  let dir, host, browser, page
-  const consoleErrors = []
+  let dir, host, browser, page, guard
 
   before(async () => {
     assert.ok(existsSync(join(DIST, 'index.html')), 'www/dist missing: run scripts/e2e.mjs (or npm --prefix www run build)')
@@ -30,10 +30,7 @@ describe('provider profiles: one plan-mode turn each, through the demo UI', () =
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 })
     page = await context.newPage()
     page.setDefaultTimeout(T)
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text())
-    })
-    page.on('pageerror', (e) => consoleErrors.push(String(e)))
+    guard = await guardPage(page)
     await page.goto(host.url)
     await page.getByTestId('new-session').waitFor()
     await page.waitForFunction(() => !document.querySelector('[data-testid="connection-banner"]'))
@@ -188,7 +185,7 @@ describe('provider profiles: one plan-mode turn each, through the demo UI', () =
     await shot(page, 'provider-cursor')
   })
 
-  it('logged no page errors', () => {
-    assert.deepEqual(consoleErrors, [])
+  it('logged no page error, unhandled rejection or console error', () => {
+    guard.assertClean()
   })
 })

@@ -113,7 +113,38 @@ async fn control(action: &str) {
     post(&format!("{CONTROL}/{action}"), "{}").await;
 }
 
+/// Records what the page reports (uncaught errors, unhandled rejections, console errors)
+/// into `globalThis.__pageErrors`; installed once, by the first client a test makes.
+const PAGE_GUARD: &str = r#"
+if (!globalThis.__pageErrors) {
+  const seen = (globalThis.__pageErrors = [])
+  addEventListener('unhandledrejection', (e) => seen.push('unhandledrejection: ' + ((e.reason && e.reason.stack) || String(e.reason))))
+  addEventListener('error', (e) => seen.push('error: ' + e.message))
+  const original = console.error
+  console.error = function (...args) { seen.push('console.error: ' + args.map(String).join(' ')); return original.apply(this, args) }
+}
+"#;
+
+fn page_errors() -> Vec<String> {
+    Function::new_no_args(PAGE_GUARD).call0(&JsValue::UNDEFINED).expect("page guard");
+    let seen = Array::from(&get(&js_sys::global().into(), "__pageErrors"));
+    let out = seen.iter().map(|e| e.as_string().unwrap_or_default()).collect();
+    seen.set_length(0);
+    out
+}
+
+/// Fails on anything the page reported since the last check. Every client a test makes
+/// checks first, so a rejection left by one test fails the next at the latest.
+async fn assert_page_clean() {
+    // Rejection events fire after the microtask checkpoint that left them unhandled.
+    sleep(50.0).await;
+    let errors = page_errors();
+    assert!(errors.is_empty(), "the page reported errors no test expected: {errors:#?}");
+}
+
 fn host_with(extra: &str) -> JsValue {
+    let errors = page_errors();
+    assert!(errors.is_empty(), "an earlier test left page errors behind: {errors:#?}");
     let opts = obj(&format!("{{\"baseUrl\":\"{HOST}\",\"backoff\":{{\"baseMs\":100,\"maxMs\":400}}{extra}}}"));
     JsValue::from(HostClient::new(opts).expect("HostClient"))
 }
@@ -610,6 +641,11 @@ async fn a_question_round_trip_survives_a_reconnect() {
     sleep(200.0).await;
     assert_eq!(Array::from(&get(&snap(&s), "pending")).length(), 1, "pending survives reconnects");
     let key = get(&Array::from(&get(&snap(&s), "pending")).get(0), "key");
+    // The host answers `/api/respond` with a bare receipt: a value the question cannot take
+    // is refused as `bad-response`, and the question stays pending.
+    let bad = wait(call(&s, "respond", &[key.clone(), obj("{\"ok\":true,\"value\":\"blue\"}")])).await;
+    assert_eq!(json(&bad), "{\"accepted\":false,\"reason\":\"bad-response\"}");
+    assert_eq!(Array::from(&get(&snap(&s), "pending")).length(), 1, "a refused answer leaves the card");
     let answer = obj("{\"ok\":true,\"value\":{\"answers\":{\"q1\":\"blue\"}}}");
     let receipt = wait(call(&s, "respond", &[key.clone(), answer.clone()])).await;
     assert_eq!(json(&receipt), "{\"accepted\":true}");
@@ -1022,4 +1058,28 @@ async fn answer_and_respond_report_a_transport_failure_and_a_restart_cancels_the
     let rc = wait(call(&q, "respond", &[key, reply])).await;
     assert_eq!(json(&rc), "{\"accepted\":false,\"reason\":\"not-pending\"}");
     call(&host, "close", &[]);
+}
+
+#[wasm_bindgen_test]
+async fn a_stream_error_ends_the_generation_without_an_unhandled_rejection() {
+    let host = new_host();
+    connected(&host).await;
+    let id = create(&host).await;
+    let s = call(&host, "session", &[id.into()]);
+    wait(call(&s, "open", &[])).await;
+    let generation = || get(&call(&host, "getSnapshot", &[]), "generation").as_f64().unwrap();
+    let before = generation();
+    fault("{\"command\":\"stream-error\"}").await;
+    until("the next generation is established", 10_000.0, || generation() > before && conn_state(&host) == "open")
+        .await;
+    let last_error = get(&call(&host, "getSnapshot", &[]), "lastError");
+    assert!(
+        last_error.is_null() || last_error.as_string().is_some_and(|e| e.contains("stream/error")),
+        "{last_error:?}"
+    );
+    // Both streams of the ended generation were cancelled: nothing may reject unseen.
+    assert_page_clean().await;
+    prompt_turn(&s, "still live after the stream error").await;
+    call(&host, "close", &[]);
+    assert_page_clean().await;
 }

@@ -1,4 +1,4 @@
-// agent-session: hand-written typings of the package's fixed JS API (shared/API.md).
+// agent-session: hand-written typings of the package's fixed JS API (docs/API.md).
 
 /** wasm-bindgen init: accepts a URL, Response, BufferSource or WebAssembly.Module (default: the bundled .wasm next to the glue). */
 export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module

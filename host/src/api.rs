@@ -1,7 +1,8 @@
 //! Unary endpoints: `POST /api/<method>` and `POST /api/respond`.
 //!
 //! Carrier errors are plain text (404 unknown method, 400 body not JSON, 413 too large);
-//! everything else is HTTP 200 with a `server-response` envelope echoing the rpcId.
+//! everything else is HTTP 200: a `server-response` envelope echoing the rpcId, or for
+//! `/api/respond` the bare receipt.
 
 use crate::app::App;
 use crate::profiles::Profile;
@@ -11,11 +12,12 @@ use crate::{agent, history, plan, provider, script};
 use agent_session::core::wire::interaction::{AnswerPayload, SESSION_ANSWER};
 use agent_session::core::wire::{
     self as wire, ClientResponse, CreatePayload, CreateValue, HostDescription, ListPayload, ListValue, PromptPayload,
-    Receipt, RpcError, RpcResult, SessionRef, SessionSummary, SetPlanModePayload,
+    Receipt, ReceiptReason, RpcError, RpcResult, SessionRef, SessionSummary, SetPlanModePayload,
 };
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -24,10 +26,11 @@ fn to_value<T: serde::Serialize>(v: T) -> RpcResult<Value> {
 }
 
 pub async fn call(State(app): State<Arc<App>>, Path(method): Path<String>, body: Bytes) -> Response {
+    // Like the origin: the body must be JSON before the method is looked up.
+    let Ok(v) = serde_json::from_slice::<Value>(&body) else { return rpc::not_json() };
     if !wire::METHODS.contains(&method.as_str()) && method != SESSION_ANSWER {
         return rpc::not_found();
     }
-    let Ok(v) = serde_json::from_slice::<Value>(&body) else { return rpc::not_json() };
     let rpc_id = rpc::rpc_id_of(&v);
     let result = match rpc::check_envelope(&v, "client-request") {
         Err(e) => Err(e),
@@ -160,17 +163,18 @@ fn check_content(method: &str, content: &[Value]) -> Result<(), RpcError> {
     }
 }
 
-/// `POST /api/respond`: a client-response answering a question/approval frame's rpcId.
+/// `POST /api/respond`: a client-response answering a question/approval frame's rpcId. Like
+/// the origin, the answer is the bare receipt (no envelope): `bad-response` for JSON that is
+/// not a valid client-response, 400 for a body that is not JSON at all.
 pub async fn respond(State(app): State<Arc<App>>, body: Bytes) -> Response {
     let Ok(v) = serde_json::from_slice::<Value>(&body) else { return rpc::not_json() };
-    let rpc_id = rpc::rpc_id_of(&v);
-    let result = rpc::check_envelope(&v, "client-response").and_then(|()| {
-        let response: ClientResponse = payload("respond", &v)?;
-        let receipt = match app.interactions.answer(&response.rpc_id, response.result) {
-            Ok(()) => Receipt::accepted(),
-            Err(reason) => Receipt::refused(reason),
+    let receipt =
+        match rpc::check_envelope(&v, "client-response").and_then(|()| payload::<ClientResponse>("respond", &v)) {
+            Err(_) => Receipt::refused(ReceiptReason::BadResponse),
+            Ok(response) => match app.interactions.answer(&response.rpc_id, response.result) {
+                Ok(()) => Receipt::accepted(),
+                Err(reason) => Receipt::refused(reason),
+            },
         };
-        to_value(receipt)
-    });
-    rpc::respond(&rpc_id, result)
+    Json(receipt).into_response()
 }

@@ -4,7 +4,7 @@
 use crate::app::App;
 use crate::hub::OutFrame;
 use crate::session::NewEvent;
-use agent_session::core::wire::{Frame, SessionIdFrame};
+use agent_session::core::wire::{Frame, SessionIdFrame, StreamErrorFrame};
 use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
@@ -114,6 +114,8 @@ pub async fn gate(State(app): State<Arc<App>>, req: Request, next: Next) -> Resp
 #[serde(tag = "command", rename_all = "kebab-case", rename_all_fields = "camelCase")]
 enum Command {
     DropStreams,
+    /// Sends one `stream/error` frame on the mux stream (the client must end the generation).
+    StreamError,
     Withhold {
         #[serde(default = "one")]
         count: u32,
@@ -178,6 +180,11 @@ pub async fn admin(State(app): State<Arc<App>>, body: Bytes) -> Response {
         let r = match c {
             Command::DropStreams => {
                 app.hub.drop_streams();
+                json!({})
+            }
+            Command::StreamError => {
+                let error = json!({ "code": "injected", "message": "injected stream/error" });
+                app.hub.mux(OutFrame::new(&Frame::StreamError(StreamErrorFrame { error: error.into() })));
                 json!({})
             }
             Command::Withhold { count } => {

@@ -8,6 +8,8 @@
 //! its own length), and our extension frames (`session/projection`) are checked apart.
 
 mod common;
+#[path = "../../tests/captures/transcript.rs"]
+mod transcript;
 
 use agent_session::core::sse::{SseItem, SseParser};
 use agent_session::core::wire::{parse_frame, Frame};
@@ -245,4 +247,27 @@ fn plan_mode_service_mounted_sequence() {
 #[test]
 fn plan_mode_service_absent_sequence() {
     replay("plan-mode-service-absent", &["--chunk-delay-ms", "0", "--no-plan-mode"]);
+}
+
+/// The origin's `/api/respond` answers whose request does not depend on its own ids (an
+/// unknown rpcId, a client-request where a client-response belongs) get the same bare
+/// receipt, byte for byte, from our host.
+#[test]
+fn respond_answers_the_origins_bare_receipts() {
+    let text = fs::read_to_string(captures_dir().join("websocket/05-plan-review-respond.txt")).expect("capture");
+    let host = Host::start(&[]);
+    let mut compared = 0;
+    for ex in transcript::http_exchanges(&text, "/api/respond") {
+        let request: Value = serde_json::from_str(&ex.request).expect("request json");
+        let unknown_id = request["rpcId"] == "no-such-rpc";
+        let wrong_type = request["type"] != "client-response";
+        if !(unknown_id || wrong_type) {
+            continue;
+        }
+        let raw = host.post("/api/respond", &ex.request);
+        assert_eq!((raw.status, raw.body.as_str()), (ex.status, ex.response.as_str()), "{}", ex.request);
+        assert!(raw.content_type.starts_with("application/json"));
+        compared += 1;
+    }
+    assert_eq!(compared, 2, "both id-independent exchanges of the capture were replayed");
 }

@@ -148,11 +148,25 @@ fn method_mismatch_unknown_method_and_not_json() {
     assert_eq!((raw.status, raw.body.as_str()), (400, "body is not JSON"));
     assert!(raw.content_type.starts_with("text/plain"));
     let raw = host.post("/api/respond", "nope");
-    assert_eq!(raw.status, 400);
-    // JSON that is not a client-request envelope: a business error echoing what it can.
+    assert_eq!((raw.status, raw.body.as_str()), (400, "body is not JSON"));
+    assert!(raw.content_type.starts_with("text/plain"));
+    // JSON that is not a valid client-response: the bare `bad-response` receipt, not an envelope.
+    for body in [r#"{"type":"client-response","rpcId":"x","result":5}"#, r#"{"type":"client-response"}"#, "[]", "null"]
+    {
+        let raw = host.post("/api/respond", body);
+        assert_eq!((raw.status, raw.json()), (200, json!({ "accepted": false, "reason": "bad-response" })), "{body}");
+    }
+    // JSON that is not a client-request envelope: a business error echoing what it can,
+    // with the origin's message and its `invalid-request` sentinel for an unreadable rpcId.
     let raw = host.post("/api/session.list", r#"{"rpcId":"q","method":"session.list"}"#);
     assert_eq!(raw.json()["rpcId"], "q");
     assert_eq!(raw.json()["result"]["error"]["code"], "bad-request");
+    assert_eq!(raw.json()["result"]["error"]["message"], "invalid client-request message");
+    let raw = host.post("/api/session.list", r#"{"type":"client-request","rpcId":7,"method":"session.list"}"#);
+    assert_eq!(raw.json()["rpcId"], "invalid-request");
+    // The body is read before the method: non-JSON to an unknown method is 400, as at the origin.
+    let raw = host.post("/api/session.bogus", "{not json");
+    assert_eq!((raw.status, raw.body.as_str()), (400, "body is not JSON"));
     // Wrong HTTP method on an API path reads as unknown, like the origin.
     let raw = host.request("GET", "/api/session.list", &[], None);
     assert_eq!((raw.status, raw.body.as_str()), (404, "not found"));

@@ -14,7 +14,7 @@ use crate::core::client::{ConnCommand, Connection, Router, StreamKind};
 use crate::core::session::{Call, Effect, OpId, Outcome, ReqId, WakeToken};
 use crate::core::sse::{SseItem, SseParser};
 use crate::core::vecmap::VecMap;
-use crate::core::wire::{self, parse_frame, ErrorCode, Frame, Json, RpcError, RpcResult};
+use crate::core::wire::{self, parse_frame, ErrorCode, Frame, Json, ResponseForm, RpcError, RpcResult};
 use js_sys::{Function, Promise};
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -203,7 +203,8 @@ impl Inner {
         let body = request_body(&rpc, wire::HOST_DESCRIBE, &Json::empty_object());
         let (weak, ep) = (self.me.clone(), self.ep.clone());
         spawn_local(async move {
-            let result = transport::unary(&ep, wire::HOST_DESCRIBE, body, rpc, ctrl).await;
+            let result =
+                transport::unary(&ep, wire::HOST_DESCRIBE, body, ResponseForm::Envelope { rpc_id: rpc }, ctrl).await;
             let result = result.and_then(|v| checked(wire::HOST_DESCRIBE, v));
             run_weak(&weak, |inner| match result {
                 Ok(_) => inner.conn.described(gen),
@@ -243,14 +244,14 @@ impl Inner {
         }
         let rpc = self.mint_rpc();
         let body = call.body(&id, &rpc);
-        let expect = call.expected_rpc_id(&rpc).to_string();
+        let form = call.response_form(&rpc);
         let path = call.path();
         let ctrl = AbortController::new();
         let call_id = self.next_id();
         self.unary_aborts.insert(call_id, ctrl.clone());
         let (weak, ep) = (self.me.clone(), self.ep.clone());
         spawn_local(async move {
-            let result = transport::unary(&ep, path, body, expect, ctrl).await;
+            let result = transport::unary(&ep, path, body, form, ctrl).await;
             run_weak(&weak, |inner| {
                 inner.unary_aborts.remove(&call_id);
                 if inner.closed {
@@ -274,7 +275,7 @@ impl Inner {
         self.unary_aborts.insert(op, ctrl.clone());
         let (weak, ep) = (self.me.clone(), self.ep.clone());
         spawn_local(async move {
-            let result = transport::unary(&ep, method, body, rpc, ctrl).await;
+            let result = transport::unary(&ep, method, body, ResponseForm::Envelope { rpc_id: rpc }, ctrl).await;
             let result = result.and_then(|v| checked(method, v));
             run_weak(&weak, |inner| {
                 inner.unary_aborts.remove(&op);
@@ -396,7 +397,7 @@ pub(super) async fn stream_body(
         }
     });
     if !alive {
-        let _ = reader.cancel();
+        reader.cancel();
         return None;
     }
     let mut parser = SseParser::default();
@@ -413,7 +414,7 @@ pub(super) async fn stream_body(
                 let mut keep = false;
                 run_weak(weak, |inner| keep = inner.on_stream_items(gen, items));
                 if !keep {
-                    let _ = reader.cancel();
+                    reader.cancel();
                     ctrl.abort();
                     return None;
                 }

@@ -6,10 +6,15 @@ use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-#[wasm_bindgen(inline_js = "export function parseFrozen(t) { return JSON.parse(t, (k, v) => Object.freeze(v)); }")]
+#[wasm_bindgen(inline_js = "export function parseFrozen(t) { return JSON.parse(t, (k, v) => Object.freeze(v)); }
+export function ignoreRejection(p) { p.then(undefined, () => {}); }")]
 extern "C" {
     #[wasm_bindgen(js_name = parseFrozen)]
     fn parse_frozen(text: &str) -> JsValue;
+    /// Marks a promise whose outcome nobody awaits as handled: a library must never leave a
+    /// rejection unhandled (apps with error trackers would report it).
+    #[wasm_bindgen(js_name = ignoreRejection)]
+    pub fn ignore_rejection(p: &Promise);
 }
 
 #[wasm_bindgen]
@@ -34,8 +39,8 @@ extern "C" {
     pub type Reader;
     #[wasm_bindgen(method)]
     pub fn read(this: &Reader) -> Promise;
-    #[wasm_bindgen(method)]
-    pub fn cancel(this: &Reader) -> Promise;
+    #[wasm_bindgen(method, js_name = cancel)]
+    fn cancel_promise(this: &Reader) -> Promise;
 
     #[derive(Clone)]
     pub type AbortController;
@@ -154,5 +159,13 @@ pub fn describe(e: &JsValue) -> String {
         (Some(n), Some(m)) => format!("{n}: {m}"),
         (None, Some(m)) => m,
         _ => "unknown error".into(),
+    }
+}
+
+impl Reader {
+    /// Stops reading. The returned promise rejects when the stream was already aborted
+    /// (a generation that ended by `stream/error`); nobody waits on it, so it is marked handled.
+    pub fn cancel(&self) {
+        ignore_rejection(&self.cancel_promise());
     }
 }

@@ -3,7 +3,7 @@
 //! folded into `RpcError::transport(..)` (code `internal`).
 
 use super::js::{self, AbortController, Reader, Response};
-use crate::core::wire::{parse_server_response, Json, RpcError, RpcResult};
+use crate::core::wire::{parse_unary_response, Json, ResponseForm, RpcError, RpcResult};
 use js_sys::{Object, Uint8Array};
 use std::cell::Cell;
 use std::rc::Rc;
@@ -49,7 +49,7 @@ pub async fn unary(
     ep: &Endpoint,
     path: &str,
     body: String,
-    expect_rpc_id: String,
+    form: ResponseForm,
     ctrl: AbortController,
 ) -> RpcResult<Json> {
     let timed_out = Rc::new(Cell::new(false));
@@ -61,13 +61,14 @@ pub async fn unary(
         });
         js::set_timeout(cb.unchecked_ref(), ep.timeout_ms)
     };
-    let result = unary_inner(ep, path, &body, &expect_rpc_id, &ctrl).await;
+    let result = unary_inner(ep, path, &body, &form, &ctrl).await;
     js::clear_timeout(&timer);
     match result {
         Ok(r) => r,
         Err(e) => {
             let msg = if timed_out.get() {
-                format!("{path}: timed out after {} ms", ep.timeout_ms)
+                // Whole milliseconds: formatting an f64 would pull float printing into the module.
+                format!("{path}: timed out after {} ms", ep.timeout_ms as u64)
             } else {
                 format!("{path}: {e}")
             };
@@ -80,19 +81,21 @@ async fn unary_inner(
     ep: &Endpoint,
     path: &str,
     body: &str,
-    expect: &str,
+    form: &ResponseForm,
     ctrl: &AbortController,
 ) -> Result<RpcResult<Json>, String> {
     let init = ep.init("POST", Some(body), &ctrl.signal(), false);
     let p = js::fetch(&ep.url(path), &init).map_err(|e| js::describe(&e))?;
     let resp: Response = JsFuture::from(p).await.map_err(|e| js::describe(&e))?.unchecked_into();
     if !resp.ok() {
-        return Err(format!("HTTP {}", resp.status()));
+        // Kept typed: the core tells host generations apart by it (404 for a removed method).
+        let status = resp.status();
+        return Ok(Err(RpcError::carrier_status(status, format!("{path}: HTTP {status}"))));
     }
     let text = resp.text().map_err(|e| js::describe(&e))?;
     let text = JsFuture::from(text).await.map_err(|e| js::describe(&e))?;
     let text = text.as_string().ok_or("body is not text")?;
-    parse_server_response(&text, expect)
+    parse_unary_response(&text, form)
 }
 
 /// Opens a stream. `Ok(reader)` once the host answered 2xx with a body.

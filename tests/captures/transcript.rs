@@ -69,3 +69,73 @@ pub fn edge_sections(text: &str) -> Vec<EdgeSection> {
         })
         .collect()
 }
+
+/// One `POST /api/respond` of a WebSocket-era transcript (`websocket/05-*.txt`): the compact
+/// form `> [http @ms] POST /api/respond (…)`, `> body`, then `< [http @ms] HTTP/1.1 NNN …`,
+/// `< body` (stream lines of other channels may come between).
+pub struct Exchange {
+    pub request: String,
+    pub status: u16,
+    pub response: String,
+}
+
+pub fn http_exchanges(text: &str, path: &str) -> Vec<Exchange> {
+    let mut out = Vec::new();
+    let mut lines = text.lines().peekable();
+    let opening = format!("] POST {path}");
+    while let Some(line) = lines.next() {
+        if !(line.starts_with("> [http @") && line.contains(&opening)) {
+            continue;
+        }
+        let request = lines.next().and_then(|l| l.strip_prefix("> ")).unwrap_or_default().to_string();
+        let status_line = lines.by_ref().find(|l| l.starts_with("< [http @")).unwrap_or_default();
+        let status = status_line.split("HTTP/1.1 ").nth(1).and_then(|r| r.get(..3)).and_then(|c| c.parse().ok());
+        let response = lines.next().and_then(|l| l.strip_prefix("< ")).unwrap_or_default().to_string();
+        out.push(Exchange { request, status: status.unwrap_or(0), response });
+    }
+    out
+}
+
+/// One recorded step of a WebSocket-era transcript, in capture order.
+#[derive(Debug)]
+pub enum Step {
+    /// A text message the host sent on a downlink (`mux`, `mux2`, `host`, …).
+    Message { channel: String, json: String },
+    /// `POST /api/<path>` with its body.
+    Request { path: String, body: String },
+    /// The HTTP answer to the request before it.
+    Response { status: u16, body: String },
+}
+
+/// Reads the compact `> [chan @ms] …` / `< [chan @ms] …` lines of `websocket/0[45]-*.txt`.
+pub fn ws_steps(text: &str) -> Vec<Step> {
+    let mut out = Vec::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let (sent, rest) = match (line.strip_prefix("> ["), line.strip_prefix("< [")) {
+            (Some(r), _) => (true, r),
+            (_, Some(r)) => (false, r),
+            _ => continue,
+        };
+        let Some((tag, after)) = rest.split_once("] ") else { continue };
+        let channel = tag.split(" @").next().unwrap_or_default().to_string();
+        if channel == "http" {
+            let body = lines.peek().and_then(|l| l.strip_prefix(if sent { "> " } else { "< " }));
+            let body = body.filter(|b| !b.starts_with('[')).map(str::to_string);
+            if sent {
+                if let Some(path) = after.strip_prefix("POST /api/") {
+                    let path = path.split_whitespace().next().unwrap_or_default().to_string();
+                    out.push(Step::Request { path, body: body.clone().unwrap_or_default() });
+                }
+            } else if let Some(code) = after.strip_prefix("HTTP/1.1 ").and_then(|r| r.get(..3)) {
+                out.push(Step::Response { status: code.parse().unwrap_or(0), body: body.clone().unwrap_or_default() });
+            }
+            if body.is_some() {
+                lines.next();
+            }
+        } else if !sent && after.starts_with('{') {
+            out.push(Step::Message { channel, json: after.to_string() });
+        }
+    }
+    out
+}

@@ -1,4 +1,4 @@
-//! Named, fixed schedules reproducing the network items of `shared/ADVERSARIAL.md` on the
+//! Named, fixed schedules reproducing the network items of `docs/ADVERSARIAL.md` on the
 //! same model host, network and invariant checks as the random schedules. Each ends at
 //! quiescence (window tail = host tail, plan display = host state).
 

@@ -10,8 +10,8 @@ use super::rng::Rng;
 use agent_session::core::session::{Call, Effect, OpId, OpenState, Outcome, Session, WakeToken};
 use agent_session::core::sse::{SseItem, SseParser};
 use agent_session::core::wire::{
-    parse_frame, parse_server_response, result_to_json, EventFrame, Frame, InboundFrame, PromptMode, SessionEvent,
-    SubscribedFrame,
+    parse_frame, parse_unary_response, result_to_json, EventFrame, Frame, InboundFrame, PromptMode, ResponseForm,
+    SessionEvent, SubscribedFrame,
 };
 use serde_json::json;
 use std::cell::RefCell;
@@ -322,9 +322,14 @@ impl World {
         let before = self.session.diagnostics().clone();
         let result = if self.cfg.wire {
             let rpc_id = format!("c-{}", r.req.0);
-            let body =
-                json!({ "type": "server-response", "rpcId": rpc_id, "result": result_to_json(&r.result) }).to_string();
-            match parse_server_response(&body, &rpc_id) {
+            let form = r.call.response_form(&rpc_id);
+            let body = match (&form, &r.result) {
+                // `/api/respond` answers the receipt itself.
+                (ResponseForm::BareReceipt, Ok(receipt)) => receipt.to_string(),
+                _ => json!({ "type": "server-response", "rpcId": rpc_id, "result": result_to_json(&r.result) })
+                    .to_string(),
+            };
+            match parse_unary_response(&body, &form) {
                 Ok(res) if res == r.result.clone().map(agent_session::core::wire::Json::from) => res,
                 other => self.fail(&format!("response round trip changed it: {other:?}")),
             }

@@ -80,6 +80,33 @@ pub fn client_response_text(rpc_id: &str, result: &RpcResult<Json>) -> String {
     format!(r#"{{"type":"client-response","rpcId":{},"result":{}}}"#, quote(rpc_id), super::error::result_text(result))
 }
 
+/// How the body of a unary response is framed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResponseForm {
+    /// A `server-response` envelope that must echo this `rpcId`.
+    Envelope { rpc_id: String },
+    /// `POST /api/respond`: the origin answers the receipt itself, with no envelope around it.
+    BareReceipt,
+}
+
+/// Reads a unary response body in its form. Any failure is a transport error for the caller.
+pub fn parse_unary_response(body: &str, form: &ResponseForm) -> Result<RpcResult<Json>, String> {
+    match form {
+        ResponseForm::Envelope { rpc_id } => parse_server_response(body, rpc_id),
+        ResponseForm::BareReceipt => parse_bare_receipt(body).map(|r| Ok(Json::from_serialize(&r))),
+    }
+}
+
+/// A bare `/api/respond` receipt: `{accepted:true}` or `{accepted:false, reason}`, nothing
+/// else (an accepted receipt with a reason, or a refusal without one, is not a receipt).
+pub fn parse_bare_receipt(body: &str) -> Result<super::Receipt, String> {
+    let receipt = super::read::read::<super::Receipt>(body).map_err(|e| format!("not a receipt: {e}"))?;
+    if receipt.accepted == receipt.reason.is_some() {
+        return Err(format!("not a receipt: `accepted` {} with reason {:?}", receipt.accepted, receipt.reason));
+    }
+    Ok(receipt)
+}
+
 /// Reads a unary response body: envelope `type`, the `rpcId` echo and the result object are
 /// checked; the value stays raw text. Any failure is a transport error for the caller.
 pub fn parse_server_response(body: &str, expect_rpc_id: &str) -> Result<RpcResult<Json>, String> {

@@ -1,4 +1,4 @@
-//! The host wire contract (`shared/CONTRACT.md`): envelopes, method payloads and values,
+//! The host wire contract (`docs/WIRE.md`): envelopes, method payloads and values,
 //! session events and stream frames. One definition, used by the client core and the
 //! reference host alike.
 //!

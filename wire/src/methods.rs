@@ -19,6 +19,8 @@ pub const SESSION_PLAN_MODE: &str = "session.planMode";
 pub const SESSION_SET_PLAN_MODE: &str = "session.setPlanMode";
 /// Not a method of its own: the path that takes `client-response` envelopes.
 pub const RESPOND_PATH: &str = "respond";
+/// Today's upstream host: slash commands (`/plan`, `/plan off`) for a session.
+pub const COMMANDS_EXECUTE: &str = "commands/execute";
 
 pub const METHODS: &[&str] = &[
     HOST_DESCRIBE,
@@ -318,6 +320,8 @@ pub fn validate_value(method: &str, value: &Json) -> Result<(), String> {
         SESSION_PROMPT | SESSION_CANCEL => check::<Accepted>(value),
         SESSION_PLAN_MODE | SESSION_SET_PLAN_MODE => super::plan::parse_plan_value(value).map(|_| ()),
         RESPOND_PATH | super::interaction::SESSION_ANSWER => check::<Receipt>(value),
+        // `{commandId, result}`; the state it changes arrives as projection frames.
+        COMMANDS_EXECUTE => Ok(()),
         other => Err(format!("unknown method {other:?}")),
     }
 }

@@ -1,7 +1,9 @@
 //! The session core's inputs and outputs that cross the sans-IO boundary: requests to send,
 //! operations to settle, and the "snapshot changed" signal.
 
-use crate::core::wire::{self, HistoryPayload, Json, PromptMode, RpcError, RpcResult, SessionRef, SetPlanModePayload};
+use crate::core::wire::{
+    self, HistoryPayload, Json, PromptMode, ResponseForm, RpcError, RpcResult, SessionRef, SetPlanModePayload,
+};
 use serde::Serialize;
 
 /// Tags one request the core asked to send; its result must come back with the same id.
@@ -38,6 +40,10 @@ pub enum Call {
         rpc_id: String,
         result: RpcResult<Json>,
     },
+    /// Today's upstream host: a slash command (`/plan`, `/plan off`) through `commands/execute`.
+    Command {
+        line: &'static str,
+    },
     /// Extension: `session.answer` for a user-input prompt; `answers` is a JSON array.
     Answer {
         prompt_id: String,
@@ -55,6 +61,7 @@ impl Call {
             Call::Prompt { .. } => wire::SESSION_PROMPT,
             Call::Cancel => wire::SESSION_CANCEL,
             Call::Respond { .. } => wire::RESPOND_PATH,
+            Call::Command { .. } => wire::COMMANDS_EXECUTE,
             Call::Answer { .. } => wire::interaction::SESSION_ANSWER,
         }
     }
@@ -75,6 +82,17 @@ impl Call {
             prompt_id: &'a str,
             answers: &'a Json,
         }
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct CommandArgs<'a> {
+            agent_id: &'a str,
+            line: &'a str,
+            images: [(); 0],
+        }
+        #[derive(Serialize)]
+        struct Command<'a> {
+            args: CommandArgs<'a>,
+        }
         let sid = session_id.to_string();
         match self {
             Call::History { before_seq, max_messages } => Json::from_serialize(&HistoryPayload {
@@ -89,6 +107,9 @@ impl Call {
             Call::Prompt { mode, content } => Json::from_serialize(&Prompt { session_id, mode: *mode, content }),
             Call::Respond { result, .. } => Json::from_text(&wire::result_text(result)).unwrap_or_default(),
             Call::Answer { prompt_id, answers } => Json::from_serialize(&Answer { session_id, prompt_id, answers }),
+            Call::Command { line } => {
+                Json::from_serialize(&Command { args: CommandArgs { agent_id: session_id, line, images: [] } })
+            }
         }
     }
 
@@ -100,11 +121,12 @@ impl Call {
         }
     }
 
-    /// The rpcId the response envelope must echo.
-    pub fn expected_rpc_id<'a>(&'a self, minted: &'a str) -> &'a str {
+    /// How the host frames its answer: a `server-response` echoing the minted rpcId, except
+    /// `/api/respond`, which the origin answers with a bare receipt.
+    pub fn response_form(&self, minted: &str) -> ResponseForm {
         match self {
-            Call::Respond { rpc_id, .. } => rpc_id,
-            _ => minted,
+            Call::Respond { .. } => ResponseForm::BareReceipt,
+            _ => ResponseForm::Envelope { rpc_id: minted.to_string() },
         }
     }
 }

@@ -31,7 +31,7 @@ pub use plan::Capability;
 
 use crate::core::projection::ProjectionStore;
 use crate::core::vecmap::VecMap;
-use crate::core::wire::{PlanModeState, RpcError, Seq, SessionEvent};
+use crate::core::wire::{self, PlanModeState, RpcError, Seq, SessionEvent};
 use fold::Fold;
 use nodes::Stamps;
 use pending::PendingSet;
@@ -94,6 +94,11 @@ enum Purpose {
     },
     Selection {
         ticket: PlanTicket,
+        op: OpId,
+        active: bool,
+    },
+    /// A plan selection as today's upstream host takes it (`/plan` through `commands/execute`).
+    PlanCommand {
         op: OpId,
     },
     Prompt {
@@ -245,6 +250,9 @@ impl Session {
 
     /// Ends every input: at most one `Changed` per input, after the state is consistent.
     fn flush(&mut self) {
+        if self.plan.on_projection(self.projections.get(wire::interaction::PROJ_PLAN).map(|r| &*r.value)) {
+            self.plan_changed();
+        }
         if std::mem::take(&mut self.dirty) {
             self.effects.push_back(Effect::Changed);
         }

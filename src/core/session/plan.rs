@@ -2,7 +2,7 @@
 //! event-version fence. Only host-confirmed values are ever shown.
 
 use super::fences::{EventVersion, PlanRequestFence, PlanTicket};
-use crate::core::wire::{PlanModeState, Seq};
+use crate::core::wire::{parse_plan_projection, Json, PlanModeState, Seq};
 
 /// Whether the host's plan service is known to exist.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,8 +15,22 @@ pub enum Capability {
     Present,
 }
 
+/// Where host-confirmed plan state comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PlanSource {
+    /// The seed's plan RPCs, fenced against `plan/mode` commits (the default until a host
+    /// shows otherwise).
+    #[default]
+    Rpc,
+    /// Today's upstream host answers the plan RPCs 404: the `plan` projection is the state.
+    /// Projection frames are ordered on the stream and higher seqs win in the store, so no
+    /// request or event-version fence is needed; a unary answer never shows a state.
+    Projection,
+}
+
 #[derive(Debug, Clone)]
 pub struct PlanTracker {
+    source: PlanSource,
     shown: Option<PlanModeState>,
     capability: Capability,
     requests: PlanRequestFence,
@@ -42,6 +56,7 @@ pub enum PlanApply {
 impl Default for PlanTracker {
     fn default() -> Self {
         PlanTracker {
+            source: PlanSource::Rpc,
             shown: None,
             capability: Capability::Unknown,
             requests: PlanRequestFence::default(),
@@ -60,6 +75,33 @@ impl PlanTracker {
     }
     pub fn version(&self) -> EventVersion {
         EventVersion(self.commit.map(|(s, _)| s))
+    }
+
+    pub fn is_projected(&self) -> bool {
+        self.source == PlanSource::Projection
+    }
+
+    /// The host answered a plan RPC 404: from now on the `plan` projection is the state.
+    pub fn use_projection(&mut self) {
+        self.source = PlanSource::Projection;
+    }
+
+    /// The `plan` projection's current value (`None`: the key is absent = capability absent).
+    /// Returns whether `shown` changed. Ignored unless the source is the projection.
+    pub fn on_projection(&mut self, value: Option<&Json>) -> bool {
+        if self.source != PlanSource::Projection {
+            return false;
+        }
+        // A value that fails its shape keeps the last confirmed state.
+        let next = match value.map(parse_plan_projection) {
+            None => None,
+            Some(Ok(state)) => Some(state),
+            Some(Err(_)) => return false,
+        };
+        self.capability = if next.is_some() { Capability::Present } else { Capability::Absent };
+        let changed = self.shown != next;
+        self.shown = next;
+        changed
     }
 
     /// Mints the ticket for a query or selection about to be sent.
@@ -113,6 +155,9 @@ impl PlanTracker {
             return false;
         }
         self.commit = Some((seq, active));
+        if self.source == PlanSource::Projection {
+            return false; // the projection, not the event, is the state there
+        }
         // An answer shown before the stream caught up may already reflect this commit: a
         // commit always flips `active`, so an answer produced before it has the other
         // value. Keep such an answer (with its newer pending selection) rather than
