@@ -7,7 +7,7 @@ use tokio::sync::{broadcast, watch};
 
 /// Frames a subscriber may fall behind by before its stream is ended (it then repairs
 /// from history, which is cheaper than buffering without bound).
-const CAPACITY: usize = 8192;
+pub const CAPACITY: usize = 8192;
 
 pub struct OutFrame {
     /// The whole envelope JSON (`data:` payload).

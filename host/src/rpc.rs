@@ -38,7 +38,7 @@ pub fn rpc_id_of(v: &Value) -> String {
     v.get("rpcId").and_then(Value::as_str).unwrap_or(INVALID_REQUEST_RPC_ID).to_string()
 }
 
-fn issue(path: Vec<Value>, message: impl Into<String>) -> Value {
+pub fn issue(path: Vec<Value>, message: impl Into<String>) -> Value {
     json!({ "code": "invalid_type", "path": path, "message": message.into() })
 }
 
