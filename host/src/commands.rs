@@ -1,6 +1,7 @@
-//! `POST /api/commands/execute` as today's upstream host takes it (`--wire 2026-08` only):
-//! `{args: {agentId, line, images}}`. `/plan` and `/plan off` are plan selections; a line
-//! this host does not know answers `{ok: true}` with no value, as upstream does.
+//! `POST /api/commands/execute` and `/api/commands/list` as today's upstream host takes them
+//! (`--wire 2026-08` only): `{args: {agentId, line, images}}` / `{args: {agentId}}`. `/plan`
+//! and `/plan off` are plan selections; a line this host does not know answers `{ok: true}`
+//! with no value, as upstream does.
 
 use crate::app::App;
 use crate::rpc::{self, internal};
@@ -13,20 +14,38 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-pub const PATH: &str = "commands/execute";
+const EXECUTE: &str = "commands/execute";
+const LIST: &str = "commands/list";
 
+/// `POST /api/commands/execute`.
 pub async fn execute(State(app): State<Arc<App>>, body: Bytes) -> Response {
-    let Ok(v) = serde_json::from_slice::<Value>(&body) else { return rpc::not_json() };
+    unary(&app, &body, EXECUTE).await
+}
+
+/// `POST /api/commands/list`: `[{name, description}]`, `plan` only when the plan service is on.
+pub async fn list(State(app): State<Arc<App>>, body: Bytes) -> Response {
+    unary(&app, &body, LIST).await
+}
+
+async fn unary(app: &App, body: &[u8], path: &str) -> Response {
+    let Ok(v) = serde_json::from_slice::<Value>(body) else { return rpc::not_json() };
     if !dialect::is_upstream() {
         return rpc::not_found();
     }
     let rpc_id = rpc::rpc_id_of(&v);
     let result = match rpc::check_envelope(&v, "client-request") {
         Err(e) => Err(e),
-        Ok(()) if v.get("method").and_then(Value::as_str) != Some(PATH) => {
-            Err(RpcError::bad_request(format!("method {:?} does not match path {PATH:?}", v["method"]), vec![]))
+        Ok(()) if v.get("method").and_then(Value::as_str) != Some(path) => {
+            Err(RpcError::bad_request(format!("method {:?} does not match path {path:?}", v["method"]), vec![]))
         }
-        Ok(()) => run(&app, v.get("payload").unwrap_or(&Value::Null)).await,
+        Ok(()) => {
+            let payload = v.get("payload").unwrap_or(&Value::Null);
+            if path == EXECUTE {
+                run(app, payload).await
+            } else {
+                commands(app, payload).map(Some)
+            }
+        }
     };
     match result {
         // A void result omits `value`, as upstream writes it.
@@ -39,11 +58,26 @@ pub async fn execute(State(app): State<Arc<App>>, body: Bytes) -> Response {
     }
 }
 
+/// The `args` object of a remote command payload, as upstream requires it.
+fn args(payload: &Value) -> RpcResult<&Value> {
+    match payload.as_object() {
+        Some(p) if p.len() == 1 && p.get("args").is_some_and(Value::is_object) => Ok(&p["args"]),
+        _ => Err(internal("Remote payload must contain exactly one plain-object args field")),
+    }
+}
+
+fn commands(app: &App, payload: &Value) -> RpcResult<Value> {
+    let agent_id = args(payload)?.get("agentId").and_then(Value::as_str).unwrap_or_default();
+    app.session(agent_id)?;
+    let mut list = vec![json!({ "name": "compact", "description": "Compact older conversation history" })];
+    if app.options.plan_mode {
+        list.push(json!({ "name": "plan", "description": "Plan before acting: /plan, /plan off" }));
+    }
+    Ok(Value::Array(list))
+}
+
 async fn run(app: &App, payload: &Value) -> RpcResult<Option<Value>> {
-    let args = match payload.as_object() {
-        Some(p) if p.len() == 1 && p.get("args").is_some_and(Value::is_object) => &p["args"],
-        _ => return Err(internal("Remote payload must contain exactly one plain-object args field")),
-    };
+    let args = args(payload)?;
     let agent_id = args.get("agentId").and_then(Value::as_str).unwrap_or_default();
     let session = app.session(agent_id)?;
     let line = args.get("line").and_then(Value::as_str).unwrap_or_default().trim();

@@ -19,6 +19,7 @@ pub fn router(app: Arc<App>, cli: &Cli, bound: SocketAddr) -> Result<Router, Str
     let mut routes = Router::new()
         .route("/api/respond", post(api::respond))
         .route("/api/commands/execute", post(commands::execute))
+        .route("/api/commands/list", post(commands::list))
         .route("/api/{method}", post(api::call));
     if app.faults.is_some() {
         routes = routes.route_layer(from_fn_with_state(app.clone(), faults::gate));

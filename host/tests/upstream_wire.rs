@@ -54,6 +54,15 @@ fn plan_state_is_the_projection_and_plan_selects_it() {
 fn commands_answer_like_upstream() {
     let host = upstream();
     let sid = host.create();
+    let names = |host: &Host, sid: &str| -> Vec<String> {
+        let list = host.call("commands/list", json!({ "args": { "agentId": sid } }));
+        list.as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_string()).collect()
+    };
+    assert!(names(&host, &sid).contains(&"plan".to_string()));
+    let without = Host::start(&["--wire", "2026-08", "--no-plan-mode"]);
+    let other = without.create();
+    assert!(!names(&without, &other).contains(&"plan".to_string()));
+    assert_eq!(execute(&without, &other, "/plan")["result"], json!({ "ok": true }), "unknown there");
     // A line the host does not know: ok with no value at all.
     assert_eq!(execute(&host, &sid, "/nosuchcommand")["result"], json!({ "ok": true }));
     assert_eq!(execute(&host, "no-such-session", "/plan")["result"]["error"]["code"], "session-not-found");
