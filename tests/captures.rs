@@ -316,15 +316,34 @@ fn replay_head(file: &str, sid: &str) -> HeadReplay {
             }
             _ => {}
         }
-        // The seed's plan query meets today's host: 404, a transport error.
+        // The seed's plan query meets today's host: 404; its commands are as 04 listed them.
         for e in s.drain_effects() {
-            if let Effect::Send { req, call: Call::PlanMode } = e {
-                s.on_response(req, Err(wire::RpcError::carrier_status(404, "session.planMode: HTTP 404")));
+            match e {
+                Effect::Send { req, call: Call::PlanMode } => {
+                    s.on_response(req, Err(wire::RpcError::carrier_status(404, "session.planMode: HTTP 404")))
+                }
+                Effect::Send { req, call: Call::Commands } => s.on_response(req, Ok(captured_commands())),
+                _ => {}
             }
         }
     }
     assert!(answered, "{file}: no tail history answer for {sid}");
     HeadReplay { session: s, unknown_frames }
+}
+
+/// The `commands/list` value of `websocket/04` (it names `plan`).
+fn captured_commands() -> wire::Json {
+    let text = std::fs::read_to_string(captures_dir().join("websocket/04-session-plan-prompt-flow.txt")).unwrap();
+    let steps = transcript::ws_steps(&text);
+    let i = steps
+        .iter()
+        .position(|s| matches!(s, transcript::Step::Request { path, .. } if path == "commands/list"))
+        .expect("a commands/list request");
+    let Some(transcript::Step::Response { body, .. }) = steps.get(i + 1) else { panic!("its answer") };
+    let v: Value = serde_json::from_str(body).unwrap();
+    let value = wire::Json::from_value(&v["result"]["value"]);
+    assert_eq!(wire::lists_command(&value, "plan"), Ok(true));
+    value
 }
 
 fn node_summary(s: &Session) -> Vec<String> {

@@ -31,6 +31,10 @@ pub async fn call(State(app): State<Arc<App>>, Path(method): Path<String>, body:
     if !wire::METHODS.contains(&method.as_str()) && method != SESSION_ANSWER {
         return rpc::not_found();
     }
+    // Today's upstream host has no plan RPCs: its plan state is the `plan` projection.
+    if crate::dialect::is_upstream() && (method == wire::SESSION_PLAN_MODE || method == wire::SESSION_SET_PLAN_MODE) {
+        return rpc::not_found();
+    }
     let rpc_id = rpc::rpc_id_of(&v);
     let result = match rpc::check_envelope(&v, "client-request") {
         Err(e) => Err(e),

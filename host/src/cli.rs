@@ -62,6 +62,12 @@ pub struct Cli {
     #[arg(long, value_enum, default_value_t = Downlinks::Both)]
     pub downlinks: Downlinks,
 
+    /// Wire generation: `seed` (the origin's July 2026 wire: plan RPCs, session/title frames)
+    /// or `2026-08` (today's upstream: plan and title as projections, /plan through
+    /// commands/execute, the new event shapes; pair it with `--downlinks ws`).
+    #[arg(long, value_enum, value_name = "GENERATION", default_value = "seed")]
+    pub wire: crate::dialect::Wire,
+
     /// Lifetime of a `stream.ticket` in milliseconds (tests shorten it; not a user knob).
     #[arg(long, value_name = "MS", default_value_t = 30_000, hide = true)]
     pub ticket_ttl_ms: u64,

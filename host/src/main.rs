@@ -5,6 +5,8 @@ mod agent;
 mod api;
 mod app;
 mod cli;
+mod commands;
+mod dialect;
 mod faults;
 mod fence;
 mod history;
@@ -33,6 +35,7 @@ use std::time::Duration;
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = cli::Cli::parse();
+    dialect::set(cli.wire);
     match run(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -1,5 +1,6 @@
-//! Bearer-token check and the CORS allow-list. CORS is off unless origins are named: the
-//! origin host answers cross-origin preflights with 404, and so do we by default.
+//! Bearer-token check and the CORS allow-list. CORS is off unless origins are named; a
+//! request from any other origin (preflights included) never gets here: the trust fence
+//! (`fence.rs`) refuses it with 403.
 
 use crate::app::App;
 use axum::extract::{Request, State};
@@ -26,7 +27,8 @@ fn upgrade_ticket(req: &Request) -> Option<&str> {
 
 /// Every `/api/` and `/admin/` request needs `Authorization: Bearer <token>`, except a
 /// WebSocket upgrade on a downlink, which may instead present an unused `stream.ticket`
-/// (browsers cannot set headers on a WebSocket; the ticket is consumed either way).
+/// (browsers cannot set headers on a WebSocket). A presented ticket is spent here, whether
+/// or not the upgrade then succeeds.
 pub async fn require_token(State(gate): State<TokenGate>, req: Request, next: Next) -> Response {
     let presented =
         req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));

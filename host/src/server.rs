@@ -6,7 +6,7 @@ use crate::cli::Cli;
 use crate::fence::Fence;
 use crate::limits::MAX_BODY_BYTES;
 use crate::security::TokenGate;
-use crate::{api, faults, fence, rpc, security, streams, tickets};
+use crate::{api, commands, faults, fence, rpc, security, streams, tickets};
 use axum::extract::DefaultBodyLimit;
 use axum::middleware::from_fn_with_state;
 use axum::routing::{get, post};
@@ -16,7 +16,11 @@ use std::sync::Arc;
 use tower_http::services::ServeDir;
 
 pub fn router(app: Arc<App>, cli: &Cli, bound: SocketAddr) -> Result<Router, String> {
-    let mut routes = Router::new().route("/api/respond", post(api::respond)).route("/api/{method}", post(api::call));
+    let mut routes = Router::new()
+        .route("/api/respond", post(api::respond))
+        .route("/api/commands/execute", post(commands::execute))
+        .route("/api/commands/list", post(commands::list))
+        .route("/api/{method}", post(api::call));
     if app.faults.is_some() {
         routes = routes.route_layer(from_fn_with_state(app.clone(), faults::gate));
     }

@@ -54,15 +54,19 @@ fn drop_streams_ends_every_open_stream_on_both_carriers() {
 }
 
 #[test]
-fn stream_error_sends_one_stream_error_frame_on_the_mux() {
+fn stream_error_sends_one_stream_error_frame_on_the_mux_of_both_carriers() {
     let host = Host::start(&["--faults"]);
     host.create();
-    let mut mux = host.mux();
-    assert!(matches!(mux.frame().frame, Frame::Subscribed(_)));
+    let mut muxes: Vec<FrameStream> = CARRIERS.iter().map(|c| host.open(*c, "/api/events.mux")).collect();
+    for mux in &mut muxes {
+        assert!(matches!(mux.frame().frame, Frame::Subscribed(_)));
+    }
     assert_eq!(host.admin(json!({ "command": "stream-error" })).status, 200);
-    let frames = mux.until("stream/error", |f| matches!(f, Frame::StreamError(_)));
-    let Frame::StreamError(e) = &frames.last().unwrap().frame else { unreachable!() };
-    assert!(e.error.text().contains("injected"), "{}", e.error.text());
+    for mux in &mut muxes {
+        let frames = mux.until("stream/error", |f| matches!(f, Frame::StreamError(_)));
+        let Frame::StreamError(e) = &frames.last().unwrap().frame else { unreachable!() };
+        assert!(e.error.text().contains("injected"), "{}", e.error.text());
+    }
 }
 
 #[test]

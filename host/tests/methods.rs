@@ -207,9 +207,18 @@ fn oversized_body_is_413() {
 fn help_documents_every_flag() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-session-host")).arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout);
-    for flag in
-        ["--listen", "--db", "--no-plan-mode", "--faults", "--token", "--allow-origin", "--static", "--chunk-delay-ms"]
-    {
+    for flag in [
+        "--listen",
+        "--db",
+        "--no-plan-mode",
+        "--faults",
+        "--token",
+        "--allow-origin",
+        "--static",
+        "--chunk-delay-ms",
+        "--downlinks",
+        "--wire",
+    ] {
         assert!(help.contains(flag), "{flag} missing from --help");
     }
 }

@@ -99,13 +99,14 @@ pub fn result_text(result: &RpcResult<Json>) -> String {
     }
 }
 
-/// Reads a result object from its raw text, keeping `value` as raw text. A present `null`
-/// value (plan service absent) stays distinct from a missing one (a schema failure).
+/// Reads a result object from its raw text, keeping `value` as raw text. A missing `value`
+/// (today's upstream host writes a void result so) reads as `null`.
 pub fn result_from_text(text: &str) -> Result<RpcResult<Json>, String> {
     let bad = |e: ReadError| format!("bad result: {e}");
     let o = Obj::parse(text).map_err(bad)?;
     if o.bool("ok").map_err(bad)? {
-        o.present("value").map(Ok).ok_or_else(|| "ok result without value".into())
+        // Today's upstream host omits `value` for a void result; it reads as `null`.
+        Ok(Ok(o.present("value").unwrap_or_else(Json::null)))
     } else {
         let error = o.opt_field::<RpcError>("error").map_err(bad)?;
         error.map(Err).ok_or_else(|| "error result without error".into())

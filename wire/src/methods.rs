@@ -21,6 +21,20 @@ pub const SESSION_SET_PLAN_MODE: &str = "session.setPlanMode";
 pub const RESPOND_PATH: &str = "respond";
 /// Today's upstream host: slash commands (`/plan`, `/plan off`) for a session.
 pub const COMMANDS_EXECUTE: &str = "commands/execute";
+/// Today's upstream host: the commands a session knows, `[{name, description?, …}]`.
+pub const COMMANDS_LIST: &str = "commands/list";
+
+/// Whether a `commands/list` value names `command`.
+pub fn lists_command(value: &Json, command: &str) -> Result<bool, String> {
+    struct Named(String);
+    impl FromObj for Named {
+        fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+            Ok(Named(o.str("name")?))
+        }
+    }
+    let items = super::read::read_objects::<Named>(value.text()).map_err(String::from)?;
+    Ok(items.iter().any(|n| n.0 == command))
+}
 
 pub const METHODS: &[&str] = &[
     HOST_DESCRIBE,
@@ -322,6 +336,7 @@ pub fn validate_value(method: &str, value: &Json) -> Result<(), String> {
         RESPOND_PATH | super::interaction::SESSION_ANSWER => check::<Receipt>(value),
         // `{commandId, result}`; the state it changes arrives as projection frames.
         COMMANDS_EXECUTE => Ok(()),
+        COMMANDS_LIST => lists_command(value, "").map(|_| ()),
         other => Err(format!("unknown method {other:?}")),
     }
 }

@@ -119,3 +119,63 @@ impl FrameSource {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::Options;
+    use crate::cli::Downlinks;
+    use crate::hub::CAPACITY;
+    use crate::store::Store;
+    use agent_session::core::wire::SessionIdFrame;
+    use std::time::Duration;
+
+    fn app(dir: &tempfile::TempDir) -> App {
+        let store = Store::open(&dir.path().join("host.sqlite")).expect("store");
+        let options = Options {
+            plan_mode: true,
+            chunk_delay: Duration::ZERO,
+            downlinks: Downlinks::Both,
+            ticket_ttl: Duration::from_secs(30),
+        };
+        App::new(store, options, false).expect("app")
+    }
+
+    fn added(id: String) -> Arc<OutFrame> {
+        OutFrame::new(&Frame::SessionAdded(SessionIdFrame { session_id: id }))
+    }
+
+    #[tokio::test]
+    async fn a_lagging_subscriber_gets_one_stream_error_then_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = app(&dir);
+        let mut source = FrameSource::host(&app);
+        for i in 0..CAPACITY + 3 {
+            app.hub.host(added(format!("s{i}")));
+        }
+        let f = source.next().await.expect("an error frame");
+        assert!(f.json.contains(r#""type":"stream/error""#) && f.json.contains(r#""code":"lagged""#), "{}", f.json);
+        assert!(source.next().await.is_none());
+    }
+
+    #[tokio::test]
+    async fn an_oversized_frame_becomes_a_stream_error_and_ends_the_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = app(&dir);
+        let mut source = FrameSource::host(&app);
+        app.hub.host(added("x".repeat(MAX_STREAM_FRAME_BYTES)));
+        app.hub.host(added("after".into()));
+        let f = source.next().await.expect("an error frame");
+        assert!(f.json.contains(r#""code":"frame-too-large""#), "{}", &f.json[..200.min(f.json.len())]);
+        assert!(source.next().await.is_none());
+    }
+
+    #[tokio::test]
+    async fn dropping_streams_ends_the_source_without_a_frame() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = app(&dir);
+        let mut source = FrameSource::mux(&app);
+        app.hub.drop_streams();
+        assert!(source.next().await.is_none());
+    }
+}

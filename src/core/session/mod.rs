@@ -101,6 +101,8 @@ enum Purpose {
     PlanCommand {
         op: OpId,
     },
+    /// Whether today's upstream host mounts the plan command for this session.
+    PlanCommandKnown,
     Prompt {
         op: OpId,
         which: PromptOp,
@@ -255,7 +257,10 @@ impl Session {
 
     /// Ends every input: at most one `Changed` per input, after the state is consistent.
     fn flush(&mut self) {
-        if self.plan.on_projection(self.projections.get(wire::interaction::PROJ_PLAN).map(|r| &*r.value)) {
+        if self
+            .plan
+            .on_projection(self.projections.rev, self.projections.get(wire::interaction::PROJ_PLAN).map(|r| &*r.value))
+        {
             self.plan_changed();
         }
         if std::mem::take(&mut self.dirty) {

@@ -31,6 +31,11 @@ pub enum PlanSource {
 #[derive(Debug, Clone)]
 pub struct PlanTracker {
     source: PlanSource,
+    /// Projection source: whether the session has the `/plan` command (`None` until
+    /// `commands/list` answers; nothing is shown before).
+    command: Option<bool>,
+    /// Projection source: the store revision last read.
+    read_rev: Option<u64>,
     shown: Option<PlanModeState>,
     capability: Capability,
     requests: PlanRequestFence,
@@ -57,6 +62,8 @@ impl Default for PlanTracker {
     fn default() -> Self {
         PlanTracker {
             source: PlanSource::Rpc,
+            command: None,
+            read_rev: None,
             shown: None,
             capability: Capability::Unknown,
             requests: PlanRequestFence::default(),
@@ -86,19 +93,40 @@ impl PlanTracker {
         self.source = PlanSource::Projection;
     }
 
-    /// The `plan` projection's current value (`None`: the key is absent = capability absent).
-    /// Returns whether `shown` changed. Ignored unless the source is the projection.
-    pub fn on_projection(&mut self, value: Option<&Json>) -> bool {
-        if self.source != PlanSource::Projection {
+    /// `commands/list` (or a void `/plan` answer) said whether the session has the command.
+    /// Without it nothing is shown from now on; with it, the projection is read again (on
+    /// the session's next flush). Returns whether `shown` changed.
+    pub fn on_command_known(&mut self, known: bool) -> bool {
+        self.command = Some(known);
+        self.read_rev = None;
+        if known {
             return false;
         }
-        // A value that fails its shape keeps the last confirmed state.
-        let next = match value.map(parse_plan_projection) {
-            None => None,
-            Some(Ok(state)) => Some(state),
-            Some(Err(_)) => return false,
+        self.capability = Capability::Absent;
+        self.shown.take().is_some()
+    }
+
+    /// The `plan` projection's current value at store revision `rev` (`None`: the key is
+    /// absent = capability absent). Returns whether `shown` changed. Ignored unless the source
+    /// is the projection.
+    pub fn on_projection(&mut self, rev: u64, value: Option<&Json>) -> bool {
+        if self.source != PlanSource::Projection || self.read_rev == Some(rev) {
+            return false;
+        }
+        self.read_rev = Some(rev);
+        let next = match (self.command, value.map(parse_plan_projection)) {
+            (None, _) => None,
+            (Some(false), _) | (_, None) => {
+                self.capability = Capability::Absent;
+                None
+            }
+            (Some(true), Some(Ok(state))) => {
+                self.capability = Capability::Present;
+                Some(state)
+            }
+            // A value that fails its shape keeps the last confirmed state.
+            (Some(true), Some(Err(_))) => return false,
         };
-        self.capability = if next.is_some() { Capability::Present } else { Capability::Absent };
         let changed = self.shown != next;
         self.shown = next;
         changed

@@ -10,8 +10,17 @@ fn not_found() -> RpcError {
     RpcError::carrier_status(404, "session.planMode: HTTP 404")
 }
 
-/// Opened against today's host: the tail page carries the `plan` projection, and the plan
-/// query the seed's wire asks for answers 404.
+/// `commands/list` as today's host answers it, with or without the plan command.
+fn commands(with_plan: bool) -> Value {
+    let mut list = vec![json!({"name": "compact", "description": "Compact older conversation history"})];
+    if with_plan {
+        list.push(json!({"name": "plan", "description": "plan mode"}));
+    }
+    Value::Array(list)
+}
+
+/// Opened against today's host: the tail page carries the `plan` projection, the plan query
+/// the seed's wire asks for answers 404, and `commands/list` names `plan`.
 fn opened_on_todays_host(plan: Value) -> Driver {
     let mut d = Driver::new();
     d.s.open();
@@ -19,6 +28,8 @@ fn opened_on_todays_host(plan: Value) -> Driver {
     d.answer(req, page_with_projections(&[user(0, "a")], json!({ "plan": plan })));
     let q = d.take_plan_query();
     d.fail(q, not_found());
+    let (list, _) = d.take(|c| matches!(c, Call::Commands));
+    d.answer(list, commands(true));
     d
 }
 
@@ -67,8 +78,41 @@ fn without_the_plan_key_the_capability_is_absent() {
     d.answer(req, page_with_projections(&[user(0, "a")], json!({})));
     let q = d.take_plan_query();
     d.fail(q, not_found());
+    let (list, _) = d.take(|c| matches!(c, Call::Commands));
+    d.answer(list, commands(true));
     assert_eq!(d.s.plan_mode(), None);
     assert_eq!(d.s.plan_capability(), Capability::Absent);
+}
+
+/// Upstream's minimal preset keeps `plan: {active:false, pending:false}` in its projections
+/// but mounts no plan command: the capability is absent, and nothing shows before the host
+/// said which.
+#[test]
+fn a_session_without_the_plan_command_has_no_plan_mode_despite_the_key() {
+    let mut d = Driver::new();
+    d.s.open();
+    let (req, _) = d.take_history();
+    d.answer(req, page_with_projections(&[user(0, "a")], json!({"plan": {"active": false, "pending": false}})));
+    let q = d.take_plan_query();
+    d.fail(q, not_found());
+    assert_eq!(d.s.plan_mode(), None, "unknown until commands/list answers");
+    let (list, call) = d.take(|c| matches!(c, Call::Commands));
+    assert_eq!(serde_json::from_str::<Value>(call.payload("s1").text()).unwrap(), json!({"args": {"agentId": "s1"}}));
+    d.answer(list, commands(false));
+    assert_eq!(d.s.plan_mode(), None);
+    assert_eq!(d.s.plan_capability(), Capability::Absent);
+    d.frame(projection("plan", json!({"active": true, "pending": false}), 3));
+    assert_eq!(d.s.plan_mode(), None);
+}
+
+#[test]
+fn a_void_answer_to_the_plan_command_means_no_plan_mode() {
+    let mut d = opened_on_todays_host(json!({"active": false, "pending": false}));
+    let op = d.s.set_plan_mode(true);
+    let (req, _) = d.take(|c| command_line(c).is_some());
+    d.answer(req, Value::Null);
+    assert_eq!(d.outcome(op), Some(&ok(Value::Null)), "resolves with capability absent");
+    assert_eq!(d.s.plan_mode(), None);
 }
 
 #[test]
@@ -104,6 +148,8 @@ fn a_selection_sent_before_the_dialect_is_known_is_resent_as_the_command() {
     assert_eq!(d.outcome(op), None, "not settled: it goes on as the command");
     let (cmd, call) = d.take(|c| command_line(c).is_some());
     assert_eq!(command_line(&call), Some("/plan"));
+    let (list, _) = d.take(|c| matches!(c, Call::Commands));
+    d.answer(list, commands(true));
     d.fail(q, not_found());
     d.fail(cmd, RpcError::new(crate::core::wire::ErrorCode::SessionNotFound, "gone", json!({})));
     assert!(matches!(d.outcome(op), Some(Outcome::Result(Err(e))) if e.message == "gone"));
