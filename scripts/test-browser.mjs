@@ -105,6 +105,9 @@ const tokenHostUrl = await sideHost('token-host', ['--token', TOKEN])
 const wsOnlyUrl = await sideHost('ws-only-host', ['--downlinks', 'ws', '--faults'])
 const sseOnlyUrl = await sideHost('sse-only-host', ['--downlinks', 'sse', '--faults'])
 const expiredTicketUrl = await sideHost('expired-ticket-host', ['--token', TOKEN, '--ticket-ttl-ms', '0'])
+// Today's upstream generation (plan and title as projections, /plan commands, today's event
+// shapes, WebSocket downlinks only): the same scenario must pass against it and the seed host.
+const upstreamUrl = await sideHost('upstream-wire-host', ['--wire', '2026-08', '--downlinks', 'ws', '--faults', '--chunk-delay-ms', '5'])
 await new Promise((r) => control.listen(0, '127.0.0.1', r))
 const controlUrl = `http://127.0.0.1:${control.address().port}`
 log(`host ${hostUrl} (pid ${host.pid}), control ${controlUrl}, runner ${runnerOrigin}`)
@@ -118,6 +121,7 @@ const env = {
   AGENT_SESSION_WS_ONLY_HOST_URL: wsOnlyUrl,
   AGENT_SESSION_SSE_ONLY_HOST_URL: sseOnlyUrl,
   AGENT_SESSION_EXPIRED_TICKET_HOST_URL: expiredTicketUrl,
+  AGENT_SESSION_UPSTREAM_HOST_URL: upstreamUrl,
   WASM_BINDGEN_TEST_ADDRESS: `127.0.0.1:${runnerPort}`,
   WASM_BINDGEN_TEST_TIMEOUT: process.env.WASM_BINDGEN_TEST_TIMEOUT || '90',
   CHROMEDRIVER: process.env.CHROMEDRIVER || '/usr/bin/chromedriver',

@@ -45,6 +45,11 @@ const SSE_ONLY_HOST: &str = match option_env!("AGENT_SESSION_SSE_ONLY_HOST_URL")
     Some(u) => u,
     None => "http://127.0.0.1:7882",
 };
+/// A host speaking today's upstream wire generation (`--wire 2026-08 --downlinks ws --faults`).
+const UPSTREAM_HOST: &str = match option_env!("AGENT_SESSION_UPSTREAM_HOST_URL") {
+    Some(u) => u,
+    None => "http://127.0.0.1:7884",
+};
 /// A `--token` host whose upgrade tickets expire at once (`--ticket-ttl-ms 0`): every upgrade is refused.
 const EXPIRED_TICKET_HOST: &str = match option_env!("AGENT_SESSION_EXPIRED_TICKET_HOST_URL") {
     Some(u) => u,
@@ -1250,4 +1255,70 @@ async fn a_stream_error_ends_the_generation_without_an_unhandled_rejection() {
     prompt_turn(&s, "still live after the stream error").await;
     call(&host, "close", &[]);
     assert_page_clean().await;
+}
+
+fn plan_json(s: &JsValue) -> String {
+    json(&get(&snap(s), "planMode"))
+}
+
+/// One scenario through the JS API only: open, a question answered with `respond`, plan
+/// mode on through the API (host-confirmed pending, then active at the next turn), a streamed
+/// turn, a reconnect, plan mode off. Returns the node types it ended with.
+async fn generation_scenario(base: &str) -> Vec<String> {
+    let host = client_of(base, "auto", "");
+    until("connection open", 10_000.0, || conn_state(&host) == "open").await;
+    let id = create(&host).await;
+    let s = call(&host, "session", &[id.clone().into()]);
+    wait(call(&s, "open", &[])).await;
+    until("plan state known", 10_000.0, || plan_json(&s) == r#"{"active":false}"#).await;
+    // A question, answered.
+    let r = wait(call(&s, "prompt", &[text_block("please [question] me")])).await;
+    assert_eq!(get(&r, "ok"), JsValue::TRUE, "{}", json(&r));
+    until("question pending", 10_000.0, || Array::from(&get(&snap(&s), "pending")).length() == 1).await;
+    let key = get(&Array::from(&get(&snap(&s), "pending")).get(0), "key");
+    let answer = obj(r#"{"ok":true,"value":{"answers":{"q1":"blue"}}}"#);
+    assert_eq!(json(&wait(call(&s, "respond", &[key, answer])).await), r#"{"accepted":true}"#);
+    until("question resolved, turn done", 20_000.0, || {
+        Array::from(&get(&snap(&s), "pending")).length() == 0 && !get(&snap(&s), "running").is_truthy()
+    })
+    .await;
+    // Plan mode on: pending until the next turn starts, then committed.
+    let r = wait(call(&s, "setPlanMode", &[JsValue::TRUE])).await;
+    assert_eq!(get(&r, "ok"), JsValue::TRUE, "{}", json(&r));
+    until("selection pending", 10_000.0, || plan_json(&s) == r#"{"active":false,"pending":true}"#).await;
+    prompt_turn(&s, "plan a hello world script").await;
+    until("plan mode active", 10_000.0, || plan_json(&s) == r#"{"active":true}"#).await;
+    // A reconnect: the generation moves on, the session resyncs, nothing is lost or doubled.
+    let gen = get(&call(&host, "getSnapshot", &[]), "generation").as_f64().unwrap();
+    post(&format!("{base}/admin/faults"), r#"{"command":"drop-streams"}"#).await;
+    until("reconnected", 10_000.0, || {
+        conn_state(&host) == "open" && get(&call(&host, "getSnapshot", &[]), "generation").as_f64().unwrap() > gen
+    })
+    .await;
+    prompt_turn(&s, "after the reconnect").await;
+    assert_eq!(plan_json(&s), r#"{"active":true}"#, "plan state survives the reconnect");
+    // Plan mode off through the API.
+    let r = wait(call(&s, "setPlanMode", &[JsValue::FALSE])).await;
+    assert_eq!(get(&r, "ok"), JsValue::TRUE, "{}", json(&r));
+    until("leaving pending", 10_000.0, || plan_json(&s) == r#"{"active":true,"pending":false}"#).await;
+    prompt_turn(&s, "implement it").await;
+    until("plan mode off", 10_000.0, || plan_json(&s) == r#"{"active":false}"#).await;
+    // A fresh client sees the same log.
+    let fresh = client_of(base, "auto", "");
+    let again = call(&fresh, "session", &[id.into()]);
+    wait(call(&again, "open", &[])).await;
+    let types = node_types(&s);
+    until("the fresh client caught up", 5_000.0, || node_types(&again) == types).await;
+    call(&fresh, "close", &[]);
+    call(&host, "close", &[]);
+    assert_page_clean().await;
+    types
+}
+
+#[wasm_bindgen_test]
+async fn the_same_scenario_passes_against_the_seed_and_todays_upstream_wire() {
+    let seed = generation_scenario(HOST).await;
+    let today = generation_scenario(UPSTREAM_HOST).await;
+    assert_eq!(seed, today, "both generations fold into the same nodes");
+    assert!(seed.iter().filter(|t| *t == "assistant").count() >= 4, "{seed:?}");
 }
