@@ -5,7 +5,8 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 
-const BUDGET = 60 * 1024
+// The budget in force (110 KB); issue 12 turns it into a ratchet that gates the build.
+const BUDGET = 110 * 1024
 const root = new URL('..', import.meta.url).pathname
 const listing = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }))
 const files = listing[0].files.map((f) => f.path)
