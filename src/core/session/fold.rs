@@ -285,31 +285,63 @@ impl Fold {
     /// Prepends an older `page` to a window whose fold, `current`, started from nothing.
     ///
     /// Why: re-folding the whole window for every older page made paging back through a long
-    /// session quadratic. When the page leaves nothing pending across the boundary — no tool
-    /// call awaiting its result, no open plan prose, and no partial (or one the window's first
-    /// event, an assistant message, replaces) — folding the page alone and putting its nodes in
-    /// front is exactly what a full re-fold gives. Otherwise it re-folds everything.
+    /// session quadratic. The page is folded alone; if it leaves something pending across the
+    /// boundary (a partial, a running tool call, open plan prose — the normal shape of one
+    /// long agent turn), the fold goes on into the window only until those are settled, at
+    /// window event `k`. From there on the window folds the same with or without the page,
+    /// so `current`'s nodes made by events `k..` are reused as they are, and its nodes made
+    /// before `k` are taken in their latest version (a later result may have updated them).
+    /// Only a page whose pending items outlive the whole window, or a page call cut short by
+    /// a turn end (a late result could still complete it), re-folds everything.
     pub fn prepend(page: &[SessionEvent], window: &[SessionEvent], current: &Fold, stamps: &mut Stamps) -> Fold {
         let mut head = Fold::default();
         for ev in page {
             head.apply(ev, stamps);
         }
-        if head.partial.is_some()
-            && window.first().is_some_and(|e| matches!(e.body(), Some(EventBody::AssistantMessage(_))))
-        {
-            head.partial = None;
+        let page_last = page.last().map_or(-1, SessionEvent::seq);
+        let open_item = head.plan_text.as_ref().filter(|p| !p.done).map(|p| p.item_id.clone());
+        let page_calls: Vec<String> = head.running.iter().map(|c| c.call_id.clone()).collect();
+        let settled = |f: &Fold| {
+            f.partial.as_ref().is_none_or(|p| p.first_seq > page_last)
+                && f.running.iter().all(|c| c.seq > page_last)
+                && open_item.as_ref().is_none_or(|id| f.plan_text.as_ref().is_none_or(|p| p.done || &p.item_id != id))
+        };
+        let mut k = 0;
+        while !settled(&head) {
+            let Some(ev) = window.get(k) else {
+                return Fold::rebuild(page.iter().chain(window), current, stamps);
+            };
+            head.apply(ev, stamps);
+            k += 1;
         }
-        let open_prose = head.plan_text.as_ref().is_some_and(|p| !p.done);
-        if head.partial.is_some() || !head.running.is_empty() || open_prose {
+        let cut_short = page_calls.iter().any(|id| {
+            head.tool_index
+                .get(id)
+                .is_some_and(|&i| matches!(head.nodes[i].kind, NodeKind::Tool { status: ToolStatus::Interrupted, .. }))
+        });
+        if cut_short {
             return Fold::rebuild(page.iter().chain(window), current, stamps);
         }
+        // `current` made its first `made` nodes from window events before `k`.
+        let made = if k == 0 { 0 } else { Fold::rebuild(&window[..k], &Fold::default(), stamps).nodes.len() };
+        let latest: HashMap<&str, &Rc<Node>> = current.nodes[..made].iter().map(|n| (n.id.as_str(), n)).collect();
         let offset = head.nodes.len();
+        let mut nodes = Vec::with_capacity(offset + current.nodes.len() - made);
+        for n in head.nodes {
+            nodes.push(match latest.get(n.id.as_str()) {
+                Some(cur) => Rc::clone(cur),
+                None => n,
+            });
+        }
+        nodes.extend(current.nodes[made..].iter().cloned());
         let mut tool_index = head.tool_index;
-        tool_index.extend(current.tool_index.iter().map(|(id, i)| (id.clone(), i + offset)));
-        let mut nodes = head.nodes;
-        nodes.extend(current.nodes.iter().cloned());
+        tool_index.extend(
+            current.tool_index.iter().filter(|(_, &i)| i >= made).map(|(id, i)| (id.clone(), i - made + offset)),
+        );
+        let same =
+            nodes.len() == current.nodes.len() && nodes.iter().zip(&current.nodes).all(|(a, b)| Rc::ptr_eq(a, b));
         Fold {
-            nodes_rev: if offset == 0 { current.nodes_rev } else { stamps.next() },
+            nodes_rev: if same { current.nodes_rev } else { stamps.next() },
             nodes,
             partial: current.partial.clone(),
             running: current.running.clone(),

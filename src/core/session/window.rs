@@ -182,10 +182,10 @@ impl Session {
             self.meta_changed();
             return;
         }
-        let mut events: Vec<SessionEvent> = page.events.into_iter().map(|i| i.event).collect();
+        let events: Vec<SessionEvent> = page.events.into_iter().map(|i| i.event).collect();
         self.fold = Fold::prepend(&events, &self.window, &self.fold, &mut self.stamps);
-        events.append(&mut self.window);
-        self.window = events;
+        // In place: the window's buffer grows amortised instead of a new one per page.
+        self.window.splice(0..0, events);
         self.has_more = page.has_more;
         self.dirty = true;
         self.meta_changed();

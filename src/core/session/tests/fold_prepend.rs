@@ -63,6 +63,15 @@ fn an_older_page_folded_alone_equals_a_full_refold_at_every_message_boundary() {
         &["user", "start", "chunk", "msg", "end", "user", "start", "call"],
         // A turn cut short with a partial and a running call.
         &["user", "start", "chunk", "call", "user", "cut", "user", "start", "chunk", "msg", "end"],
+        // One long turn: a partial that runs through user messages across every boundary.
+        &["user", "start", "chunk", "chunk", "user", "chunk", "user", "chunk", "msg", "chunk", "user", "chunk", "msg"],
+        // A call running across the boundary whose turn is cut, then its late result.
+        &["user", "start", "call", "user", "cut", "result", "user", "start", "msg", "end"],
+        // A page partial settled in the window while a window call is still waiting for its
+        // result after that point (its node must come out updated).
+        &["user", "start", "chunk", "user", "call", "chunk", "msg", "result", "msg", "end"],
+        // A turn end freezes the page's partial after window chunks of the same step.
+        &["user", "start", "chunk", "user", "chunk", "cut", "user", "start", "chunk", "msg", "end"],
     ];
     for script in scripts {
         let events = log(script);
@@ -97,4 +106,25 @@ fn a_clean_boundary_keeps_the_window_nodes_and_folds_only_the_page() {
     let reused = joined.nodes[joined.nodes.len() - current.nodes.len()..].iter().zip(&current.nodes);
     assert!(reused.clone().all(|(a, b)| std::rc::Rc::ptr_eq(a, b)), "window nodes keep their identity");
     assert_eq!(joined.nodes.len(), 4);
+}
+
+/// One long turn (the partial crosses every boundary): the page is folded with only the
+/// window events up to the assistant message that settles it, and the window's later nodes
+/// keep their identity.
+#[test]
+fn a_long_turn_settles_in_the_window_without_refolding_it() {
+    let mut script = vec!["user", "start", "chunk", "chunk", "user", "chunk", "msg"];
+    for _ in 0..50 {
+        script.extend(["chunk", "user", "chunk", "msg"]);
+    }
+    let events = log(&script);
+    let (page, window) = events.split_at(4);
+    let mut stamps = Stamps::default();
+    let current = Fold::rebuild(window, &Fold::default(), &mut stamps);
+    let joined = Fold::prepend(page, window, &current, &mut stamps);
+    let full = Fold::rebuild(&events, &Fold::default(), &mut stamps);
+    assert_eq!(view(&joined), view(&full));
+    let tail = current.nodes.len() - 2;
+    let reused = joined.nodes[joined.nodes.len() - tail..].iter().zip(&current.nodes[2..]);
+    assert!(reused.into_iter().all(|(a, b)| std::rc::Rc::ptr_eq(a, b)), "the window's later nodes are reused");
 }
