@@ -4,6 +4,7 @@ mod adapters;
 mod agent;
 mod api;
 mod app;
+mod check;
 mod cli;
 mod faults;
 mod history;

@@ -101,8 +101,8 @@ fn sse(feed: Feed) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     Sse::new(stream::unfold(feed, Feed::next))
 }
 
-/// `GET /api/events.mux`: `session/subscribed` for every session, pending questions and
-/// approvals, then live frames.
+/// `GET /api/events.mux`: `session/subscribed` (then `session/title` when titled) for every
+/// session, pending questions and approvals, then live frames.
 pub async fn mux(State(app): State<Arc<App>>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     // Subscribe before the snapshot: a frame sent in between is then live *and* covered,
     // never lost.
@@ -114,6 +114,10 @@ pub async fn mux(State(app): State<Arc<App>>) -> Sse<impl Stream<Item = Result<E
         let last_seq = s.last_seq.load(Ordering::SeqCst);
         covered.last_seq.insert(s.id.clone(), last_seq);
         prelude.push_back(OutFrame::new(&Frame::Subscribed(SubscribedFrame { session_id: s.id.clone(), last_seq })));
+        // Read after `last_seq`: the title mirror is written first, so it covers that seq.
+        if let Some(t) = s.title() {
+            prelude.push_back(OutFrame::new(&t.frame(&s.id)));
+        }
     }
     for f in app.interactions.snapshot() {
         covered.replayed.insert(f.rpc_id.clone());
