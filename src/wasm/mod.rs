@@ -7,6 +7,7 @@ mod inner;
 mod js;
 mod options;
 mod session;
+mod sessions;
 mod transport;
 
 pub use host_client::HostClient;

@@ -5,9 +5,11 @@
 
 pub mod connection;
 pub mod router;
+pub mod sessions;
 
 pub use connection::{Backoff, ConnCommand, ConnState, Connection, StreamKind};
 pub use router::Router;
+pub use sessions::{ListItem, ListState, SessionList};
 
 #[cfg(test)]
 mod tests;
