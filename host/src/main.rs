@@ -52,7 +52,7 @@ async fn run(cli: cli::Cli) -> Result<(), String> {
     let router = server::router(app.clone(), &cli)?;
     let listener = tokio::net::TcpListener::bind(&cli.listen)
         .await
-        .map_err(|e| format!("cannot listen on {}: {e}", cli.listen))?;
+        .map_err(|e| listen_error(&cli.listen, &e))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     {
         let mut out = std::io::stdout().lock();
@@ -66,6 +66,18 @@ async fn run(cli: cli::Cli) -> Result<(), String> {
         // open streams would keep a graceful shutdown waiting forever.
         _ = shutdown_signal() => Ok(()),
     }
+}
+
+/// A taken port says how to pick another one (`npm start` passes `AGENT_SESSION_LISTEN`).
+fn listen_error(addr: &str, e: &std::io::Error) -> String {
+    let mut m = format!("cannot listen on {addr}: {e}");
+    if e.kind() == std::io::ErrorKind::AddrInUse {
+        m.push_str(
+            "\n  another process uses this port: pick another one with --listen 127.0.0.1:PORT \
+             (npm start: AGENT_SESSION_LISTEN=127.0.0.1:PORT npm start), or port 0 for any free port",
+        );
+    }
+    m
 }
 
 async fn shutdown_signal() {
