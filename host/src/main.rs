@@ -50,9 +50,7 @@ async fn run(cli: cli::Cli) -> Result<(), String> {
     let options = Options { plan_mode: !cli.no_plan_mode, chunk_delay: Duration::from_millis(cli.chunk_delay_ms) };
     let app = Arc::new(App::new(store, options, cli.faults)?);
     let router = server::router(app.clone(), &cli)?;
-    let listener = tokio::net::TcpListener::bind(&cli.listen)
-        .await
-        .map_err(|e| listen_error(&cli.listen, &e))?;
+    let listener = tokio::net::TcpListener::bind(&cli.listen).await.map_err(|e| listen_error(&cli.listen, &e))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     {
         let mut out = std::io::stdout().lock();

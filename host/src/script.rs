@@ -78,7 +78,9 @@ pub fn fallback_title(text: &str) -> Option<String> {
 /// The scripted "model" title: the prompt's first sentence, capitalised, within the
 /// accepted-title budget (never empty: it follows a fallback title).
 pub fn model_title(text: &str) -> String {
-    let clean = clean_title(text);
+    // A model would not repeat the demo's markers in a title.
+    let unmarked = ["[question]", "[approval]", "[tool]"].iter().fold(text.to_string(), |t, m| t.replace(m, " "));
+    let clean = clean_title(&unmarked);
     let sentence = clean.split(['.', '?', '!', '\n']).next().unwrap_or_default().trim();
     let sentence = if sentence.is_empty() { clean.as_str() } else { sentence };
     let mut chars = sentence.chars();
@@ -212,6 +214,7 @@ mod tests {
         assert!(long.len() <= 40 && long.starts_with("Antidisestablishmentarianism"), "{long}");
         assert_eq!(cut_bytes("aé", 2), "a", "never splits a character");
         assert_eq!(model_title("fix the login bug. Then deploy."), "Fix the login bug");
+        assert_eq!(model_title("Pick a layout [question]"), "Pick a layout", "markers are not part of a title");
         assert!(model_title(&"word ".repeat(40)).len() <= 80);
     }
 

@@ -138,7 +138,7 @@ impl SessionList {
     }
 
     fn sort(&mut self) {
-        self.items.sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at));
+        sort_newest_first(&mut self.items);
     }
 
     /// A stream frame of the current generation. Returns whether the list changed.
@@ -222,7 +222,7 @@ impl SessionList {
                 next.push(old.clone());
             }
         }
-        next.sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at));
+        sort_newest_first(&mut next);
         let same = next.len() == self.items.len()
             && next.iter().zip(&self.items).all(|(a, b)| a.rev == b.rev && a.session_id == b.session_id);
         self.items = next;
@@ -232,6 +232,18 @@ impl SessionList {
         self.state = ListState::Ready;
         self.bump();
         true
+    }
+}
+
+/// Stable insertion sort, newest first: the list is nearly sorted whenever this runs (a seed
+/// arrives ordered, a frame moves one item), and it is far smaller code than `sort_by`.
+fn sort_newest_first(items: &mut [Rc<ListItem>]) {
+    for i in 1..items.len() {
+        let mut j = i;
+        while j > 0 && items[j - 1].updated_at < items[j].updated_at {
+            items.swap(j - 1, j);
+            j -= 1;
+        }
     }
 }
 
