@@ -71,8 +71,12 @@ describe('provider profiles: one plan-mode turn each, through the demo UI', () =
     await page.waitForSelector('[data-testid="plan-chip"][data-plan="on"]')
     await page.waitForFunction(() => document.querySelector('[data-testid="mode-indicator"]')?.textContent?.trim() === 'Planning')
     mark(`${provider}: planning`)
-    await page.waitForSelector(`[data-session-id="${id}"].session-item .tag:text("${provider}")`)
-    mark(`${provider}: sidebar tag`)
+    // The sidebar row carries the host's title (the live list), not a browser-side guess.
+    await page.waitForFunction(
+      ([sid, first]) => document.querySelector(`[data-session-id="${sid}"].session-item [data-testid="session-title"]`)?.textContent?.startsWith(first),
+      [id, text.split(' ').slice(0, 3).join(' ')],
+    )
+    mark(`${provider}: sidebar title`)
     return id
   }
 
