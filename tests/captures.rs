@@ -259,3 +259,185 @@ fn the_origin_answers_respond_with_a_bare_receipt() {
         assert!(wire::parse_unary_response(body, &form).is_err(), "{body}");
     }
 }
+
+// ---- today's upstream host (websocket/), replayed through the session core ----
+
+struct HeadReplay {
+    session: Session,
+    /// Frame methods this client does not know (newer host), counted, never fatal.
+    unknown_frames: Vec<String>,
+}
+
+/// Replays one session of a WebSocket-era transcript through a `Session`: it opens at the
+/// first mux frame for the session, the first tail `session.history` answer
+/// for it in the capture answers that open (frames before it are buffered, as live frames
+/// racing an open are), and every `mux` frame for it is fed in capture order. The plan RPCs
+/// answer as today's host does (404).
+fn replay_head(file: &str, sid: &str) -> HeadReplay {
+    use agent_session::core::session::{Call, Effect};
+    use transcript::Step;
+    let text = std::fs::read_to_string(captures_dir().join("websocket").join(file)).unwrap();
+    let steps = transcript::ws_steps(&text);
+    let mut s = Session::new(sid);
+    let mut unknown_frames = Vec::new();
+    let mut open_req = None;
+    let mut answered = false;
+    for (i, step) in steps.iter().enumerate() {
+        match step {
+            Step::Message { channel, json } if channel == "mux" => match parse_frame(json) {
+                Ok(f) if f.frame.session_id() == Some(sid) => {
+                    // Today's host sends a new session's first events before its `subscribed`.
+                    if open_req.is_none() && !answered {
+                        s.open();
+                        open_req = s.drain_effects().into_iter().find_map(|e| match e {
+                            Effect::Send { req, call: Call::History { .. } } => Some(req),
+                            _ => None,
+                        });
+                    }
+                    s.on_frame(f);
+                }
+                Ok(_) => {}
+                Err(wire::FrameError::Unknown { method }) => unknown_frames.push(method),
+                Err(e) => panic!("a frame of today's host failed to parse: {e:?}: {json}"),
+            },
+            Step::Request { path, body } if path == "session.history" && open_req.is_some() => {
+                let payload = serde_json::from_str::<Value>(body).unwrap()["payload"].clone();
+                if payload["sessionId"] != sid || payload.get("beforeSeq").is_some() {
+                    continue;
+                }
+                let Some(Step::Response { status: 200, body }) =
+                    steps[i + 1..].iter().find(|s| matches!(s, Step::Response { .. }))
+                else {
+                    panic!("no answer to the tail request");
+                };
+                let rpc_id = serde_json::from_str::<Value>(body).unwrap()["rpcId"].as_str().unwrap().to_string();
+                s.on_response(open_req.take().unwrap(), wire::parse_server_response(body, &rpc_id).unwrap());
+                answered = true;
+            }
+            _ => {}
+        }
+        // The seed's plan query meets today's host: 404; its commands are as 04 listed them.
+        for e in s.drain_effects() {
+            match e {
+                Effect::Send { req, call: Call::PlanMode } => {
+                    s.on_response(req, Err(wire::RpcError::carrier_status(404, "session.planMode: HTTP 404")))
+                }
+                Effect::Send { req, call: Call::Commands } => s.on_response(req, Ok(captured_commands())),
+                _ => {}
+            }
+        }
+    }
+    assert!(answered, "{file}: no tail history answer for {sid}");
+    HeadReplay { session: s, unknown_frames }
+}
+
+/// The `commands/list` value of `websocket/04` (it names `plan`).
+fn captured_commands() -> wire::Json {
+    let text = std::fs::read_to_string(captures_dir().join("websocket/04-session-plan-prompt-flow.txt")).unwrap();
+    let steps = transcript::ws_steps(&text);
+    let i = steps
+        .iter()
+        .position(|s| matches!(s, transcript::Step::Request { path, .. } if path == "commands/list"))
+        .expect("a commands/list request");
+    let Some(transcript::Step::Response { body, .. }) = steps.get(i + 1) else { panic!("its answer") };
+    let v: Value = serde_json::from_str(body).unwrap();
+    let value = wire::Json::from_value(&v["result"]["value"]);
+    assert_eq!(wire::lists_command(&value, "plan"), Ok(true));
+    value
+}
+
+fn node_summary(s: &Session) -> Vec<String> {
+    s.nodes()
+        .iter()
+        .map(|n| match &n.kind {
+            NodeKind::Tool { name, status, .. } => format!("tool {name} {}", status.as_str()),
+            k => k.type_name().to_string(),
+        })
+        .collect()
+}
+
+fn text_of(n: &agent_session::core::session::Node) -> String {
+    let content = match &n.kind {
+        NodeKind::User { content, .. } | NodeKind::Context { content, .. } | NodeKind::Assistant { content, .. } => {
+            content.value()
+        }
+        NodeKind::Tool { result, .. } => result.as_ref().map(|r| r.value()).unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
+    content.as_array().into_iter().flatten().filter_map(|p| p["text"].as_str()).collect()
+}
+
+/// Today's event shapes (`assistant/message {message}`, `user/message {role, id}`, context as a
+/// plugin-sourced `user/message`, `turn/start` without `trigger`) fold into the seed's nodes;
+/// the events only today's host logs (`agent/inbox/spliced`, `command/run`, `request/context`,
+/// …) stay in the window and out of the nodes.
+#[test]
+fn todays_host_plan_and_prompt_flow_replays_into_the_same_nodes() {
+    let r = replay_head("04-session-plan-prompt-flow.txt", "session-fc73189c-b966-42c8-9a41-9a4e59a6fb8e");
+    let s = &r.session;
+    assert_eq!(
+        node_summary(s),
+        ["plan-mode", "user", "context", "assistant", "user", "assistant", "user", "assistant"]
+    );
+    let nodes = s.nodes();
+    assert_eq!(text_of(&nodes[1]), "Plan a hello world script.");
+    assert!(text_of(&nodes[2]).starts_with("Current runtime context."), "injected context is not a user bubble");
+    assert_eq!(text_of(&nodes[3]), "Here is a short plan: 1. Create hello.py. 2. Print \"Hello, world!\". Done.");
+    assert!(
+        matches!(&nodes[3].kind, NodeKind::Assistant { provenance, .. } if provenance.value()["kind"] == "model"),
+        "the message's source is the node's provenance"
+    );
+    assert!(matches!(nodes[0].kind, NodeKind::PlanMode { active: true }));
+    // The title is a projection there, the queue a frame of its own (empty once the turns ran).
+    assert_eq!(s.title().as_deref(), Some("Hello world plan"));
+    assert_eq!(s.queue().map(|q| q.text().to_string()).as_deref(), Some("[]"));
+    // No plan RPCs there: the `plan` projection is the host-confirmed state.
+    assert_eq!(s.plan_mode(), Some(wire::PlanModeState { active: true, pending: None }));
+    assert!(s.partial().is_none() && !s.running() && s.pending().is_empty());
+    assert_eq!(r.unknown_frames, Vec::<String>::new(), "every mux frame of this flow is known");
+    let d = s.diagnostics();
+    assert_eq!((d.bad_values, d.rejected_pages, d.repairs, d.buffer_overflows), (0, 0, 0, 0), "{d:?}");
+    let seqs: Vec<i64> = s.window().iter().map(|e| e.seq()).collect();
+    assert_eq!(seqs, (seqs[0]..=*seqs.last().unwrap()).collect::<Vec<_>>(), "a contiguous window");
+}
+
+/// Today's `tool/result {message: ToolResultMessage}` completes its tool node with the
+/// result's content; the plan-review question was answered, so nothing is left pending.
+#[test]
+fn todays_host_plan_review_question_replays_into_the_same_nodes() {
+    let r = replay_head("05-plan-review-respond.txt", "session-5760a598-8a53-4c99-a38e-03724ec0569c");
+    let s = &r.session;
+    assert_eq!(node_summary(s), ["assistant", "tool exit_plan_mode completed", "plan-mode", "assistant"]);
+    let nodes = s.nodes();
+    assert!(text_of(&nodes[1]).starts_with("Plan approved"), "{}", text_of(&nodes[1]));
+    assert!(matches!(&nodes[1].kind, NodeKind::Tool { is_error: false, call_id, .. } if call_id == "call_fake_18"));
+    assert!(matches!(nodes[2].kind, NodeKind::PlanMode { active: false }));
+    assert_eq!(s.plan_mode(), Some(wire::PlanModeState { active: false, pending: None }), "approving left plan mode");
+    assert!(s.partial().is_none() && !s.running() && s.pending().is_empty() && s.running_calls().is_empty());
+    assert_eq!(s.diagnostics().bad_values, 0);
+    assert_eq!(s.title().as_deref(), Some("Hello world plan"));
+}
+
+/// A plan-review question keeps its `intent`, so a UI can tell "approve leaves plan mode".
+#[test]
+fn todays_plan_review_question_keeps_its_intent() {
+    let text = std::fs::read_to_string(captures_dir().join("websocket/05-plan-review-respond.txt")).unwrap();
+    let json = transcript::ws_steps(&text)
+        .into_iter()
+        .find_map(|step| match step {
+            transcript::Step::Message { json, .. } if json.contains(r#""method":"question/requested""#) => Some(json),
+            _ => None,
+        })
+        .expect("a question frame");
+    let frame = parse_frame(&json).unwrap();
+    let sid = frame.frame.session_id().unwrap().to_string();
+    let mut s = Session::new(&sid);
+    s.on_frame(frame);
+    let agent_session::core::session::PendingKind::Question { questions } = &s.pending()[0].kind else {
+        panic!("not a question")
+    };
+    assert_eq!(
+        questions[0].intent.as_ref().map(|i| i.value()),
+        Some(json!({"kind": "plan-review", "approve": "Approve"}))
+    );
+}

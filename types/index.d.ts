@@ -198,6 +198,49 @@ export interface Question {
   readonly detail?: string
   readonly options?: readonly { readonly label: string; readonly description?: string }[]
   readonly multiSelect?: boolean
+  /**
+   * Today's upstream host: what answering means. `{kind: 'plan-review', approve}`: answering
+   * with the `approve` option leaves plan mode and carries the plan out.
+   */
+  readonly intent?: { readonly kind: 'plan-review'; readonly approve: string } | { readonly kind: string }
+}
+
+/** One prompt in the host's queue (today's upstream host, `session/queue`). */
+export interface QueuedPrompt {
+  readonly id: string
+  /** `'queued'` until its turn takes it; other values may come from newer hosts. */
+  readonly placement: string
+  readonly message: {
+    readonly content: readonly ContentBlock[]
+    readonly source?: unknown
+    readonly role?: string
+    readonly id?: string
+  }
+}
+
+/** Projections today's upstream host keeps beside the log; absent on hosts that lack them. */
+export interface KnownProjections {
+  /** Token accounting of the session so far. */
+  readonly tokenUsage?: {
+    readonly uncachedInputTokens: number
+    readonly outputTokens: number
+    readonly cacheReadTokens: number
+    readonly cacheWriteTokens: number
+  }
+  /** How full the model's context is (`{}` before the first request). */
+  readonly contextPressure?: {
+    readonly pressureTokens?: number
+    readonly projectedTokens?: number
+    readonly contextWindow?: number
+  }
+  /** Where the context's tokens go. */
+  readonly contextBreakdown?: {
+    readonly systemTokens: number
+    readonly toolsTokens: number
+    readonly messageTokens: number
+  }
+  /** The title, also surfaced as `snapshot.title`. */
+  readonly title?: string | null
 }
 
 export type PendingInteraction =
@@ -238,11 +281,14 @@ export interface ConversationSnapshot {
   readonly running: boolean
   readonly promptError: { readonly op: 'send' | 'stop'; readonly error: RpcError } | null
   readonly lastAgentError: string | null
-  readonly projections: Readonly<Record<string, unknown>>
+  /** Every projection the host keeps, by key (the generic store); the known ones typed. */
+  readonly projections: Readonly<Record<string, unknown>> & KnownProjections
   /** Provider-agnostic interaction state (Extension 2); each part null/empty when the host never said. */
   readonly interaction: InteractionState
-  /** The latest `session/title`, if any. */
+  /** The latest `session/title` frame's title, else the `title` projection; null before one is set. */
   readonly title: string | null
+  /** The host's prompt queue (today's upstream host); null when the host sends none. */
+  readonly queue: readonly QueuedPrompt[] | null
 }
 
 export type OperatingMode = 'default' | 'plan' | 'ask' | 'execute' | 'unknown'

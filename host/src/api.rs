@@ -29,14 +29,19 @@ fn to_value<T: serde::Serialize>(v: T) -> RpcResult<Value> {
 }
 
 pub async fn call(State(app): State<Arc<App>>, Path(method): Path<String>, body: BodyResult) -> Response {
-    if !wire::METHODS.contains(&method.as_str()) && method != SESSION_ANSWER {
-        return rpc::not_found();
-    }
     let body = match rpc::body(body) {
         Ok(b) => b,
         Err(r) => return r,
     };
+    // Like the origin: the body must be JSON before the method is looked up.
     let Ok(v) = serde_json::from_slice::<Value>(&body) else { return rpc::not_json() };
+    if !wire::METHODS.contains(&method.as_str()) && method != SESSION_ANSWER {
+        return rpc::not_found();
+    }
+    // Today's upstream host has no plan RPCs: its plan state is the `plan` projection.
+    if crate::dialect::is_upstream() && (method == wire::SESSION_PLAN_MODE || method == wire::SESSION_SET_PLAN_MODE) {
+        return rpc::not_found();
+    }
     let rpc_id = rpc::rpc_id_of(&v);
     let result = match rpc::check_envelope(&v, "client-request") {
         Err(e) => Err(e),

@@ -1,6 +1,7 @@
 //! Shared host state: the store, the stream hub, the session registry and the options that
-//! shape behaviour (plan service present or not, chunk pacing, faults).
+//! shape behaviour (plan service present or not, chunk pacing, faults, downlink carriers).
 
+use crate::cli::Downlinks;
 use crate::faults::Faults;
 use crate::hub::{Hub, OutFrame};
 use crate::interact::Interactions;
@@ -8,6 +9,7 @@ use crate::provider::ProviderState;
 use crate::session::{now_ms, LogState, Session, SessionRef};
 use crate::store::SessionUpdate;
 use crate::store::Store;
+use crate::tickets::Tickets;
 use agent_session::core::wire::{Frame, RpcError, SessionAddedFrame};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -17,6 +19,8 @@ use std::time::Duration;
 pub struct Options {
     pub plan_mode: bool,
     pub chunk_delay: Duration,
+    pub downlinks: Downlinks,
+    pub ticket_ttl: Duration,
 }
 
 pub struct App {
@@ -24,6 +28,7 @@ pub struct App {
     pub hub: Hub,
     pub interactions: Interactions,
     pub faults: Option<Faults>,
+    pub tickets: Tickets,
     pub options: Options,
     sessions: RwLock<HashMap<String, SessionRef>>,
 }
@@ -50,6 +55,7 @@ impl App {
             hub: Hub::default(),
             interactions: Interactions::default(),
             faults: faults.then(Faults::default),
+            tickets: Tickets::new(options.ticket_ttl),
             options,
             sessions: RwLock::new(sessions),
         };

@@ -1,7 +1,18 @@
 //! Command line. Other tools rely on these exact flag names and on the first stdout line.
 
-use clap::Parser;
+use clap::{Parser, ValueEnum};
 use std::path::PathBuf;
+
+/// Which carriers serve the two downlinks (`/api/events.mux`, `/api/events.host`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Downlinks {
+    /// WebSocket only, like today's upstream host: a plain GET answers 426.
+    Ws,
+    /// SSE only, like the seed host: an upgrade request just gets the SSE stream (no 101).
+    Sse,
+    /// An upgrade gets a WebSocket, a plain GET gets SSE.
+    Both,
+}
 
 /// Reference agent host for agent-session: the host wire contract over a durable SQLite log,
 /// with a scripted (model-free, deterministic) agent.
@@ -45,6 +56,21 @@ pub struct Cli {
     /// Milliseconds the scripted agent waits between streamed chunks (0 = as fast as possible).
     #[arg(long, value_name = "N", default_value_t = 40)]
     pub chunk_delay_ms: u64,
+
+    /// Carriers of the two downlinks: `ws` (plain GET answers 426), `sse` (no WebSocket
+    /// upgrades, like the seed host) or `both`.
+    #[arg(long, value_enum, default_value_t = Downlinks::Both)]
+    pub downlinks: Downlinks,
+
+    /// Wire generation: `seed` (the origin's July 2026 wire: plan RPCs, session/title frames)
+    /// or `2026-08` (today's upstream: plan and title as projections, /plan through
+    /// commands/execute, the new event shapes; pair it with `--downlinks ws`).
+    #[arg(long, value_enum, value_name = "GENERATION", default_value = "seed")]
+    pub wire: crate::dialect::Wire,
+
+    /// Lifetime of a `stream.ticket` in milliseconds (tests shorten it; not a user knob).
+    #[arg(long, value_name = "MS", default_value_t = 30_000, hide = true)]
+    pub ticket_ttl_ms: u64,
 }
 
 impl Cli {

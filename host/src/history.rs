@@ -3,9 +3,9 @@
 
 use crate::app::App;
 use crate::limits::{DEFAULT_PAGE_MESSAGES, MAX_PAGE_EVENTS, MAX_PAGE_MESSAGES};
-use crate::plan;
 use crate::rpc::internal;
 use crate::session::Session;
+use crate::{dialect, plan};
 use agent_session::core::wire::{HistoryItem, HistoryPayload, HistoryValue, ProjectionBaseline, RpcError};
 
 pub async fn page(app: &App, s: &Session, p: &HistoryPayload) -> Result<HistoryValue, RpcError> {
@@ -21,17 +21,27 @@ pub async fn page(app: &App, s: &Session, p: &HistoryPayload) -> Result<HistoryV
     let projections = p.before_seq.is_none().then(|| {
         let mut values = std::collections::BTreeMap::new();
         if app.options.plan_mode {
-            values.insert(plan::PROJECTION_KEY.to_string(), plan::value(log.plan.state()).into());
+            let value = plan::value(log.plan.state()).into();
+            values.insert(plan::PROJECTION_KEY.to_string(), dialect::projection_out(plan::PROJECTION_KEY, &value));
         }
         for (key, value) in &log.projections {
             values.insert(key.clone(), value.into());
+        }
+        if dialect::is_upstream() {
+            // Today's host keeps the title as a projection (`null` before one is set).
+            let title =
+                log.title.as_ref().map_or(serde_json::Value::Null, |t| serde_json::Value::String(t.title.clone()));
+            values.insert("title".to_string(), title.into());
         }
         ProjectionBaseline { as_of_seq: last, values }
     });
     drop(log);
     Ok(HistoryValue {
         has_more: !events.is_empty() && start > 0,
-        events: events.into_iter().map(|event| HistoryItem { event, view: None }).collect(),
+        events: events
+            .into_iter()
+            .map(|event| HistoryItem { event: dialect::event_out(&event).into_owned(), view: None })
+            .collect(),
         projections,
     })
 }

@@ -7,7 +7,7 @@ use tokio::sync::{broadcast, watch};
 
 /// Frames a subscriber may fall behind by before its stream is ended (it then repairs
 /// from history, which is cheaper than buffering without bound).
-const CAPACITY: usize = 8192;
+pub const CAPACITY: usize = 8192;
 
 pub struct OutFrame {
     /// The whole envelope JSON (`data:` payload).
@@ -33,7 +33,7 @@ impl OutFrame {
             _ => None,
         };
         Arc::new(OutFrame {
-            json: frame.to_envelope(rpc_id.clone()).to_json_string(),
+            json: crate::dialect::frame_out(frame).to_envelope(rpc_id.clone()).to_json_string(),
             rpc_id,
             session_id: frame.session_id().map(str::to_owned),
             event_seq,

@@ -6,7 +6,10 @@ mod api;
 mod app;
 mod check;
 mod cli;
+mod commands;
+mod dialect;
 mod faults;
+mod fence;
 mod history;
 mod hub;
 mod interact;
@@ -21,6 +24,7 @@ mod server;
 mod session;
 mod store;
 mod streams;
+mod tickets;
 
 use app::{App, Options};
 use clap::Parser;
@@ -32,6 +36,7 @@ use std::time::Duration;
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = cli::Cli::parse();
+    dialect::set(cli.wire);
     match run(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -47,11 +52,17 @@ async fn run(cli: cli::Cli) -> Result<(), String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     let store = store::Store::open(&db)?;
-    let options = Options { plan_mode: !cli.no_plan_mode, chunk_delay: Duration::from_millis(cli.chunk_delay_ms) };
+    let options = Options {
+        plan_mode: !cli.no_plan_mode,
+        chunk_delay: Duration::from_millis(cli.chunk_delay_ms),
+        downlinks: cli.downlinks,
+        ticket_ttl: Duration::from_millis(cli.ticket_ttl_ms),
+    };
     let app = Arc::new(App::new(store, options, cli.faults)?);
-    let router = server::router(app.clone(), &cli)?;
     let listener = tokio::net::TcpListener::bind(&cli.listen).await.map_err(|e| listen_error(&cli.listen, &e))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    // The fence needs the bound port (`--listen …:0` picks one).
+    let router = server::router(app.clone(), &cli, addr)?;
     {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "listening on http://{addr}");

@@ -48,12 +48,16 @@ pub fn respond(rpc_id: &str, result: RpcResult<Value>) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
-/// The envelope's `rpcId`, or `""` when it has none (it is then echoed as such).
+/// Echoed when an envelope has no readable `rpcId`: the answer must still be a valid
+/// server-response (the origin's fixed sentinel).
+pub const INVALID_REQUEST_RPC_ID: &str = "invalid-request";
+
+/// The envelope's `rpcId`, or the sentinel when it has no string one.
 pub fn rpc_id_of(v: &Value) -> String {
-    v.get("rpcId").and_then(Value::as_str).unwrap_or_default().to_string()
+    v.get("rpcId").and_then(Value::as_str).unwrap_or(INVALID_REQUEST_RPC_ID).to_string()
 }
 
-fn issue(path: Vec<Value>, message: impl Into<String>) -> Value {
+pub fn issue(path: Vec<Value>, message: impl Into<String>) -> Value {
     json!({ "code": "invalid_type", "path": path, "message": message.into() })
 }
 
@@ -69,7 +73,7 @@ pub fn check_envelope(v: &Value, kind: &str) -> Result<(), RpcError> {
     if issues.is_empty() {
         Ok(())
     } else {
-        Err(RpcError::bad_request(format!("invalid {kind} envelope"), issues))
+        Err(RpcError::bad_request(format!("invalid {kind} message"), issues))
     }
 }
 

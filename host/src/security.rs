@@ -1,6 +1,8 @@
-//! Bearer-token check and the CORS allow-list. CORS is off unless origins are named: the
-//! origin host answers cross-origin preflights with 404, and so do we by default.
+//! Bearer-token check and the CORS allow-list. CORS is off unless origins are named; a
+//! request from any other origin (preflights included) never gets here: the trust fence
+//! (`fence.rs`) refuses it with 403.
 
+use crate::app::App;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
@@ -8,10 +10,29 @@ use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
-pub async fn require_token(State(token): State<Arc<str>>, req: Request, next: Next) -> Response {
+#[derive(Clone)]
+pub struct TokenGate {
+    pub token: Arc<str>,
+    pub app: Arc<App>,
+}
+
+/// The `ticket` query parameter of a WebSocket upgrade on a downlink path.
+fn upgrade_ticket(req: &Request) -> Option<&str> {
+    let path = req.uri().path();
+    if !(path == "/api/events.mux" || path == "/api/events.host") || !crate::streams::wants_websocket(req.headers()) {
+        return None;
+    }
+    req.uri().query()?.split('&').find_map(|pair| pair.strip_prefix("ticket="))
+}
+
+/// Every `/api/` and `/admin/` request needs `Authorization: Bearer <token>`, except a
+/// WebSocket upgrade on a downlink, which may instead present an unused `stream.ticket`
+/// (browsers cannot set headers on a WebSocket). A presented ticket is spent here, whether
+/// or not the upgrade then succeeds.
+pub async fn require_token(State(gate): State<TokenGate>, req: Request, next: Next) -> Response {
     let presented =
         req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
-    if presented == Some(&*token) {
+    if presented == Some(&*gate.token) || upgrade_ticket(&req).is_some_and(|t| gate.app.tickets.redeem(t)) {
         return next.run(req).await;
     }
     (

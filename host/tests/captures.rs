@@ -209,7 +209,7 @@ fn replay(flavor: &str, args: &[&str]) {
     let want: Vec<String> = theirs.iter().map(|f| format!("{f:?}").replace(&origin_sid, "S")).collect();
     let mut got = Vec::new();
     while got.len() < want.len() {
-        // Our extension fields (CONTRACT-EXTENSIONS.md §5) are compared elsewhere (titles.rs).
+        // Our extension fields (CONTRACT-EXTENSIONS.md §6) are compared elsewhere (titles.rs).
         let frame = match host_stream.frame().frame {
             Frame::SessionAdded(f) => Frame::SessionAdded(SessionAddedFrame { cwd: None, updated_at: None, ..f }),
             Frame::SessionStatus(f) => {

@@ -27,31 +27,46 @@ fn bad_commands_are_400() {
 }
 
 #[test]
-fn drop_streams_ends_every_open_stream() {
+fn drop_streams_ends_every_open_stream_on_both_carriers() {
     let host = Host::start(&["--faults"]);
     host.create();
-    let mut mux = host.mux();
-    let mut hs = host.host_stream();
-    mux.frame();
-    assert!(matches!(hs.next(WAIT), Some(Item::Comment(_))));
+    let mut streams = Vec::new();
+    for carrier in CARRIERS {
+        let mut mux = host.open(carrier, "/api/events.mux");
+        mux.frame();
+        streams.push((carrier, mux));
+        streams.push((carrier, host.open(carrier, "/api/events.host")));
+    }
     assert_eq!(host.admin(json!({ "command": "drop-streams" })).status, 200);
-    mux.wait_end();
-    hs.wait_end();
+    for (carrier, mut s) in streams {
+        let rest = s.wait_end();
+        // SSE just ends; a WebSocket gets a close frame without a status first.
+        match carrier {
+            Carrier::Sse => assert!(rest.is_empty(), "{rest:?}"),
+            Carrier::Ws => assert!(matches!(rest[..], [Item::Close(1005, _)]), "{rest:?}"),
+        }
+    }
     // New streams work.
-    let mut again = host.mux();
-    assert!(matches!(again.frame().frame, Frame::Subscribed(_)));
+    for carrier in CARRIERS {
+        let mut again = host.open(carrier, "/api/events.mux");
+        assert!(matches!(again.frame().frame, Frame::Subscribed(_)));
+    }
 }
 
 #[test]
-fn stream_error_sends_one_stream_error_frame_on_the_mux() {
+fn stream_error_sends_one_stream_error_frame_on_the_mux_of_both_carriers() {
     let host = Host::start(&["--faults"]);
     host.create();
-    let mut mux = host.mux();
-    assert!(matches!(mux.frame().frame, Frame::Subscribed(_)));
+    let mut muxes: Vec<FrameStream> = CARRIERS.iter().map(|c| host.open(*c, "/api/events.mux")).collect();
+    for mux in &mut muxes {
+        assert!(matches!(mux.frame().frame, Frame::Subscribed(_)));
+    }
     assert_eq!(host.admin(json!({ "command": "stream-error" })).status, 200);
-    let frames = mux.until("stream/error", |f| matches!(f, Frame::StreamError(_)));
-    let Frame::StreamError(e) = &frames.last().unwrap().frame else { unreachable!() };
-    assert!(e.error.text().contains("injected"), "{}", e.error.text());
+    for mux in &mut muxes {
+        let frames = mux.until("stream/error", |f| matches!(f, Frame::StreamError(_)));
+        let Frame::StreamError(e) = &frames.last().unwrap().frame else { unreachable!() };
+        assert!(e.error.text().contains("injected"), "{}", e.error.text());
+    }
 }
 
 #[test]
@@ -102,19 +117,23 @@ fn delay_slows_the_next_n_responses() {
 }
 
 #[test]
-fn skip_mux_event_leaves_a_gap_that_history_repairs() {
+fn skip_mux_event_leaves_a_gap_that_history_repairs_on_both_carriers() {
     let host = Host::start(&["--faults", "--chunk-delay-ms", "0"]);
     let sid = host.create();
-    let mut mux = host.mux();
-    mux.frame();
+    let mut muxes: Vec<FrameStream> = CARRIERS.iter().map(|c| host.open(*c, "/api/events.mux")).collect();
+    for mux in &mut muxes {
+        mux.frame();
+    }
     host.admin(json!({ "command": "skip-mux-event" }));
     host.prompt(&sid, "queue", "hello");
-    let frames = mux.until("turn/end", |f| is_turn_end(f, 1));
-    let seqs = event_seqs(&frames);
-    let last = *seqs.last().unwrap();
-    assert_eq!(seqs.len() as u64, last, "exactly one frame skipped");
-    assert!(!seqs.contains(&0), "the first event was the skipped one");
-    assert_eq!(host.all_events(&sid).len() as u64, last + 1, "but it is logged");
+    for mux in &mut muxes {
+        let frames = mux.until("turn/end", |f| is_turn_end(f, 1));
+        let seqs = event_seqs(&frames);
+        let last = *seqs.last().unwrap();
+        assert_eq!(seqs.len() as u64, last, "exactly one frame skipped");
+        assert!(!seqs.contains(&0), "the first event was the skipped one");
+        assert_eq!(host.all_events(&sid).len() as u64, last + 1, "but it is logged");
+    }
 }
 
 #[test]
@@ -123,13 +142,17 @@ fn reset_store_loses_the_log() {
     let sid = host.create();
     host.prompt(&sid, "queue", "hello");
     host.wait_turn_end(&sid, 1);
-    let mut mux = host.mux();
-    mux.frame();
+    let mut muxes: Vec<FrameStream> = CARRIERS.iter().map(|c| host.open(*c, "/api/events.mux")).collect();
+    for mux in &mut muxes {
+        mux.frame();
+    }
     host.admin(json!({ "command": "reset-store", "keepSessions": true }));
-    mux.wait_end();
-    let mut mux = host.mux();
-    let Frame::Subscribed(s) = mux.frame().frame else { panic!("expected subscribed") };
-    assert_eq!((s.session_id.as_str(), s.last_seq), (sid.as_str(), -1));
+    for carrier in CARRIERS {
+        muxes.remove(0).wait_end();
+        let mut mux = host.open(carrier, "/api/events.mux");
+        let Frame::Subscribed(s) = mux.frame().frame else { panic!("expected subscribed") };
+        assert_eq!((s.session_id.as_str(), s.last_seq), (sid.as_str(), -1), "{carrier:?}");
+    }
     assert_eq!(host.history(&sid, json!({}))["events"], json!([]));
     // The log starts again at 0.
     host.prompt(&sid, "queue", "again");

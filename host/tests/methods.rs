@@ -156,15 +156,22 @@ fn method_mismatch_unknown_method_and_not_json() {
         let raw = host.post("/api/respond", body);
         assert_eq!((raw.status, raw.json()), (200, json!({ "accepted": false, "reason": "bad-response" })), "{body}");
     }
-    // JSON that is not a client-request envelope: a business error echoing what it can.
+    // JSON that is not a client-request envelope: a business error echoing what it can,
+    // with the origin's message and its `invalid-request` sentinel for an unreadable rpcId.
     let raw = host.post("/api/session.list", r#"{"rpcId":"q","method":"session.list"}"#);
     assert_eq!(raw.json()["rpcId"], "q");
     assert_eq!(raw.json()["result"]["error"]["code"], "bad-request");
+    assert_eq!(raw.json()["result"]["error"]["message"], "invalid client-request message");
+    let raw = host.post("/api/session.list", r#"{"type":"client-request","rpcId":7,"method":"session.list"}"#);
+    assert_eq!(raw.json()["rpcId"], "invalid-request");
+    // The body is read before the method: non-JSON to an unknown method is 400, as at the origin.
+    let raw = host.post("/api/session.bogus", "{not json");
+    assert_eq!((raw.status, raw.body.as_str()), (400, "body is not JSON"));
     // Wrong HTTP method on an API path reads as unknown, like the origin.
     let raw = host.request("GET", "/api/session.list", &[], None);
     assert_eq!((raw.status, raw.body.as_str()), (404, "not found"));
-    let raw = host.request("OPTIONS", "/api/session.list", &[("origin", "http://elsewhere")], None);
-    assert_eq!(raw.status, 404);
+    let raw = host.request("OPTIONS", "/api/session.list", &[], None);
+    assert_eq!((raw.status, raw.body.as_str()), (404, "not found"));
 }
 
 #[test]
@@ -200,9 +207,18 @@ fn oversized_body_is_413() {
 fn help_documents_every_flag() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-session-host")).arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout);
-    for flag in
-        ["--listen", "--db", "--no-plan-mode", "--faults", "--token", "--allow-origin", "--static", "--chunk-delay-ms"]
-    {
+    for flag in [
+        "--listen",
+        "--db",
+        "--no-plan-mode",
+        "--faults",
+        "--token",
+        "--allow-origin",
+        "--static",
+        "--chunk-delay-ms",
+        "--downlinks",
+        "--wire",
+    ] {
         assert!(help.contains(flag), "{flag} missing from --help");
     }
 }

@@ -21,14 +21,19 @@ fn token_is_required_on_every_api_route() {
         [("GET", "/api/events.mux"), ("GET", "/api/events.host"), ("POST", "/api/respond"), ("POST", "/admin/faults")]
     {
         let body = (method == "POST").then_some("{}");
-        assert_eq!(host.request(method, path, &[], body).status, 401, "{path}");
+        assert_eq!(host.request(method, path, &[("content-type", "application/json")], body).status, 401, "{path}");
     }
-    let raw = host.request("POST", "/api/host.describe", &[("authorization", "Bearer wrong")], Some(&body));
+    let raw = host.request(
+        "POST",
+        "/api/host.describe",
+        &[("authorization", "Bearer wrong"), ("content-type", "application/json")],
+        Some(&body),
+    );
     assert_eq!(raw.status, 401);
 }
 
 #[test]
-fn cors_is_off_by_default() {
+fn cors_is_off_by_default_and_other_origins_are_fenced_off() {
     let host = Host::start(&[]);
     let raw = host.request(
         "OPTIONS",
@@ -36,9 +41,14 @@ fn cors_is_off_by_default() {
         &[("origin", "http://a.test"), ("access-control-request-method", "POST")],
         None,
     );
-    assert_eq!((raw.status, raw.body.as_str()), (404, "not found"));
+    assert_eq!((raw.status, raw.body.as_str()), (403, "forbidden"));
+    assert!(raw.header("access-control-allow-origin").is_none());
     let body = json!({ "type": "client-request", "rpcId": "c1", "method": "host.describe", "payload": {} }).to_string();
-    let raw = host.request("POST", "/api/host.describe", &[("origin", "http://a.test")], Some(&body));
+    let json = ("content-type", "application/json");
+    let raw = host.request("POST", "/api/host.describe", &[("origin", "http://a.test"), json], Some(&body));
+    assert_eq!((raw.status, raw.body.as_str()), (403, "forbidden"));
+    assert!(raw.header("access-control-allow-origin").is_none());
+    let raw = host.request("POST", "/api/host.describe", &[json], Some(&body));
     assert_eq!(raw.status, 200);
     assert!(raw.header("access-control-allow-origin").is_none());
 }
@@ -72,14 +82,15 @@ fn allowed_origins_get_preflights_and_headers_streams_included() {
     assert!(denied.header("access-control-allow-origin").is_none());
 
     let body = json!({ "type": "client-request", "rpcId": "c1", "method": "host.describe", "payload": {} }).to_string();
-    let raw = host.request("POST", "/api/host.describe", &[("origin", "http://a.test")], Some(&body));
+    let json = ("content-type", "application/json");
+    let raw = host.request("POST", "/api/host.describe", &[("origin", "http://a.test"), json], Some(&body));
     assert_eq!(raw.status, 200);
     assert_eq!(raw.header("access-control-allow-origin"), Some("http://a.test"));
     // A 401 still carries CORS headers, so the browser can read it.
     let raw = host.request(
         "POST",
         "/api/host.describe",
-        &[("origin", "http://a.test"), ("authorization", "Bearer no")],
+        &[("origin", "http://a.test"), ("authorization", "Bearer no"), json],
         Some(&body),
     );
     assert_eq!(raw.status, 401);

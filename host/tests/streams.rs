@@ -1,10 +1,9 @@
-//! SSE framing of both streams, the mux open prelude, and the host stream.
+//! SSE framing of both streams; the mux open prelude and the host stream on both carriers.
 
 mod common;
 
 use agent_session::core::wire::Frame;
 use common::*;
-use serde_json::json;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
@@ -46,35 +45,43 @@ fn mux_open_subscribes_every_session_with_its_last_seq() {
     let empty = host.create();
     let busy = host.create();
     host.prompt(&busy, "queue", "hello");
-    let events = host.wait_turn_end(&busy, 1);
-    let last = events.last().unwrap()["seq"].as_i64().unwrap();
-    let mut mux = host.mux();
-    assert!(matches!(mux.next(WAIT), Some(Item::Comment(c)) if c == "connected"));
-    let mut subscribed = std::collections::HashMap::new();
-    for _ in 0..2 {
-        match mux.frame().frame {
-            Frame::Subscribed(s) => subscribed.insert(s.session_id, s.last_seq),
-            other => panic!("expected session/subscribed, got {other:?}"),
-        };
+    let mut last = host.wait_turn_end(&busy, 1).last().unwrap()["seq"].as_i64().unwrap();
+    for (turn, carrier) in (2..).zip(CARRIERS) {
+        let mut mux = host.open(carrier, "/api/events.mux");
+        let mut subscribed = std::collections::HashMap::new();
+        for _ in 0..2 {
+            match mux.frame().frame {
+                Frame::Subscribed(s) => subscribed.insert(s.session_id, s.last_seq),
+                other => panic!("expected session/subscribed, got {other:?}"),
+            };
+        }
+        assert_eq!(subscribed[&empty], -1);
+        assert_eq!(subscribed[&busy], last);
+        // Then live frames: the next event continues the log without a gap.
+        host.prompt(&busy, "queue", "again");
+        let next = mux.until("an event", |f| matches!(f, Frame::Event(_)));
+        match &next.last().unwrap().frame {
+            Frame::Event(e) => assert_eq!(e.event.seq as i64, last + 1, "{carrier:?}"),
+            _ => unreachable!(),
+        }
+        let frames = mux.until("turn/end", |f| is_turn_end(f, turn));
+        assert!(frames.iter().all(|f| !matches!(f.frame, Frame::Subscribed(_))));
+        last = *event_seqs(&frames).last().unwrap() as i64;
     }
-    assert_eq!(subscribed[&empty], -1);
-    assert_eq!(subscribed[&busy], last);
-    // Then live frames: the next event continues the log without a gap.
-    host.prompt(&busy, "queue", "again");
-    let next = mux.until("an event", |f| matches!(f, Frame::Event(_)));
-    match &next.last().unwrap().frame {
-        Frame::Event(e) => assert_eq!(e.event.seq as i64, last + 1),
-        _ => unreachable!(),
-    }
-    let frames = mux.until("turn/end 2", |f| is_turn_end(f, 2));
-    assert!(frames.iter().all(|f| !matches!(f.frame, Frame::Subscribed(_))));
 }
 
 #[test]
 fn mux_events_arrive_in_seq_order_and_match_history() {
+    for carrier in CARRIERS {
+        mux_events_match_history(carrier);
+    }
+}
+
+fn mux_events_match_history(carrier: Carrier) {
     let host = Host::start(&["--chunk-delay-ms", "1"]);
     let sid = host.create();
-    let mut mux = host.mux();
+    let mut mux = host.open(carrier, "/api/events.mux");
+    assert!(matches!(mux.frame().frame, Frame::Subscribed(_)));
     host.prompt(&sid, "queue", "first [tool]");
     host.prompt(&sid, "queue", "second");
     let frames = mux.until("turn/end 2", |f| is_turn_end(f, 2));
@@ -96,20 +103,20 @@ fn mux_events_arrive_in_seq_order_and_match_history() {
 
 #[test]
 fn host_stream_reports_added_and_status() {
-    let host = Host::start(&["--chunk-delay-ms", "0"]);
-    let mut hs = host.host_stream();
-    assert!(matches!(hs.next(WAIT), Some(Item::Comment(c)) if c == "connected"));
-    let sid = host.create();
-    host.prompt(&sid, "queue", "hi");
-    let labels: Vec<String> = (0..3)
-        .map(|_| match hs.frame().frame {
-            Frame::SessionAdded(f) => format!("added {}", f.session_id == sid),
-            Frame::SessionStatus(f) => format!("running={}", f.running),
-            other => format!("{other:?}"),
-        })
-        .collect();
-    assert_eq!(labels, ["added true", "running=true", "running=false"]);
-    // No heartbeats: nothing else arrives while idle.
-    assert!(hs.next(Duration::from_millis(300)).is_none());
-    let _ = json!({});
+    for carrier in CARRIERS {
+        let host = Host::start(&["--chunk-delay-ms", "0"]);
+        let mut hs = host.open(carrier, "/api/events.host");
+        let sid = host.create();
+        host.prompt(&sid, "queue", "hi");
+        let labels: Vec<String> = (0..3)
+            .map(|_| match hs.frame().frame {
+                Frame::SessionAdded(f) => format!("added {}", f.session_id == sid),
+                Frame::SessionStatus(f) => format!("running={}", f.running),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(labels, ["added true", "running=true", "running=false"], "{carrier:?}");
+        // No heartbeats: nothing else arrives while idle.
+        assert!(hs.next(Duration::from_millis(300)).is_none(), "{carrier:?}");
+    }
 }

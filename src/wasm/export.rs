@@ -23,6 +23,7 @@ struct Key {
     plan: u64,
     projections: u64,
     interaction: u64,
+    queue: u64,
     state: &'static str,
     base: i64,
     tail: i64,
@@ -81,6 +82,7 @@ pub struct SessionExport {
     plan: Option<(u64, JsValue)>,
     projections: Option<(u64, JsValue)>,
     interaction: Option<(u64, JsValue)>,
+    queue: Option<(u64, JsValue)>,
     projection_values: HashMap<String, (Rc<Json>, JsValue)>,
     open_error: Option<(RpcError, JsValue)>,
     prompt_error: Option<((PromptOp, RpcError), JsValue)>,
@@ -200,6 +202,7 @@ impl SessionExport {
             plan: s.plan_rev(),
             projections: s.projections().rev,
             interaction: s.interaction_rev(),
+            queue: s.queue_rev(),
             state: s.open_state().as_str(),
             base: s.base_seq(),
             tail: s.tail_seq(),
@@ -309,6 +312,15 @@ impl SessionExport {
                 obj
             }
         };
+        let queue = match (&self.queue, s.queue()) {
+            (_, None) => JsValue::NULL,
+            (Some((rev, obj)), Some(_)) if *rev == s.queue_rev() => obj.clone(),
+            (_, Some(items)) => {
+                let obj = json_js(items);
+                self.queue = Some((s.queue_rev(), obj.clone()));
+                obj
+            }
+        };
         let snap = frozen(&[
             ("sessionId", s.id().into()),
             ("openState", key.state.into()),
@@ -327,7 +339,8 @@ impl SessionExport {
             ("lastAgentError", opt_str(s.last_agent_error())),
             ("projections", projections),
             ("interaction", interaction),
-            ("title", opt_str(s.title())),
+            ("title", opt_str(s.title().as_deref())),
+            ("queue", queue),
         ]);
         self.snapshot = Some((key, snap.clone()));
         snap

@@ -67,7 +67,8 @@ pub async fn unary(
         Ok(r) => r,
         Err(e) => {
             let msg = if timed_out.get() {
-                format!("{path}: timed out after {} ms", ep.timeout_ms)
+                // Whole milliseconds: formatting an f64 would pull float printing into the module.
+                format!("{path}: timed out after {} ms", ep.timeout_ms as u64)
             } else {
                 format!("{path}: {e}")
             };
@@ -87,7 +88,9 @@ async fn unary_inner(
     let p = js::fetch(&ep.url(path), &init).map_err(|e| js::describe(&e))?;
     let resp: Response = JsFuture::from(p).await.map_err(|e| js::describe(&e))?.unchecked_into();
     if !resp.ok() {
-        return Err(format!("HTTP {}", resp.status()));
+        // Kept typed: the core tells host generations apart by it (404 for a removed method).
+        let status = resp.status();
+        return Ok(Err(RpcError::carrier_status(status, format!("{path}: HTTP {status}"))));
     }
     let text = resp.text().map_err(|e| js::describe(&e))?;
     let text = JsFuture::from(text).await.map_err(|e| js::describe(&e))?;

@@ -95,3 +95,47 @@ pub fn http_exchanges(text: &str, path: &str) -> Vec<Exchange> {
     }
     out
 }
+
+/// One recorded step of a WebSocket-era transcript, in capture order.
+#[derive(Debug)]
+pub enum Step {
+    /// A text message the host sent on a downlink (`mux`, `mux2`, `host`, …).
+    Message { channel: String, json: String },
+    /// `POST /api/<path>` with its body.
+    Request { path: String, body: String },
+    /// The HTTP answer to the request before it.
+    Response { status: u16, body: String },
+}
+
+/// Reads the compact `> [chan @ms] …` / `< [chan @ms] …` lines of `websocket/0[45]-*.txt`.
+pub fn ws_steps(text: &str) -> Vec<Step> {
+    let mut out = Vec::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let (sent, rest) = match (line.strip_prefix("> ["), line.strip_prefix("< [")) {
+            (Some(r), _) => (true, r),
+            (_, Some(r)) => (false, r),
+            _ => continue,
+        };
+        let Some((tag, after)) = rest.split_once("] ") else { continue };
+        let channel = tag.split(" @").next().unwrap_or_default().to_string();
+        if channel == "http" {
+            let body = lines.peek().and_then(|l| l.strip_prefix(if sent { "> " } else { "< " }));
+            let body = body.filter(|b| !b.starts_with('[')).map(str::to_string);
+            if sent {
+                if let Some(path) = after.strip_prefix("POST /api/") {
+                    let path = path.split_whitespace().next().unwrap_or_default().to_string();
+                    out.push(Step::Request { path, body: body.clone().unwrap_or_default() });
+                }
+            } else if let Some(code) = after.strip_prefix("HTTP/1.1 ").and_then(|r| r.get(..3)) {
+                out.push(Step::Response { status: code.parse().unwrap_or(0), body: body.clone().unwrap_or_default() });
+            }
+            if body.is_some() {
+                lines.next();
+            }
+        } else if !sent && after.starts_with('{') {
+            out.push(Step::Message { channel, json: after.to_string() });
+        }
+    }
+    out
+}

@@ -52,6 +52,21 @@ impl RpcError {
         let details = Json::from_text(r#"{"transport":true}"#).expect("literal JSON");
         RpcError::with_details(ErrorCode::Internal, message, details)
     }
+    /// A non-2xx answer of the carrier; the status is kept in `details.status` because a
+    /// client tells host generations apart by it (today's upstream answers 404 to the seed's
+    /// plan RPCs).
+    pub fn carrier_status(status: u16, message: impl Into<String>) -> Self {
+        let details = Json::from_text(&format!(r#"{{"transport":true,"status":{status}}}"#)).expect("literal JSON");
+        RpcError::with_details(ErrorCode::Internal, message, details)
+    }
+    /// The carrier status of an error made by [`RpcError::carrier_status`].
+    pub fn status(&self) -> Option<u16> {
+        let o = Obj::parse(self.details.text()).ok()?;
+        if o.opt_bool("transport").ok()?? {
+            return o.opt_u64("status").ok()?.and_then(|s| u16::try_from(s).ok());
+        }
+        None
+    }
     pub fn bad_request(message: impl Into<String>, issues: Vec<Value>) -> Self {
         RpcError::new(ErrorCode::BadRequest, message, json!({ "issues": issues }))
     }
@@ -84,13 +99,14 @@ pub fn result_text(result: &RpcResult<Json>) -> String {
     }
 }
 
-/// Reads a result object from its raw text, keeping `value` as raw text. A present `null`
-/// value (plan service absent) stays distinct from a missing one (a schema failure).
+/// Reads a result object from its raw text, keeping `value` as raw text. A missing `value`
+/// (today's upstream host writes a void result so) reads as `null`.
 pub fn result_from_text(text: &str) -> Result<RpcResult<Json>, String> {
     let bad = |e: ReadError| format!("bad result: {e}");
     let o = Obj::parse(text).map_err(bad)?;
     if o.bool("ok").map_err(bad)? {
-        o.present("value").map(Ok).ok_or_else(|| "ok result without value".into())
+        // Today's upstream host omits `value` for a void result; it reads as `null`.
+        Ok(Ok(o.present("value").unwrap_or_else(Json::null)))
     } else {
         let error = o.opt_field::<RpcError>("error").map_err(bad)?;
         error.map(Err).ok_or_else(|| "error result without error".into())

@@ -206,7 +206,14 @@ impl EventBody {
         let read = |f: &dyn Fn(&Obj<'_>) -> ReadResult<EventBody>| Obj::parse(data.text()).and_then(|o| f(&o)).ok();
         match kind {
             "turn/start" => read(&|o| Ok(EventBody::TurnStart(TurnRef { turn: o.u64("turn")? }))),
-            "user/message" => read(&|o| MessageData::from_obj(o).map(EventBody::UserMessage)),
+            // Today's upstream logs injected context as a `user/message` from a plugin source:
+            // the seed's `context/message`.
+            "user/message" => read(&|o| {
+                MessageData::from_obj(o).map(|m| match m.source_kind().as_deref() {
+                    Some("plugin") => EventBody::ContextMessage(m),
+                    _ => EventBody::UserMessage(m),
+                })
+            }),
             "steering/message" => read(&|o| MessageData::from_obj(o).map(EventBody::SteeringMessage)),
             "context/message" => read(&|o| MessageData::from_obj(o).map(EventBody::ContextMessage)),
             "step/start" => read(&|o| StepRef::from_obj(o).map(EventBody::StepStart)),
@@ -255,6 +262,13 @@ impl FromObj for MessageData {
     }
 }
 
+impl MessageData {
+    /// `source.kind`, when the source is an object with a string kind.
+    pub fn source_kind(&self) -> Option<String> {
+        Obj::parse(self.source.text()).ok()?.opt_str("kind").ok()?
+    }
+}
+
 impl FromObj for ChunkData {
     fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
         Ok(ChunkData { turn: o.u64("turn")?, step: o.u64("step")?, chunk: o.field("chunk")? })
@@ -276,12 +290,13 @@ impl FromObj for Chunk {
 
 impl FromObj for AssistantMessageData {
     fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(AssistantMessageData {
-            turn: o.u64("turn")?,
-            step: o.u64("step")?,
-            content: o.json("content"),
-            provenance: o.json("provenance"),
-        })
+        let (turn, step) = (o.u64("turn")?, o.u64("step")?);
+        // Today's upstream nests it, `{message: {role, content, source, id}}`; the message's
+        // `source` is what the seed called `provenance`.
+        if let Some(m) = o.opt_field::<MessageData>("message")? {
+            return Ok(AssistantMessageData { turn, step, content: m.content, provenance: m.source });
+        }
+        Ok(AssistantMessageData { turn, step, content: o.json("content"), provenance: o.json("provenance") })
     }
 }
 
@@ -299,13 +314,69 @@ impl FromObj for ToolCallData {
 
 impl FromObj for ToolResultData {
     fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        let (turn, step) = (o.u64("turn")?, o.u64("step")?);
+        if let Some(m) = o.opt_field::<ToolResultMessage>("message")? {
+            return Ok(ToolResultData { turn, step, call_id: m.call_id, content: m.content, is_error: m.is_error });
+        }
         Ok(ToolResultData {
-            turn: o.u64("turn")?,
-            step: o.u64("step")?,
+            turn,
+            step,
             call_id: o.str("callId")?,
             content: o.json("content"),
             is_error: o.opt_bool("isError")?.unwrap_or(false),
         })
+    }
+}
+
+/// Today's upstream `tool/result` body: `{message: {source: {kind: 'tool', callId}, content:
+/// [{type: 'tool-result', toolCallId, content, isError}], role, id}}`. The first
+/// `tool-result` part is the result; its `toolCallId` (else the source's `callId`) pairs it.
+struct ToolResultMessage {
+    call_id: String,
+    content: Json,
+    is_error: bool,
+}
+
+struct ToolResultPart {
+    tool_call_id: Option<String>,
+    content: Json,
+    is_error: bool,
+}
+
+impl FromObj for ToolResultPart {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        if o.str_ref("type")? != "tool-result" {
+            return Err(ReadError("not a tool-result part".into()));
+        }
+        Ok(ToolResultPart {
+            tool_call_id: o.opt_str("toolCallId")?,
+            content: o.json("content"),
+            is_error: o.opt_bool("isError")?.unwrap_or(false),
+        })
+    }
+}
+
+struct CallSource {
+    call_id: Option<String>,
+}
+
+impl FromObj for CallSource {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(CallSource { call_id: o.opt_str("callId")? })
+    }
+}
+
+impl FromObj for ToolResultMessage {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        let parts = o.list("content", |raw| Some(read::read::<ToolResultPart>(raw.get()).ok()))?;
+        let part =
+            parts.into_iter().flatten().next().ok_or_else(|| ReadError("`content`: no tool-result part".into()))?;
+        let source = o.opt_field::<CallSource>("source")?;
+        let call_id = part
+            .tool_call_id
+            .or_else(|| source.and_then(|s| s.call_id))
+            .ok_or_else(|| ReadError("missing field `toolCallId`".into()))?;
+        Ok(ToolResultMessage { call_id, content: part.content, is_error: part.is_error })
     }
 }
 

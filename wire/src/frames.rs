@@ -32,6 +32,15 @@ pub struct TitleFrame {
     pub updated_at: f64,
 }
 
+/// Today's upstream host: the session's prompt queue, whole, whenever it changes. `items` are
+/// `{id, placement: 'queued'|…, message: {content, source, role, id}}`, kept as sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueFrame {
+    pub session_id: String,
+    pub items: Json,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApprovalRequested {
@@ -81,6 +90,10 @@ pub struct Question {
     pub options: Option<Vec<QuestionOption>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub multi_select: Option<bool>,
+    /// Today's upstream host: what answering means, e.g. `{kind: 'plan-review', approve:
+    /// 'Approve'}` for a plan review (answering `approve` leaves plan mode). Kept as sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent: Option<Json>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -122,7 +135,7 @@ pub struct SessionIdFrame {
 }
 
 /// `host/session-added`. Beyond the origin's `{sessionId, parentSessionId?}` the reference
-/// host adds `cwd` and `updatedAt` (CONTRACT-EXTENSIONS.md §5) so a live list can place it.
+/// host adds `cwd` and `updatedAt` (CONTRACT-EXTENSIONS.md §6) so a live list can place it.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionAddedFrame {
@@ -136,7 +149,7 @@ pub struct SessionAddedFrame {
 }
 
 /// `host/session-status`. `waiting` and `updatedAt` are reference-host extensions
-/// (CONTRACT-EXTENSIONS.md §5): `waiting` is true while the open turn waits on the user.
+/// (CONTRACT-EXTENSIONS.md §6): `waiting` is true while the open turn waits on the user.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStatusFrame {
@@ -187,6 +200,16 @@ impl FromObj for TitleFrame {
     }
 }
 
+impl FromObj for QueueFrame {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        let items = o.json("items");
+        if !items.text().starts_with('[') {
+            return Err(ReadError("`items`: expected an array".into()));
+        }
+        Ok(QueueFrame { session_id: o.str("sessionId")?, items })
+    }
+}
+
 impl FromObj for ApprovalRequested {
     fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
         Ok(ApprovalRequested {
@@ -223,6 +246,7 @@ impl FromObj for Question {
             detail: o.opt_str("detail")?,
             options: o.opt_objects("options")?,
             multi_select: o.opt_bool("multiSelect")?,
+            intent: o.opt_json("intent"),
         })
     }
 }
@@ -296,6 +320,8 @@ pub enum Frame {
     Title(TitleFrame),
     #[serde(rename = "session/projection")]
     Projection(ProjectionFrame),
+    #[serde(rename = "session/queue")]
+    Queue(QueueFrame),
     #[serde(rename = "approval/requested")]
     ApprovalRequested(ApprovalRequested),
     #[serde(rename = "approval/resolved")]
@@ -338,6 +364,7 @@ impl Frame {
             "session/subscribed" => SubscribedFrame::from_obj(o).map(Frame::Subscribed),
             "session/title" => TitleFrame::from_obj(o).map(Frame::Title),
             "session/projection" => ProjectionFrame::from_obj(o).map(Frame::Projection),
+            "session/queue" => QueueFrame::from_obj(o).map(Frame::Queue),
             "approval/requested" => ApprovalRequested::from_obj(o).map(Frame::ApprovalRequested),
             "approval/resolved" => ApprovalResolved::from_obj(o).map(Frame::ApprovalResolved),
             "question/requested" => QuestionRequested::from_obj(o).map(Frame::QuestionRequested),
@@ -358,6 +385,7 @@ impl Frame {
             Frame::Subscribed(_) => "session/subscribed",
             Frame::Title(_) => "session/title",
             Frame::Projection(_) => "session/projection",
+            Frame::Queue(_) => "session/queue",
             Frame::ApprovalRequested(_) => "approval/requested",
             Frame::ApprovalResolved(_) => "approval/resolved",
             Frame::QuestionRequested(_) => "question/requested",
@@ -385,6 +413,7 @@ impl Frame {
             Frame::Subscribed(f) => &f.session_id,
             Frame::Title(f) => &f.session_id,
             Frame::Projection(f) => &f.session_id,
+            Frame::Queue(f) => &f.session_id,
             Frame::ApprovalRequested(f) => &f.session_id,
             Frame::ApprovalResolved(f) => &f.session_id,
             Frame::QuestionRequested(f) => &f.session_id,
@@ -443,6 +472,7 @@ const KNOWN: &[&str] = &[
     "session/subscribed",
     "session/title",
     "session/projection",
+    "session/queue",
     "approval/requested",
     "approval/resolved",
     "question/requested",

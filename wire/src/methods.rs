@@ -19,6 +19,22 @@ pub const SESSION_PLAN_MODE: &str = "session.planMode";
 pub const SESSION_SET_PLAN_MODE: &str = "session.setPlanMode";
 /// Not a method of its own: the path that takes `client-response` envelopes.
 pub const RESPOND_PATH: &str = "respond";
+/// Today's upstream host: slash commands (`/plan`, `/plan off`) for a session.
+pub const COMMANDS_EXECUTE: &str = "commands/execute";
+/// Today's upstream host: the commands a session knows, `[{name, description?, …}]`.
+pub const COMMANDS_LIST: &str = "commands/list";
+
+/// Whether a `commands/list` value names `command`.
+pub fn lists_command(value: &Json, command: &str) -> Result<bool, String> {
+    struct Named(String);
+    impl FromObj for Named {
+        fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+            Ok(Named(o.str("name")?))
+        }
+    }
+    let items = super::read::read_objects::<Named>(value.text()).map_err(String::from)?;
+    Ok(items.iter().any(|n| n.0 == command))
+}
 
 pub const METHODS: &[&str] = &[
     HOST_DESCRIBE,
@@ -71,7 +87,7 @@ pub struct SessionSummary {
     pub parent_session_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
-    /// Reference-host extensions (CONTRACT-EXTENSIONS.md §5): the latest title and whether
+    /// Reference-host extensions (CONTRACT-EXTENSIONS.md §6): the latest title and whether
     /// the open turn waits on the user.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -326,6 +342,9 @@ pub fn validate_value(method: &str, value: &Json) -> Result<(), String> {
         SESSION_PROMPT | SESSION_CANCEL => check::<Accepted>(value),
         SESSION_PLAN_MODE | SESSION_SET_PLAN_MODE => super::plan::parse_plan_value(value).map(|_| ()),
         RESPOND_PATH | super::interaction::SESSION_ANSWER => check::<Receipt>(value),
+        // `{commandId, result}`; the state it changes arrives as projection frames.
+        COMMANDS_EXECUTE => Ok(()),
+        COMMANDS_LIST => lists_command(value, "").map(|_| ()),
         other => Err(format!("unknown method {other:?}")),
     }
 }

@@ -60,6 +60,25 @@ pub fn parse_plan_value(value: &Json) -> Result<Option<PlanModeState>, String> {
     read::<PlanModeState>(value.text()).map(Some).map_err(|e| format!("bad PlanModeState: {e}"))
 }
 
+/// Today's upstream `plan` projection, `{active, pending}`: there `pending` is a flag ("a
+/// selection of the other state is pending"), not the seed's pending target. Read into the
+/// seed's shape so the UI sees one `PlanModeState` from either generation.
+pub fn parse_plan_projection(value: &Json) -> Result<PlanModeState, String> {
+    let o = Obj::parse(value.text()).map_err(|e| format!("bad plan projection: {e}"))?;
+    let active = o.bool("active").map_err(|e| format!("bad plan projection: {e}"))?;
+    let pending = o.opt_bool("pending").map_err(|e| format!("bad plan projection: {e}"))?.unwrap_or(false);
+    Ok(PlanModeState { active, pending: pending.then_some(!active) })
+}
+
+/// The `commands/execute` line that selects a plan state on today's upstream host.
+pub fn plan_command_line(active: bool) -> &'static str {
+    if active {
+        "/plan"
+    } else {
+        "/plan off"
+    }
+}
+
 /// The data of a `plan/mode` session event: `{active: boolean}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlanModeEvent {

@@ -1,11 +1,13 @@
 //! Test harness: starts the real `agent-session-host` binary on an ephemeral port with a
-//! temporary database and talks to it over HTTP (ureq) and SSE (agent-session's parser).
+//! temporary database and talks to it over HTTP (ureq), SSE (agent-session's parser) and
+//! WebSocket (tungstenite); both downlink carriers read into the same [`FrameStream`].
 #![allow(dead_code)]
 
 use agent_session::core::sse::{SseItem, SseParser};
 use agent_session::core::wire::{parse_frame, Frame, InboundFrame};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -30,6 +32,7 @@ pub struct Host {
     pub token: Option<String>,
 }
 
+#[derive(Debug)]
 pub struct Raw {
     pub status: u16,
     pub content_type: String,
@@ -228,15 +231,71 @@ impl Host {
         self.post("/admin/faults", &cmd.to_string())
     }
 
-    pub fn mux(&self) -> SseStream {
+    pub fn mux(&self) -> FrameStream {
         self.stream("/api/events.mux")
     }
 
-    pub fn host_stream(&self) -> SseStream {
+    pub fn host_stream(&self) -> FrameStream {
         self.stream("/api/events.host")
     }
 
-    pub fn stream(&self, path: &str) -> SseStream {
+    /// A downlink over `carrier`, ready for frames: SSE's `: connected` comment (which
+    /// WebSocket does not have) is checked and consumed. WebSocket sends the bearer token
+    /// when the host has one.
+    pub fn open(&self, carrier: Carrier, path: &str) -> FrameStream {
+        match carrier {
+            Carrier::Sse => {
+                let mut s = self.stream(path);
+                assert!(matches!(s.next(WAIT), Some(Item::Comment(c)) if c == "connected"));
+                s
+            }
+            Carrier::Ws => {
+                let auth = self.token.as_ref().map(|t| format!("Bearer {t}"));
+                let headers: Vec<(&str, &str)> = auth.iter().map(|a| ("authorization", a.as_str())).collect();
+                self.ws(path, &headers).unwrap_or_else(|r| panic!("upgrade {path}: {} {}", r.status, r.body))
+            }
+        }
+    }
+
+    /// A WebSocket upgrade of `path` (query allowed) with exactly `headers` (plus `Host`
+    /// unless given); a refused upgrade is returned as the HTTP answer.
+    pub fn ws(&self, path: &str, headers: &[(&str, &str)]) -> Result<FrameStream, Raw> {
+        use tungstenite::client::IntoClientRequest;
+        let addr = self.base.trim_start_matches("http://");
+        let mut req = format!("ws://{addr}{path}").into_client_request().expect("ws request");
+        for (k, v) in headers {
+            let name = tungstenite::http::HeaderName::from_bytes(k.as_bytes()).expect("header name");
+            req.headers_mut().insert(name, v.parse().expect("header value"));
+        }
+        let tcp = TcpStream::connect(addr).expect("connect");
+        tcp.set_read_timeout(Some(WAIT)).expect("timeout");
+        match tungstenite::client(req, tcp.try_clone().expect("clone")) {
+            Ok((socket, resp)) => {
+                tcp.set_read_timeout(None).expect("timeout");
+                let mut stream = FrameStream::read_ws(socket, tcp);
+                stream.protocol =
+                    resp.headers().get("sec-websocket-protocol").map(|v| v.to_str().unwrap_or_default().to_string());
+                Ok(stream)
+            }
+            Err(tungstenite::HandshakeError::Failure(tungstenite::Error::Http(resp))) => Err(Raw {
+                status: resp.status().as_u16(),
+                content_type: resp
+                    .headers()
+                    .get("content-type")
+                    .map(|v| v.to_str().unwrap_or_default().to_string())
+                    .unwrap_or_default(),
+                headers: resp
+                    .headers()
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or_default().to_string()))
+                    .collect(),
+                body: String::from_utf8_lossy(resp.body().as_deref().unwrap_or_default()).into_owned(),
+            }),
+            Err(e) => panic!("upgrade {path}: {e}"),
+        }
+    }
+
+    pub fn stream(&self, path: &str) -> FrameStream {
         let agent = ureq::AgentBuilder::new().build();
         let mut req = agent.get(&self.url(path));
         if let Some(t) = &self.token {
@@ -245,7 +304,7 @@ impl Host {
         let resp = req.call().expect("open stream");
         assert_eq!(resp.status(), 200);
         assert_eq!(resp.header("content-type"), Some("text/event-stream"));
-        SseStream::read(resp.into_reader())
+        FrameStream::read_sse(resp.into_reader())
     }
 }
 
@@ -260,23 +319,88 @@ pub fn types(events: &[Value]) -> Vec<&str> {
     events.iter().map(|e| e["type"].as_str().unwrap_or_default()).collect()
 }
 
+/// The two downlink carriers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Carrier {
+    Sse,
+    Ws,
+}
+
+pub const CARRIERS: [Carrier; 2] = [Carrier::Sse, Carrier::Ws];
+
 #[derive(Debug)]
 pub enum Item {
     Comment(String),
     Frame(InboundFrame),
-    /// A `data:` payload that failed the two-level frame parse.
+    /// A `data:` payload or WebSocket message that failed the two-level frame parse.
     Bad(String),
+    /// A WebSocket close frame: its code (1005 when it had none, as browsers report it) and reason.
+    Close(u16, String),
     End,
 }
 
-/// An SSE stream read on a thread; items arrive in order.
-pub struct SseStream {
+/// A downlink read on a thread; items arrive in order.
+pub struct FrameStream {
     rx: mpsc::Receiver<Item>,
     pub ended: bool,
+    /// The WebSocket's write side (WebSocket downlinks only).
+    ws: Option<(tungstenite::WebSocket<TcpStream>, TcpStream)>,
+    /// The subprotocol the host selected (WebSocket downlinks only).
+    pub protocol: Option<String>,
 }
 
-impl SseStream {
-    pub fn read(mut reader: impl Read + Send + 'static) -> SseStream {
+impl Drop for FrameStream {
+    fn drop(&mut self) {
+        if let Some((_, tcp)) = &self.ws {
+            let _ = tcp.shutdown(std::net::Shutdown::Both);
+        }
+    }
+}
+
+impl FrameStream {
+    fn read_ws(mut socket: tungstenite::WebSocket<TcpStream>, tcp: TcpStream) -> FrameStream {
+        use tungstenite::protocol::{Role, WebSocket};
+        let (tx, rx) = mpsc::channel();
+        let writer = WebSocket::from_raw_socket(tcp.try_clone().expect("clone"), Role::Client, None);
+        std::thread::spawn(move || {
+            loop {
+                let item = match socket.read() {
+                    Ok(tungstenite::Message::Text(t)) => match parse_frame(t.as_str()) {
+                        Ok(f) => Item::Frame(f),
+                        Err(_) => Item::Bad(t.to_string()),
+                    },
+                    Ok(tungstenite::Message::Binary(b)) => Item::Bad(format!("binary message of {} bytes", b.len())),
+                    Ok(tungstenite::Message::Close(c)) => match c {
+                        Some(c) => Item::Close(c.code.into(), c.reason.to_string()),
+                        None => Item::Close(1005, String::new()),
+                    },
+                    Ok(_) => continue,
+                    Err(_) => break,
+                };
+                if tx.send(item).is_err() {
+                    return;
+                }
+            }
+            let _ = tx.send(Item::End);
+        });
+        FrameStream { rx, ended: false, ws: Some((writer, tcp)), protocol: None }
+    }
+
+    /// Sends a message upstream (WebSocket downlinks only).
+    fn send(&mut self, message: tungstenite::Message) {
+        let (writer, _) = self.ws.as_mut().expect("a WebSocket downlink");
+        writer.send(message).expect("send");
+    }
+
+    pub fn send_text(&mut self, text: &str) {
+        self.send(tungstenite::Message::text(text));
+    }
+
+    pub fn send_binary(&mut self, bytes: &[u8]) {
+        self.send(tungstenite::Message::binary(bytes.to_vec()));
+    }
+
+    pub fn read_sse(mut reader: impl Read + Send + 'static) -> FrameStream {
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let mut parser = SseParser::default();
@@ -304,7 +428,7 @@ impl SseStream {
             }
             let _ = tx.send(Item::End);
         });
-        SseStream { rx, ended: false }
+        FrameStream { rx, ended: false, ws: None, protocol: None }
     }
 
     pub fn next(&mut self, timeout: Duration) -> Option<Item> {
@@ -315,7 +439,7 @@ impl SseStream {
         item
     }
 
-    /// Next frame (skipping comments); panics on timeout, end or a bad frame.
+    /// Next frame (skipping comments); panics on timeout, end, a close or a bad frame.
     pub fn frame(&mut self) -> InboundFrame {
         loop {
             match self.next(WAIT) {

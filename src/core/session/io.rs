@@ -40,6 +40,12 @@ pub enum Call {
         rpc_id: String,
         result: RpcResult<Json>,
     },
+    /// Today's upstream host: a slash command (`/plan`, `/plan off`) through `commands/execute`.
+    Command {
+        line: &'static str,
+    },
+    /// Today's upstream host: the session's commands (is `plan` among them?).
+    Commands,
     /// Extension: `session.answer` for a user-input prompt; `answers` is a JSON array.
     Answer {
         prompt_id: String,
@@ -57,6 +63,8 @@ impl Call {
             Call::Prompt { .. } => wire::SESSION_PROMPT,
             Call::Cancel => wire::SESSION_CANCEL,
             Call::Respond { .. } => wire::RESPOND_PATH,
+            Call::Command { .. } => wire::COMMANDS_EXECUTE,
+            Call::Commands => wire::COMMANDS_LIST,
             Call::Answer { .. } => wire::interaction::SESSION_ANSWER,
         }
     }
@@ -77,6 +85,26 @@ impl Call {
             prompt_id: &'a str,
             answers: &'a Json,
         }
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct CommandArgs<'a> {
+            agent_id: &'a str,
+            line: &'a str,
+            images: [(); 0],
+        }
+        #[derive(Serialize)]
+        struct Command<'a> {
+            args: CommandArgs<'a>,
+        }
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct AgentRef<'a> {
+            agent_id: &'a str,
+        }
+        #[derive(Serialize)]
+        struct Commands<'a> {
+            args: AgentRef<'a>,
+        }
         let sid = session_id.to_string();
         match self {
             Call::History { before_seq, max_messages } => Json::from_serialize(&HistoryPayload {
@@ -91,6 +119,10 @@ impl Call {
             Call::Prompt { mode, content } => Json::from_serialize(&Prompt { session_id, mode: *mode, content }),
             Call::Respond { result, .. } => Json::from_text(&wire::result_text(result)).unwrap_or_default(),
             Call::Answer { prompt_id, answers } => Json::from_serialize(&Answer { session_id, prompt_id, answers }),
+            Call::Commands => Json::from_serialize(&Commands { args: AgentRef { agent_id: session_id } }),
+            Call::Command { line } => {
+                Json::from_serialize(&Command { args: CommandArgs { agent_id: session_id, line, images: [] } })
+            }
         }
     }
 

@@ -4,6 +4,7 @@ use super::pending::question_key;
 use super::pending::{approval_key, PendingKind};
 use super::{OpenState, Session};
 use crate::core::wire::{Frame, InboundFrame, Seq};
+use std::rc::Rc;
 
 impl Session {
     /// One decoded frame for this session (the driver routes by `sessionId`).
@@ -22,6 +23,13 @@ impl Session {
                 if !matches!(self.state, OpenState::Cold | OpenState::Error) {
                     let rev = self.stamps.next();
                     self.dirty |= self.projections.apply_frame(&f.key, f.value, f.seq, rev);
+                }
+            }
+            Frame::Queue(f) => {
+                if self.queue.as_deref() != Some(&f.items) {
+                    self.queue = Some(Rc::new(f.items));
+                    self.queue_rev = self.stamps.next();
+                    self.dirty = true;
                 }
             }
             Frame::ApprovalRequested(f) => {

@@ -31,7 +31,7 @@ pub use plan::Capability;
 
 use crate::core::projection::ProjectionStore;
 use crate::core::vecmap::VecMap;
-use crate::core::wire::{PlanModeState, RpcError, Seq, SessionEvent};
+use crate::core::wire::{self, Json, PlanModeState, RpcError, Seq, SessionEvent};
 use fold::Fold;
 use nodes::Stamps;
 use pending::PendingSet;
@@ -95,7 +95,14 @@ enum Purpose {
     Selection {
         ticket: PlanTicket,
         op: OpId,
+        active: bool,
     },
+    /// A plan selection as today's upstream host takes it (`/plan` through `commands/execute`).
+    PlanCommand {
+        op: OpId,
+    },
+    /// Whether today's upstream host mounts the plan command for this session.
+    PlanCommandKnown,
     Prompt {
         op: OpId,
         which: PromptOp,
@@ -158,6 +165,9 @@ pub struct Session {
     prompt_error: Option<(PromptOp, RpcError)>,
     last_agent_error: Option<String>,
     title: Option<String>,
+    /// Today's upstream host: the prompt queue as its last `session/queue` frame gave it.
+    queue: Option<Rc<Json>>,
+    queue_rev: u64,
     /// Revision of the scalar parts of the snapshot.
     meta_rev: u64,
     inflight: VecMap<ReqId, Purpose>,
@@ -200,6 +210,8 @@ impl Session {
             prompt_error: None,
             last_agent_error: None,
             title: None,
+            queue: None,
+            queue_rev: 0,
             meta_rev: 0,
             inflight: VecMap::new(),
             next_req: 0,
@@ -245,6 +257,12 @@ impl Session {
 
     /// Ends every input: at most one `Changed` per input, after the state is consistent.
     fn flush(&mut self) {
+        if self
+            .plan
+            .on_projection(self.projections.rev, self.projections.get(wire::interaction::PROJ_PLAN).map(|r| &*r.value))
+        {
+            self.plan_changed();
+        }
         if std::mem::take(&mut self.dirty) {
             self.effects.push_back(Effect::Changed);
         }
@@ -317,8 +335,21 @@ impl Session {
     pub fn last_agent_error(&self) -> Option<&str> {
         self.last_agent_error.as_deref()
     }
-    pub fn title(&self) -> Option<&str> {
-        self.title.as_deref()
+    /// The `session/title` frame's title; else today's upstream `title` projection (a string,
+    /// or `null` before one is set).
+    pub fn title(&self) -> Option<String> {
+        if let Some(t) = &self.title {
+            return Some(t.clone());
+        }
+        let row = self.projections.get(wire::interaction::PROJ_TITLE)?;
+        row.value.parse::<Option<String>>().ok().flatten()
+    }
+    /// The prompt queue's items (`null` until a host sends one).
+    pub fn queue(&self) -> Option<&Rc<Json>> {
+        self.queue.as_ref()
+    }
+    pub fn queue_rev(&self) -> u64 {
+        self.queue_rev
     }
     pub fn projections(&self) -> &ProjectionStore {
         &self.projections

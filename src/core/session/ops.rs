@@ -2,7 +2,7 @@
 
 use super::io::{Call, Outcome};
 use super::{OpId, OpenState, PromptOp, Purpose, Session};
-use crate::core::wire::{Json, PromptMode, Receipt, ReceiptReason, RpcError, RpcResult};
+use crate::core::wire::{self, Json, PromptMode, Receipt, ReceiptReason, RpcError, RpcResult};
 
 impl Session {
     /// Idempotent. Concurrent calls share one history request; settles once the tail window
@@ -112,10 +112,19 @@ impl Session {
     /// Sends a selection. The display changes only when the host answers (no speculation).
     pub fn set_plan_mode(&mut self, active: bool) -> OpId {
         let op = self.new_op();
-        let ticket = self.plan.issue();
-        self.send(Call::SetPlanMode { active }, Purpose::Selection { ticket, op });
+        self.send_selection(op, active);
         self.flush();
         op
+    }
+
+    /// A selection in the host's dialect: the seed's RPC, or today's `/plan` command.
+    pub(super) fn send_selection(&mut self, op: OpId, active: bool) {
+        if self.plan.is_projected() {
+            self.send(Call::Command { line: wire::plan_command_line(active) }, Purpose::PlanCommand { op });
+        } else {
+            let ticket = self.plan.issue();
+            self.send(Call::SetPlanMode { active }, Purpose::Selection { ticket, op, active });
+        }
     }
 
     /// Answers a pending approval/question. A key that is not pending (never was, or was
@@ -161,6 +170,7 @@ impl Session {
         for purpose in inflight {
             let op = match purpose {
                 Purpose::Selection { op, .. }
+                | Purpose::PlanCommand { op }
                 | Purpose::Prompt { op, .. }
                 | Purpose::Respond { op, .. }
                 | Purpose::Answer { op, .. } => op,

@@ -2,7 +2,7 @@
 //! event-version fence. Only host-confirmed values are ever shown.
 
 use super::fences::{EventVersion, PlanRequestFence, PlanTicket};
-use crate::core::wire::{PlanModeState, Seq};
+use crate::core::wire::{parse_plan_projection, Json, PlanModeState, Seq};
 
 /// Whether the host's plan service is known to exist.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,8 +15,27 @@ pub enum Capability {
     Present,
 }
 
+/// Where host-confirmed plan state comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PlanSource {
+    /// The seed's plan RPCs, fenced against `plan/mode` commits (the default until a host
+    /// shows otherwise).
+    #[default]
+    Rpc,
+    /// Today's upstream host answers the plan RPCs 404: the `plan` projection is the state.
+    /// Projection frames are ordered on the stream and higher seqs win in the store, so no
+    /// request or event-version fence is needed; a unary answer never shows a state.
+    Projection,
+}
+
 #[derive(Debug, Clone)]
 pub struct PlanTracker {
+    source: PlanSource,
+    /// Projection source: whether the session has the `/plan` command (`None` until
+    /// `commands/list` answers; nothing is shown before).
+    command: Option<bool>,
+    /// Projection source: the store revision last read.
+    read_rev: Option<u64>,
     shown: Option<PlanModeState>,
     capability: Capability,
     requests: PlanRequestFence,
@@ -42,6 +61,9 @@ pub enum PlanApply {
 impl Default for PlanTracker {
     fn default() -> Self {
         PlanTracker {
+            source: PlanSource::Rpc,
+            command: None,
+            read_rev: None,
             shown: None,
             capability: Capability::Unknown,
             requests: PlanRequestFence::default(),
@@ -60,6 +82,54 @@ impl PlanTracker {
     }
     pub fn version(&self) -> EventVersion {
         EventVersion(self.commit.map(|(s, _)| s))
+    }
+
+    pub fn is_projected(&self) -> bool {
+        self.source == PlanSource::Projection
+    }
+
+    /// The host answered a plan RPC 404: from now on the `plan` projection is the state.
+    pub fn use_projection(&mut self) {
+        self.source = PlanSource::Projection;
+    }
+
+    /// `commands/list` (or a void `/plan` answer) said whether the session has the command.
+    /// Without it nothing is shown from now on; with it, the projection is read again (on
+    /// the session's next flush). Returns whether `shown` changed.
+    pub fn on_command_known(&mut self, known: bool) -> bool {
+        self.command = Some(known);
+        self.read_rev = None;
+        if known {
+            return false;
+        }
+        self.capability = Capability::Absent;
+        self.shown.take().is_some()
+    }
+
+    /// The `plan` projection's current value at store revision `rev` (`None`: the key is
+    /// absent = capability absent). Returns whether `shown` changed. Ignored unless the source
+    /// is the projection.
+    pub fn on_projection(&mut self, rev: u64, value: Option<&Json>) -> bool {
+        if self.source != PlanSource::Projection || self.read_rev == Some(rev) {
+            return false;
+        }
+        self.read_rev = Some(rev);
+        let next = match (self.command, value.map(parse_plan_projection)) {
+            (None, _) => None,
+            (Some(false), _) | (_, None) => {
+                self.capability = Capability::Absent;
+                None
+            }
+            (Some(true), Some(Ok(state))) => {
+                self.capability = Capability::Present;
+                Some(state)
+            }
+            // A value that fails its shape keeps the last confirmed state.
+            (Some(true), Some(Err(_))) => return false,
+        };
+        let changed = self.shown != next;
+        self.shown = next;
+        changed
     }
 
     /// Mints the ticket for a query or selection about to be sent.
@@ -113,6 +183,9 @@ impl PlanTracker {
             return false;
         }
         self.commit = Some((seq, active));
+        if self.source == PlanSource::Projection {
+            return false; // the projection, not the event, is the state there
+        }
         // An answer shown before the stream caught up may already reflect this commit: a
         // commit always flips `active`, so an answer produced before it has the other
         // value. Keep such an answer (with its newer pending selection) rather than

@@ -38,19 +38,44 @@ impl Session {
                         self.plan_retry.succeeded();
                         self.apply_plan_response(ticket, value)
                     }
+                    // Today's upstream host has no plan RPCs: its state is the `plan` projection.
+                    Err(e) if e.status() == Some(404) => self.switch_to_plan_projection(),
                     // Fail-soft: history stays usable, the last capability is kept, and the
                     // query is asked again (see `retry`).
                     Err(_) => self.plan_query_failed(),
                 }
             }
-            Purpose::Selection { ticket, op } => {
+            Purpose::Selection { ticket, op, active } => {
                 let checked = self.plan_value(wire::SESSION_SET_PLAN_MODE, result);
-                if let Ok(value) = &checked {
-                    self.apply_plan_response(ticket, *value);
+                match &checked {
+                    Ok(value) => self.apply_plan_response(ticket, *value),
+                    Err(e) if e.status() == Some(404) => {
+                        // Asked of today's upstream host: the same selection as its `/plan` command.
+                        self.switch_to_plan_projection();
+                        self.send_selection(op, active);
+                        return self.flush();
+                    }
+                    // A failed selection keeps the prior state.
+                    Err(_) => {}
                 }
-                // A failed selection keeps the prior state.
-                let outcome = checked.map(wire::plan_json);
-                self.settle(op, Outcome::Result(outcome));
+                self.settle(op, Outcome::Result(checked.map(wire::plan_json)));
+            }
+            Purpose::PlanCommand { op } => {
+                // The command's effect arrives as `plan` projection frames, which are all the
+                // UI shows; the promise resolves with the host-confirmed state known now. A
+                // void answer means the host does not know the command: no plan capability.
+                let checked = self.checked(wire::COMMANDS_EXECUTE, result);
+                if checked.as_ref().is_ok_and(Json::is_null) && self.plan.on_command_known(false) {
+                    self.plan_changed();
+                }
+                self.settle(op, Outcome::Result(checked.map(|_| wire::plan_json(self.plan.shown()))));
+            }
+            Purpose::PlanCommandKnown => {
+                // Unanswered, the projection is shown as it is (it is host state either way).
+                let known = self.checked(wire::COMMANDS_LIST, result).ok().map(|v| wire::lists_command(&v, "plan"));
+                if self.plan.on_command_known(known.map_or(true, |k| k.unwrap_or(true))) {
+                    self.plan_changed();
+                }
             }
             Purpose::Prompt { op, which } => {
                 let method = if which == PromptOp::Send { wire::SESSION_PROMPT } else { wire::SESSION_CANCEL };
@@ -166,7 +191,20 @@ impl Session {
         }
     }
 
+    /// The host answered a plan RPC 404 (today's upstream): plan state is the `plan`
+    /// projection, shown once `commands/list` says the session has the plan command (a
+    /// preset without it still keeps the projection key).
+    pub(super) fn switch_to_plan_projection(&mut self) {
+        if !self.plan.is_projected() {
+            self.plan.use_projection();
+            self.send(Call::Commands, Purpose::PlanCommandKnown);
+        }
+    }
+
     pub(super) fn send_plan_query(&mut self) {
+        if self.plan.is_projected() {
+            return; // The `plan` projection keeps it current; there is nothing to ask.
+        }
         let ticket = self.plan.issue();
         self.send(Call::PlanMode, Purpose::PlanQuery { gen: self.gen, ticket });
     }
@@ -198,7 +236,7 @@ impl Session {
         }
     }
 
-    fn plan_changed(&mut self) {
+    pub(super) fn plan_changed(&mut self) {
         self.plan_rev = self.stamps.next();
         self.dirty = true;
     }

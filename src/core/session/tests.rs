@@ -8,5 +8,6 @@ mod live_path;
 mod open;
 mod pending_and_prompt;
 mod plan_mode;
+mod plan_projection;
 mod repair_and_paging;
 mod resync;

@@ -19,6 +19,7 @@ fn question_frame(rpc_id: &str) -> InboundFrame {
                 detail: None,
                 options: None,
                 multi_select: None,
+                intent: None,
             }],
         }),
     }
