@@ -116,7 +116,8 @@ describe('demo UI against the reference host', () => {
     await page.getByTestId('composer-input').fill('Clean the build directory. [approval]')
     await page.getByTestId('send').click()
     await page.getByTestId('approval-card').waitFor()
-    await page.getByTestId('status-running').waitFor()
+    // The turn is open but waits on the user: the header says so (not "Working").
+    await page.getByTestId('status-waiting').waitFor()
     await page.getByTestId('stop').click()
     await page.getByTestId('approval-card').waitFor({ state: 'detached' })
     await page.getByTestId('status-idle').waitFor()

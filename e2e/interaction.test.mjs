@@ -190,9 +190,12 @@ describe('capability-driven interaction UI', () => {
     assert.equal(await page.getByTestId('mode-indicator').count(), 1)
   })
 
-  it('"Implement" on the handoff card switches plan mode off through the host', async () => {
+  it('"Implement" on the handoff card switches plan mode off and sends the implementation request', async () => {
     await page.getByTestId('implement').click()
     await page.waitForSelector('[data-testid="plan-chip"][data-plan="off"]')
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('[data-testid="msg-user"]')].some((m) => m.textContent?.trim() === 'Implement the plan.'),
+    )
     assert.equal(await page.getByTestId('proposed-plan').locator('.card-error').count(), 0)
   })
 

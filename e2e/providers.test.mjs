@@ -71,8 +71,12 @@ describe('provider profiles: one plan-mode turn each, through the demo UI', () =
     await page.waitForSelector('[data-testid="plan-chip"][data-plan="on"]')
     await page.waitForFunction(() => document.querySelector('[data-testid="mode-indicator"]')?.textContent?.trim() === 'Planning')
     mark(`${provider}: planning`)
-    await page.waitForSelector(`[data-session-id="${id}"].session-item .tag:text("${provider}")`)
-    mark(`${provider}: sidebar tag`)
+    // The sidebar row carries the host's title (the live list), not a browser-side guess.
+    await page.waitForFunction(
+      ([sid, first]) => document.querySelector(`[data-session-id="${sid}"].session-item [data-testid="session-title"]`)?.textContent?.startsWith(first),
+      [id, text.split(' ').slice(0, 3).join(' ')],
+    )
+    mark(`${provider}: sidebar title`)
     return id
   }
 
@@ -101,7 +105,7 @@ describe('provider profiles: one plan-mode turn each, through the demo UI', () =
     assert.match(await card.innerText(), /Should the plan add tests\?/)
     assert.equal(await card.locator('input[type="radio"]').count(), 4, 'single-select questions render radios')
     assert.equal(await card.locator('input.text-input').count(), 1, 'only the first question allows free text')
-    assert.equal(await tid('status-running').count(), 1, 'the turn is still running while the question waits')
+    assert.equal(await tid('status-waiting').count(), 1, 'the open turn says it waits on the user, not "Working"')
     assert.equal(await tid('working').count(), 0, 'no typing indicator while the agent waits on the user')
     await card.getByText('Minimal (Recommended)').click()
     await card.locator('fieldset.question').nth(1).getByText('Yes', { exact: true }).click()
@@ -139,8 +143,16 @@ describe('provider profiles: one plan-mode turn each, through the demo UI', () =
     assert.equal((await implement.innerText()).trim(), 'Implement')
     assert.ok(await implement.isEnabled(), 'Implement is available (the host plan service leaves plan mode)')
     await shot(page, 'provider-codex')
+    // "Implement" leaves plan mode *and* asks for the implementation (one action, as peers do).
+    const users = await tid('msg-user').count()
     await implement.click()
-    await page.waitForSelector('[data-testid="plan-chip"][data-plan="pending-off"]')
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="msg-user"]').length === n + 1, users)
+    assert.equal((await tid('msg-user').last().innerText()).trim(), 'Implement the plan.')
+    await page.waitForSelector('[data-testid="plan-chip"][data-plan="off"]')
+    await tid('status-idle').waitFor()
+    // The handed-off plan's step list is not pinned under the newer messages.
+    assert.equal(await tid('plan-steps').count(), 0, 'no step panel after the handoff')
+    assert.equal(await tid('proposed-plan').count(), 0)
   })
 
   it('Claude: a question card, then the proposed-plan handoff card', async () => {

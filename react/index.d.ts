@@ -1,4 +1,4 @@
-import type { ConnectionSnapshot, ConversationSnapshot, HostClient, Session } from 'agent-session'
+import type { ConnectionSnapshot, ConversationSnapshot, HostClient, Session, SessionListSnapshot } from 'agent-session'
 
 /** The session's frozen snapshot (or `selector(snapshot)`), re-rendering when it changes. */
 export function useSession(session: Session): ConversationSnapshot
@@ -6,3 +6,6 @@ export function useSession<T>(session: Session, selector: (snapshot: Conversatio
 
 /** The host's frozen connection snapshot, re-rendering when it changes. */
 export function useConnection(host: HostClient): ConnectionSnapshot
+
+/** The host's live session list (titles, running/waiting), re-rendering when it changes. */
+export function useSessions(host: HostClient): SessionListSnapshot

@@ -28,3 +28,10 @@ export function useConnection(host) {
   const get = useCallback(() => host.getSnapshot(), [host])
   return useSyncExternalStore(subscribe, get, get)
 }
+
+/** Subscribes a component to a HostClient's live session list (`host.getSessions()`). */
+export function useSessions(host) {
+  const subscribe = useCallback((cb) => host.subscribe(cb), [host])
+  const get = useCallback(() => host.getSessions(), [host])
+  return useSyncExternalStore(subscribe, get, get)
+}

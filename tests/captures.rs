@@ -461,7 +461,7 @@ fn every_message_of_todays_host_decodes() {
                 },
                 None if rest.starts_with(r#"{"type":"server-response""#) => {
                     let rpc_id = serde_json::from_str::<Value>(rest).unwrap()["rpcId"].as_str().unwrap().to_string();
-                    wire::parse_server_response(rest, &rpc_id).unwrap_or_else(|e| panic!("{e}: {rest}"));
+                    let _ = wire::parse_server_response(rest, &rpc_id).unwrap_or_else(|e| panic!("{e}: {rest}"));
                     responses += 1;
                     continue;
                 }

@@ -371,3 +371,36 @@ export class Session {
   [Symbol.dispose](): void
   free(): void
 }
+
+// ---- live session list -----------------------------------------------------------------
+
+/** One session of `host.getSessions()`. Frozen; the same object while it does not change. */
+export interface SessionListItem {
+  readonly sessionId: string
+  /** The host's latest title (`session/title`), `null` until the first message with text. */
+  readonly title: string | null
+  /** A turn is open (it may be waiting on the user: see `waiting`). */
+  readonly running: boolean
+  /** The open turn waits on the user's answer (question, approval, user-input prompt). Always
+   * false when not running, and on hosts that do not send it (reference-host extension). */
+  readonly waiting: boolean
+  /** Epoch ms of the session's last known activity; the list is ordered by it, newest first. */
+  readonly updatedAt: number
+  readonly parentSessionId?: string
+  readonly cwd?: string
+}
+
+/** The live session list: seeded by `session.list` on every (re)connect, then kept current
+ * by host-stream frames and `session/title` frames; no polling. */
+export interface SessionListSnapshot {
+  /** `loading` until the first seed answers; `error` when the last seed failed (items are what
+   * was known before; it is retried while the connection stays up). */
+  readonly state: 'loading' | 'ready' | 'error'
+  readonly items: readonly SessionListItem[]
+  readonly error: RpcError | null
+}
+
+export interface HostClient {
+  /** The live session list: the same frozen object until it changes; listeners via `subscribe`. */
+  getSessions(): SessionListSnapshot
+}

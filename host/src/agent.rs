@@ -13,11 +13,11 @@ use crate::interact::Kind;
 use crate::plan;
 use crate::provider;
 use crate::script::{self, Markers};
-use crate::session::{AppendError, NewEvent, Prompt, Session, SessionRef};
+use crate::session::{AppendError, NewEvent, Prompt, Session, SessionRef, TitleState, Waiting};
 use crate::store::SessionUpdate;
 use agent_session::core::wire::{
     AgentErrorFrame, ApprovalOutcome, ApprovalRequested, ApprovalResolved, Frame, PromptMode, QuestionOutcome,
-    QuestionRequested, QuestionResolved, RpcError, SessionStatusFrame, TitleFrame,
+    QuestionRequested, QuestionResolved, RpcError,
 };
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -95,16 +95,13 @@ pub async fn cancel(s: &Session) {
 }
 
 fn status(app: &App, s: &Session, running: bool) {
-    app.hub.host(OutFrame::new(&Frame::SessionStatus(SessionStatusFrame { session_id: s.id.clone(), running })));
+    s.publish_status(app, running);
 }
 
+/// The `session/title` frame right after the title event's own `session/event` frame.
 fn title_frame(app: &App, s: &Session, title: &str, event_seq: u64, time: f64) {
-    app.hub.mux(OutFrame::new(&Frame::Title(TitleFrame {
-        session_id: s.id.clone(),
-        title: title.to_string(),
-        event_seq,
-        updated_at: time,
-    })));
+    let t = TitleState { title: title.to_string(), event_seq, updated_at: time };
+    app.hub.mux(OutFrame::new(&t.frame(&s.id)));
 }
 
 /// `turn/start`, the pending plan commit, `user/message` and (first message) the title.
@@ -131,8 +128,8 @@ async fn begin_turn(app: &App, s: &Session, p: Prompt) -> Result<Turn, AppendErr
         &[],
     )?;
     let mut title_request = false;
-    if log.title.is_none() {
-        let title = script::fallback_title(&text);
+    // As upstream: the first message with text titles the session; one without waits.
+    if let Some(title) = log.title.is_none().then(|| script::fallback_title(&text)).flatten() {
         let ev = s.append_locked(
             app,
             &mut log,
@@ -409,7 +406,9 @@ impl Run<'_> {
         let out = OutFrame::with_rpc_id(&frame, rpc_id.clone());
         let rx = self.app.interactions.register(&self.s.id, Kind::Question, out.clone());
         self.app.hub.mux(out);
+        let waiting = Waiting::start(self.app, self.s);
         let answer = self.wait_answer(&rpc_id, rx).await?;
+        drop(waiting);
         let outcome = match &answer {
             Some(Ok(_)) => QuestionOutcome::Answered,
             _ => QuestionOutcome::Cancelled,
@@ -422,12 +421,13 @@ impl Run<'_> {
         if self.interrupted() || answer.is_none() {
             return Err(Stop::Interrupted);
         }
-        let text = match answer {
-            Some(Ok(v)) => format!("The user answered: {}", serde_json::to_string(&v).unwrap_or_default()),
-            _ => "The user dismissed the question.".to_string(),
+        // A dismissed question is the tool's error result, so its card does not read "done".
+        let (text, is_error) = match answer {
+            Some(Ok(v)) => (script::answer_sentence(&v), false),
+            _ => ("The user dismissed the question.".to_string(), true),
         };
-        self.tool_result(step, &call_id, &text, false).await?;
-        Ok(text + ".")
+        self.tool_result(step, &call_id, &text, is_error).await?;
+        Ok(text)
     }
 
     async fn run_approved_tool(&mut self, step: u64) -> Result<String, Stop> {
@@ -440,12 +440,14 @@ impl Run<'_> {
             approval_id: approval_id.clone(),
             tool_name: "bash".into(),
             call_id: Some(call_id.clone()),
-            reason: Some("runs a shell command".into()),
+            reason: Some("run a shell command (echo scripted)".into()),
         });
         let out = OutFrame::with_rpc_id(&frame, rpc_id.clone());
         let rx = self.app.interactions.register(&self.s.id, Kind::Approval, out.clone());
         self.app.hub.mux(out);
+        let waiting = Waiting::start(self.app, self.s);
         let answer = self.wait_answer(&rpc_id, rx).await?;
+        drop(waiting);
         let outcome = match &answer {
             None => ApprovalOutcome::Cancelled,
             Some(Err(_)) => ApprovalOutcome::Rejected,

@@ -1,6 +1,7 @@
 //! Unary endpoints: `POST /api/<method>` and `POST /api/respond`.
 //!
-//! Carrier errors are plain text (404 unknown method, 400 body not JSON, 413 too large);
+//! Carrier errors are plain text, as the origin's (404 unknown method, 400 body not JSON, 413
+//! too large);
 //! everything else is HTTP 200: a `server-response` envelope echoing the rpcId, or for
 //! `/api/respond` the bare receipt.
 
@@ -21,11 +22,17 @@ use axum::Json;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
+type BodyResult = Result<Bytes, axum::extract::rejection::BytesRejection>;
+
 fn to_value<T: serde::Serialize>(v: T) -> RpcResult<Value> {
     serde_json::to_value(v).map_err(internal)
 }
 
-pub async fn call(State(app): State<Arc<App>>, Path(method): Path<String>, body: Bytes) -> Response {
+pub async fn call(State(app): State<Arc<App>>, Path(method): Path<String>, body: BodyResult) -> Response {
+    let body = match rpc::body(body) {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
     // Like the origin: the body must be JSON before the method is looked up.
     let Ok(v) = serde_json::from_slice::<Value>(&body) else { return rpc::not_json() };
     if !wire::METHODS.contains(&method.as_str()) && method != SESSION_ANSWER {
@@ -87,6 +94,8 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
                     running: s.is_running(),
                     parent_session_id: None,
                     cwd: s.cwd.clone(),
+                    title: s.title().map(|t| t.title),
+                    waiting: Some(s.is_running() && s.is_waiting()),
                 })
                 .collect();
             items.sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at));
@@ -107,7 +116,6 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
         }
         wire::SESSION_PROMPT => {
             let p: PromptPayload = payload(method, p)?;
-            check_content(method, &p.content)?;
             let s = app.session(&p.session_id)?;
             agent::prompt(app, &s, p.mode, Prompt { content: p.content, rpc_id: rpc_id.to_string() }).await?;
             Ok(json!({ "accepted": true }))
@@ -144,33 +152,14 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
     }
 }
 
-/// A prompt is a non-empty array of content blocks, each an object with a string `type`.
-fn check_content(method: &str, content: &[Value]) -> Result<(), RpcError> {
-    if content.is_empty() {
-        return Err(invalid_payload(
-            method,
-            vec![custom_issue(vec![json!("content")], "expected at least one content block")],
-        ));
-    }
-    let issues: Vec<Value> = content
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| !b.get("type").is_some_and(Value::is_string))
-        .map(|(i, _)| {
-            custom_issue(vec![json!("content"), json!(i), json!("type")], "expected a content block with a string type")
-        })
-        .collect();
-    if issues.is_empty() {
-        Ok(())
-    } else {
-        Err(invalid_payload(method, issues))
-    }
-}
-
 /// `POST /api/respond`: a client-response answering a question/approval frame's rpcId. Like
 /// the origin, the answer is the bare receipt (no envelope): `bad-response` for JSON that is
 /// not a valid client-response, 400 for a body that is not JSON at all.
-pub async fn respond(State(app): State<Arc<App>>, body: Bytes) -> Response {
+pub async fn respond(State(app): State<Arc<App>>, body: BodyResult) -> Response {
+    let body = match rpc::body(body) {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
     let Ok(v) = serde_json::from_slice::<Value>(&body) else { return rpc::not_json() };
     let receipt =
         match rpc::check_envelope(&v, "client-response").and_then(|()| payload::<ClientResponse>("respond", &v)) {

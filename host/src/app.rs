@@ -10,7 +10,7 @@ use crate::session::{now_ms, LogState, Session, SessionRef};
 use crate::store::SessionUpdate;
 use crate::store::Store;
 use crate::tickets::Tickets;
-use agent_session::core::wire::{Frame, RpcError, SessionIdFrame};
+use agent_session::core::wire::{Frame, RpcError, SessionAddedFrame};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -99,7 +99,13 @@ impl App {
         let announce: Vec<(String, Value)> = log.projections.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         let session = Arc::new(Session::new(id.clone(), pk, cwd, provider, created_at, log, created_at));
         self.sessions.write().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), session.clone());
-        self.hub.host(OutFrame::new(&Frame::SessionAdded(SessionIdFrame { session_id: id })));
+        let added = SessionAddedFrame {
+            session_id: id,
+            cwd: session.cwd.clone(),
+            updated_at: Some(created_at),
+            ..Default::default()
+        };
+        self.hub.host(OutFrame::new(&Frame::SessionAdded(added)));
         for (key, value) in announce {
             crate::provider::publish(self, &session, &key, value, -1);
         }

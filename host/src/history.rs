@@ -29,7 +29,8 @@ pub async fn page(app: &App, s: &Session, p: &HistoryPayload) -> Result<HistoryV
         }
         if dialect::is_upstream() {
             // Today's host keeps the title as a projection (`null` before one is set).
-            let title = log.title.clone().map_or(serde_json::Value::Null, serde_json::Value::String);
+            let title =
+                log.title.as_ref().map_or(serde_json::Value::Null, |t| serde_json::Value::String(t.title.clone()));
             values.insert("title".to_string(), title.into());
         }
         ProjectionBaseline { as_of_seq: last, values }

@@ -14,7 +14,7 @@ pub struct OutFrame {
     pub json: String,
     pub rpc_id: String,
     pub session_id: Option<String>,
-    /// Seq of the carried session event, for `session/event` frames.
+    /// Seq of the carried session event (`session/event`) or title event (`session/title`).
     pub event_seq: Option<u64>,
 }
 
@@ -27,6 +27,9 @@ impl OutFrame {
     pub fn with_rpc_id(frame: &Frame, rpc_id: String) -> Arc<OutFrame> {
         let event_seq = match frame {
             Frame::Event(e) => Some(e.event.seq),
+            // A title frame is as new as its title event: a mux open at or past that seq
+            // already sent it.
+            Frame::Title(t) => Some(t.event_seq),
             _ => None,
         };
         Arc::new(OutFrame {

@@ -4,6 +4,7 @@ mod adapters;
 mod agent;
 mod api;
 mod app;
+mod check;
 mod cli;
 mod commands;
 mod dialect;
@@ -58,9 +59,7 @@ async fn run(cli: cli::Cli) -> Result<(), String> {
         ticket_ttl: Duration::from_millis(cli.ticket_ttl_ms),
     };
     let app = Arc::new(App::new(store, options, cli.faults)?);
-    let listener = tokio::net::TcpListener::bind(&cli.listen)
-        .await
-        .map_err(|e| format!("cannot listen on {}: {e}", cli.listen))?;
+    let listener = tokio::net::TcpListener::bind(&cli.listen).await.map_err(|e| listen_error(&cli.listen, &e))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     // The fence needs the bound port (`--listen …:0` picks one).
     let router = server::router(app.clone(), &cli, addr)?;
@@ -76,6 +75,18 @@ async fn run(cli: cli::Cli) -> Result<(), String> {
         // open streams would keep a graceful shutdown waiting forever.
         _ = shutdown_signal() => Ok(()),
     }
+}
+
+/// A taken port says how to pick another one (`npm start` passes `AGENT_SESSION_LISTEN`).
+fn listen_error(addr: &str, e: &std::io::Error) -> String {
+    let mut m = format!("cannot listen on {addr}: {e}");
+    if e.kind() == std::io::ErrorKind::AddrInUse {
+        m.push_str(
+            "\n  another process uses this port: pick another one with --listen 127.0.0.1:PORT \
+             (npm start: AGENT_SESSION_LISTEN=127.0.0.1:PORT npm start), or port 0 for any free port",
+        );
+    }
+    m
 }
 
 async fn shutdown_signal() {

@@ -23,6 +23,25 @@ pub fn not_json() -> Response {
     text(StatusCode::BAD_REQUEST, "body is not JSON")
 }
 
+/// 413 in the same shape as the other carrier errors (not axum's own wording and type).
+pub fn too_large() -> Response {
+    text(StatusCode::PAYLOAD_TOO_LARGE, "body too large (limit 1 MiB)")
+}
+
+/// The request body, or the carrier error for one that could not be read: 413 above the
+/// limit, 400 otherwise.
+pub fn body(
+    b: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<axum::body::Bytes, Response> {
+    b.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            too_large()
+        } else {
+            text(StatusCode::BAD_REQUEST, "body could not be read")
+        }
+    })
+}
+
 /// A `server-response` envelope echoing `rpc_id`.
 pub fn respond(rpc_id: &str, result: RpcResult<Value>) -> Response {
     let body = Envelope::ServerResponse(ServerResponse { rpc_id: rpc_id.to_string(), result }).to_json_string();
@@ -60,6 +79,7 @@ pub fn check_envelope(v: &Value, kind: &str) -> Result<(), RpcError> {
 
 /// Deserializes a method payload; a failure names the path and reason like the origin.
 pub fn payload<T: DeserializeOwned>(method: &str, payload: &Value) -> Result<T, RpcError> {
+    crate::check::payload_fields(method, payload)?;
     serde_path_to_error::deserialize(payload).map_err(|e| {
         let mut path: Vec<Value> = e
             .path()

@@ -42,9 +42,50 @@ fn excerpt(text: &str, max_chars: usize) -> String {
     s
 }
 
-/// The fallback title: the first message, flattened and cut.
-pub fn fallback_title(text: &str) -> String {
-    let t = excerpt(text, 80);
+/// Upstream's title limits (its bundled `session-title` config): the fallback keeps the first
+/// 5 words within 40 UTF-8 bytes; any accepted title is cut to 80 bytes.
+const FALLBACK_MAX_WORDS: usize = 5;
+const FALLBACK_MAX_BYTES: usize = 40;
+const MAX_TITLE_BYTES: usize = 80;
+
+/// One line without control or invisible direction characters (a title must not be able to
+/// mislead), whitespace runs collapsed.
+fn clean_title(text: &str) -> String {
+    let visible = text.chars().filter(|c| {
+        !(c.is_control() && !c.is_whitespace())
+            && !matches!(c, '\u{200B}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}' | '\u{FEFF}')
+    });
+    visible.collect::<String>().split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The longest prefix within `max` UTF-8 bytes that does not split a character.
+fn cut_bytes(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let end = (0..=max).rev().find(|i| s.is_char_boundary(*i)).unwrap_or(0);
+    s[..end].trim_end()
+}
+
+/// The fallback title of the first message with text (upstream's first-prompt rule); `None`
+/// when the message has no visible text (the next one titles the session).
+pub fn fallback_title(text: &str) -> Option<String> {
+    let words: Vec<String> = clean_title(text).split(' ').take(FALLBACK_MAX_WORDS).map(str::to_owned).collect();
+    let t = cut_bytes(&words.join(" "), FALLBACK_MAX_BYTES).to_string();
+    (!t.is_empty()).then_some(t)
+}
+
+/// The scripted "model" title: the prompt's first sentence, capitalised, within the
+/// accepted-title budget (never empty: it follows a fallback title).
+pub fn model_title(text: &str) -> String {
+    // A model would not repeat the demo's markers in a title.
+    let unmarked = ["[question]", "[approval]", "[tool]"].iter().fold(text.to_string(), |t, m| t.replace(m, " "));
+    let clean = clean_title(&unmarked);
+    let sentence = clean.split(['.', '?', '!', '\n']).next().unwrap_or_default().trim();
+    let sentence = if sentence.is_empty() { clean.as_str() } else { sentence };
+    let mut chars = sentence.chars();
+    let capitalised: String = chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default();
+    let t = cut_bytes(&capitalised, MAX_TITLE_BYTES).to_string();
     if t.is_empty() {
         "New session".to_string()
     } else {
@@ -52,14 +93,23 @@ pub fn fallback_title(text: &str) -> String {
     }
 }
 
-/// The "model" title: the first five words.
-pub fn model_title(text: &str) -> String {
-    let words: Vec<_> = text.split_whitespace().take(5).collect();
-    if words.is_empty() {
-        "New session".to_string()
-    } else {
-        words.join(" ")
+/// What the reply says about a question's answer: the chosen labels, never the raw JSON.
+pub fn answer_sentence(value: &Value) -> String {
+    fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+        match v {
+            Value::String(s) if !s.trim().is_empty() => out.push(s),
+            Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+            _ => {}
+        }
     }
+    let mut picked = Vec::new();
+    strings(value.get("answers").unwrap_or(value), &mut picked);
+    if picked.is_empty() {
+        return "The user answered the question.".to_string();
+    }
+    let quoted: Vec<String> = picked.iter().map(|s| format!("\u{201C}{}\u{201D}", excerpt(s, 80))).collect();
+    format!("The user answered {}.", quoted.join(" and "))
 }
 
 /// The reply before tools run.
@@ -151,6 +201,35 @@ pub fn request_header(plan_mode: bool) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn titles_follow_upstreams_first_prompt_rules() {
+        assert_eq!(
+            fallback_title("  Fix the\tlogin   bug in the auth module please").as_deref(),
+            Some("Fix the login bug in")
+        );
+        assert_eq!(fallback_title("\u{202E}evil\u{1b} name").as_deref(), Some("evil name"));
+        assert_eq!(fallback_title(" \n\t"), None, "no visible text: no title yet");
+        let long = fallback_title("Antidisestablishmentarianism Pneumonoultramicroscopic éé").unwrap();
+        assert!(long.len() <= 40 && long.starts_with("Antidisestablishmentarianism"), "{long}");
+        assert_eq!(cut_bytes("aé", 2), "a", "never splits a character");
+        assert_eq!(model_title("fix the login bug. Then deploy."), "Fix the login bug");
+        assert_eq!(model_title("Pick a layout [question]"), "Pick a layout", "markers are not part of a title");
+        assert!(model_title(&"word ".repeat(40)).len() <= 80);
+    }
+
+    #[test]
+    fn an_answer_reads_as_words_not_json() {
+        assert_eq!(
+            answer_sentence(&json!({ "answers": { "approach": "Refactor" } })),
+            "The user answered \u{201C}Refactor\u{201D}."
+        );
+        assert_eq!(
+            answer_sentence(&json!({ "answers": { "a": ["x", "y"] } })),
+            "The user answered \u{201C}x\u{201D} and \u{201C}y\u{201D}."
+        );
+        assert_eq!(answer_sentence(&json!({})), "The user answered the question.");
+    }
 
     #[test]
     fn deltas_rebuild_the_text() {

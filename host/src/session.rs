@@ -8,10 +8,10 @@ use crate::profiles::Profile;
 use crate::provider::ProviderState;
 use crate::store::{LoadedSession, SessionUpdate};
 use agent_session::core::wire::interaction::{PROJ_CAPABILITIES, PROJ_MODE};
-use agent_session::core::wire::{EventFrame, Frame, SessionEvent};
+use agent_session::core::wire::{EventFrame, Frame, SessionEvent, SessionStatusFrame, TitleFrame};
 use serde_json::Value;
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use tokio::sync::{watch, Mutex};
 
@@ -19,10 +19,29 @@ pub fn now_ms() -> f64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as f64).unwrap_or(0.0)
 }
 
+/// The latest accepted title and its `session/title` event: what a `session/title` frame says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TitleState {
+    pub title: String,
+    pub event_seq: u64,
+    pub updated_at: f64,
+}
+
+impl TitleState {
+    pub fn frame(&self, session_id: &str) -> Frame {
+        Frame::Title(TitleFrame {
+            session_id: session_id.to_string(),
+            title: self.title.clone(),
+            event_seq: self.event_seq,
+            updated_at: self.updated_at,
+        })
+    }
+}
+
 /// State that changes only together with the log (guarded by the log lock).
 pub struct LogState {
     pub last_seq: i64,
-    pub title: Option<String>,
+    pub title: Option<TitleState>,
     pub plan: PlanState,
     pub turn: u64,
     /// The last logged `request/header` data: a new one is logged only when it changes.
@@ -73,9 +92,13 @@ pub struct Session {
     pub created_at: f64,
     pub log: Mutex<LogState>,
     pub ctl: Mutex<Control>,
-    /// Mirrors of log state readable without the lock (list, mux open).
+    /// Mirrors of log state readable without the lock (list, mux open). The title mirror is
+    /// written before `last_seq`, so a reader that sees a seq also sees the title up to it.
     pub last_seq: AtomicI64,
+    title: std::sync::Mutex<Option<TitleState>>,
     updated_at: AtomicU64,
+    /// Open waits on the user (questions, approvals, user-input prompts) of the running turn.
+    waiting: AtomicUsize,
     pub running: watch::Sender<bool>,
     /// Set when the store was reset under it: appends fail from then on.
     pub removed: AtomicBool,
@@ -133,6 +156,8 @@ impl Session {
             profile,
             created_at,
             last_seq: AtomicI64::new(log.last_seq),
+            title: std::sync::Mutex::new(log.title.clone()),
+            waiting: AtomicUsize::new(0),
             log: Mutex::new(log),
             ctl: Mutex::new(Control::default()),
             updated_at: AtomicU64::new(updated_at.to_bits()),
@@ -172,6 +197,32 @@ impl Session {
         *self.running.borrow()
     }
 
+    pub fn is_waiting(&self) -> bool {
+        self.waiting.load(Ordering::SeqCst) > 0
+    }
+
+    /// The latest title (mirror; see `title`).
+    pub fn title(&self) -> Option<TitleState> {
+        self.title.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn set_title(&self, log: &mut LogState, t: Option<TitleState>) {
+        *self.title.lock().unwrap_or_else(|e| e.into_inner()) = t.clone();
+        log.title = t;
+    }
+
+    /// `host/session-status`: `running` as given (the caller knows the turn's edge), with
+    /// whether the turn waits on the user and the log's last activity.
+    pub fn publish_status(&self, app: &App, running: bool) {
+        let frame = Frame::SessionStatus(SessionStatusFrame {
+            session_id: self.id.clone(),
+            running,
+            waiting: Some(running && self.is_waiting()),
+            updated_at: Some(self.updated_at()),
+        });
+        app.hub.host(OutFrame::new(&frame));
+    }
+
     /// Commits `ev` (with `updates` in the same transaction), then broadcasts it on the mux.
     /// The caller holds the log lock, so seqs stay contiguous and frames leave in order.
     pub fn append_locked(
@@ -195,14 +246,14 @@ impl Session {
             surface_op: ev.surface_op.map(|s| Value::String(s.to_string()).into()),
         };
         app.store.append(self.pk, &event, updates).map_err(AppendError::Store)?;
+        for u in updates {
+            if let SessionUpdate::Title(t) = u {
+                self.set_title(log, Some(TitleState { title: t.clone(), event_seq: seq, updated_at: time }));
+            }
+        }
         log.last_seq = seq as i64;
         self.last_seq.store(seq as i64, Ordering::SeqCst);
         self.updated_at.store(time.to_bits(), Ordering::Relaxed);
-        for u in updates {
-            if let SessionUpdate::Title(t) = u {
-                log.title = Some(t.clone());
-            }
-        }
         let frame = Frame::Event(EventFrame { session_id: self.id.clone(), event: event.clone(), view: None });
         if !app.faults.as_ref().is_some_and(|f| f.take_skip_mux_event()) {
             app.hub.mux(OutFrame::new(&frame));
@@ -253,8 +304,33 @@ impl Session {
             p
         });
         *log = LogState { projections: kept, provider, ..LogState::empty() };
+        self.set_title(log, None);
         self.last_seq.store(-1, Ordering::SeqCst);
     }
 }
 
 pub type SessionRef = Arc<Session>;
+
+/// Marks the running turn as waiting on the user while alive; the first wait and the last
+/// one's end each announce a `host/session-status`.
+pub struct Waiting<'a> {
+    app: &'a App,
+    s: &'a Session,
+}
+
+impl<'a> Waiting<'a> {
+    pub fn start(app: &'a App, s: &'a Session) -> Waiting<'a> {
+        if s.waiting.fetch_add(1, Ordering::SeqCst) == 0 {
+            s.publish_status(app, true);
+        }
+        Waiting { app, s }
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        if self.s.waiting.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.s.publish_status(self.app, true);
+        }
+    }
+}

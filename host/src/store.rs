@@ -33,7 +33,8 @@ pub struct LoadedSession {
     pub cwd: Option<String>,
     pub provider: Option<String>,
     pub created_at: f64,
-    pub title: Option<String>,
+    /// From the last `session/title` event (its seq and time travel in `session/title` frames).
+    pub title: Option<crate::session::TitleState>,
     pub plan_pending: Option<bool>,
     pub last_seq: i64,
     pub last_time: Option<f64>,
@@ -118,7 +119,7 @@ impl Store {
         let mut rows = {
             let mut stmt = conn
                 .prepare(
-                    "SELECT pk, id, cwd, provider, created_at, title, plan_pending
+                    "SELECT pk, id, cwd, provider, created_at, plan_pending
                      FROM sessions ORDER BY created_at, pk",
                 )
                 .map_err(err)?;
@@ -130,8 +131,8 @@ impl Store {
                         cwd: r.get(2)?,
                         provider: r.get(3)?,
                         created_at: r.get(4)?,
-                        title: r.get(5)?,
-                        plan_pending: r.get::<_, Option<i64>>(6)?.map(|v| v != 0),
+                        title: None,
+                        plan_pending: r.get::<_, Option<i64>>(5)?.map(|v| v != 0),
                         last_seq: -1,
                         last_time: None,
                         last_plan_mode: None,
@@ -149,6 +150,7 @@ impl Store {
                 s.last_seq = seq;
                 s.last_time = serde_json::from_str::<SessionEvent>(&body).ok().map(|e| e.time);
             }
+            s.title = last_of(&conn, s.pk, Some("session/title"))?.and_then(|(_, b)| title_of(&b));
             s.last_plan_mode = last_of(&conn, s.pk, Some("plan/mode"))?.and_then(|(_, b)| data_of(&b));
             s.last_turn_start =
                 last_of(&conn, s.pk, Some("turn/start"))?.and_then(|(seq, b)| data_of(&b).map(|d| (seq, d)));
@@ -300,6 +302,12 @@ fn projections_of(conn: &Connection, pk: i64) -> StoreResult<std::collections::B
         }
     }
     Ok(out)
+}
+
+fn title_of(body: &str) -> Option<crate::session::TitleState> {
+    let e = serde_json::from_str::<SessionEvent>(body).ok()?;
+    let title = e.data.value().get("title")?.as_str()?.to_string();
+    Some(crate::session::TitleState { title, event_seq: e.seq, updated_at: e.time })
 }
 
 fn data_of(body: &str) -> Option<Value> {

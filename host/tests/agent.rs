@@ -112,6 +112,7 @@ fn question_round_trip_and_replay_on_mux_open() {
     // A resolved question is not replayed any more.
     let mut third = host.mux();
     assert!(matches!(third.frame().frame, Frame::Subscribed(_)));
+    assert!(matches!(third.frame().frame, Frame::Title(_)), "a titled session's title follows its subscribed");
     assert!(third.next(std::time::Duration::from_millis(200)).is_none());
 }
 

@@ -108,8 +108,12 @@ fn the_title_is_a_projection() {
     let tail = host.history(&sid, json!({}));
     let title = tail["projections"]["values"]["title"].clone();
     assert!(title.is_string(), "{title}");
-    let frames = mux.until("title projection", |f| matches!(f, Frame::Projection(p) if p.key == "title"));
-    let Frame::Projection(p) = &frames.last().unwrap().frame else { unreachable!() };
-    assert_eq!(p.value.value(), title);
+    // The fallback title first, then the scripted "model" title (capitalised): the last one
+    // announced is the one the tail page carries.
+    let frames = mux.until(
+        "final title projection",
+        |f| matches!(f, Frame::Projection(p) if p.key == "title" && p.value.value() == title),
+    );
+    assert!(frames.iter().filter(|f| matches!(&f.frame, Frame::Projection(p) if p.key == "title")).count() >= 2);
     assert!(!frames.iter().any(|f| matches!(f.frame, Frame::Title(_))), "no session/title frames");
 }

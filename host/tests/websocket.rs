@@ -7,11 +7,12 @@ use common::*;
 use serde_json::json;
 use std::time::Duration;
 
-/// What a frame says, without the per-open rpcIds of `session/subscribed` frames (every
-/// other frame is serialized once and shared, so its rpcId must match across carriers).
+/// What a frame says, without the per-open rpcIds of the baseline a mux open sends
+/// (`session/subscribed` and the `session/title` after it; titles are compared by content
+/// throughout). Every other frame is serialized once and shared, so its rpcId must match.
 fn comparable(f: &InboundFrame) -> String {
     match &f.frame {
-        Frame::Subscribed(_) => format!("{:?}", f.frame),
+        Frame::Subscribed(_) | Frame::Title(_) => format!("{:?}", f.frame),
         _ => format!("{} {:?}", f.rpc_id, f.frame),
     }
 }
@@ -43,7 +44,14 @@ fn both_carriers_deliver_the_same_frames_on_both_paths() {
         let mut late = host.open(carrier, "/api/events.mux");
         let prelude = late.until("the replayed question", |f| matches!(f, Frame::QuestionRequested(_)));
         let labels: Vec<String> = prelude.iter().map(|f| frame_label(&f.frame)).collect();
-        assert_eq!(labels, ["<session/subscribed>", "<session/subscribed>", "<question/requested>"], "{carrier:?}");
+        let expected = [
+            "<session/subscribed>",
+            "<session/title>",
+            "<session/subscribed>",
+            "<session/title>",
+            "<question/requested>",
+        ];
+        assert_eq!(labels, expected, "{carrier:?}");
         assert_eq!(rpc_id_of_question(&prelude), rpc_id, "{carrier:?}");
     }
 

@@ -34,13 +34,13 @@ struct Key {
 
 /// A per-item cache: id → (rev, object). Items not seen in a rebuild are dropped.
 #[derive(Default)]
-struct Items {
+pub(super) struct Items {
     by_id: HashMap<String, (u64, JsValue)>,
     array: Option<(u64, JsValue)>,
 }
 
 impl Items {
-    fn export<T>(
+    pub(super) fn export<T>(
         &mut self,
         rev: u64,
         items: &[Rc<T>],

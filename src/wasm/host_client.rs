@@ -17,7 +17,7 @@ use wasm_bindgen::JsCast;
 /// The connection to one agent host (see `types/index.d.ts`).
 #[wasm_bindgen]
 pub struct HostClient {
-    shared: Shared,
+    pub(super) shared: Shared,
 }
 
 #[wasm_bindgen]
@@ -58,6 +58,8 @@ impl HostClient {
                 deferred: Vec::new(),
                 malformed_frames: 0,
                 frames: 0,
+                sessions: Default::default(),
+                sessions_export: Default::default(),
             })
         });
         {

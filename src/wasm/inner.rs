@@ -77,6 +77,9 @@ pub(super) struct Inner {
     pub(super) deferred: Vec<(Function, JsValue)>,
     pub(super) malformed_frames: u64,
     pub(super) frames: u64,
+    /// The live session list (`getSessions()`) and its export cache.
+    pub(super) sessions: crate::core::client::SessionList,
+    pub(super) sessions_export: super::sessions::ListExport,
 }
 
 /// Runs `f` on the shared state, then pumps effects, releases the borrow, and makes the
@@ -179,7 +182,10 @@ impl Inner {
 
     pub(super) fn on_conn_command(&mut self, cmd: ConnCommand) {
         match cmd {
-            ConnCommand::Connect { gen } => self.connect(gen),
+            ConnCommand::Connect { gen } => {
+                self.sessions.begin(gen);
+                self.connect(gen)
+            }
             ConnCommand::Abort { .. } => {
                 for c in self.gen_aborts.drain(..) {
                     c.abort();
@@ -188,6 +194,7 @@ impl Inner {
             }
             ConnCommand::Established { gen, .. } => {
                 self.carriers.established(gen);
+                self.seed_sessions(gen);
                 for id in self.router.established(gen) {
                     self.notify_session(id);
                 }
@@ -344,6 +351,7 @@ impl Inner {
                     self.conn.failed(gen, msg, js::now(), js::random());
                     return false;
                 }
+                self.notify_host |= self.sessions.on_frame(&inbound.frame);
                 self.router.on_frame(inbound);
             }
             Err(_) => self.malformed_frames += 1,

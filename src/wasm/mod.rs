@@ -8,6 +8,7 @@ mod inner;
 mod js;
 mod options;
 mod session;
+mod sessions;
 mod transport;
 
 pub use host_client::HostClient;

@@ -134,11 +134,31 @@ pub struct SessionIdFrame {
     pub session_id: String,
 }
 
+/// `host/session-added`. Beyond the origin's `{sessionId, parentSessionId?}` the reference
+/// host adds `cwd` and `updatedAt` (CONTRACT-EXTENSIONS.md §6) so a live list can place it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionAddedFrame {
+    pub session_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_session_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<f64>,
+}
+
+/// `host/session-status`. `waiting` and `updatedAt` are reference-host extensions
+/// (CONTRACT-EXTENSIONS.md §6): `waiting` is true while the open turn waits on the user.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStatusFrame {
     pub session_id: String,
     pub running: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -258,9 +278,25 @@ impl FromObj for SessionIdFrame {
     }
 }
 
+impl FromObj for SessionAddedFrame {
+    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
+        Ok(SessionAddedFrame {
+            session_id: o.str("sessionId")?,
+            parent_session_id: o.opt_str("parentSessionId")?,
+            cwd: o.opt_str("cwd")?,
+            updated_at: o.opt_f64("updatedAt")?,
+        })
+    }
+}
+
 impl FromObj for SessionStatusFrame {
     fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(SessionStatusFrame { session_id: o.str("sessionId")?, running: o.bool("running")? })
+        Ok(SessionStatusFrame {
+            session_id: o.str("sessionId")?,
+            running: o.bool("running")?,
+            waiting: o.opt_bool("waiting")?,
+            updated_at: o.opt_f64("updatedAt")?,
+        })
     }
 }
 
@@ -297,7 +333,7 @@ pub enum Frame {
     #[serde(rename = "stream/error")]
     StreamError(StreamErrorFrame),
     #[serde(rename = "host/session-added")]
-    SessionAdded(SessionIdFrame),
+    SessionAdded(SessionAddedFrame),
     #[serde(rename = "host/session-removed")]
     SessionRemoved(SessionIdFrame),
     #[serde(rename = "host/session-status")]
@@ -334,7 +370,7 @@ impl Frame {
             "question/requested" => QuestionRequested::from_obj(o).map(Frame::QuestionRequested),
             "question/resolved" => QuestionResolved::from_obj(o).map(Frame::QuestionResolved),
             "stream/error" => Ok(Frame::StreamError(StreamErrorFrame { error: o.json("error") })),
-            "host/session-added" => SessionIdFrame::from_obj(o).map(Frame::SessionAdded),
+            "host/session-added" => SessionAddedFrame::from_obj(o).map(Frame::SessionAdded),
             "host/session-removed" => SessionIdFrame::from_obj(o).map(Frame::SessionRemoved),
             "host/session-status" => SessionStatusFrame::from_obj(o).map(Frame::SessionStatus),
             "host/agent-error" => AgentErrorFrame::from_obj(o).map(Frame::AgentError),
@@ -382,7 +418,8 @@ impl Frame {
             Frame::ApprovalResolved(f) => &f.session_id,
             Frame::QuestionRequested(f) => &f.session_id,
             Frame::QuestionResolved(f) => &f.session_id,
-            Frame::SessionAdded(f) | Frame::SessionRemoved(f) => &f.session_id,
+            Frame::SessionAdded(f) => &f.session_id,
+            Frame::SessionRemoved(f) => &f.session_id,
             Frame::SessionStatus(f) => &f.session_id,
             Frame::AgentError(f) => return f.session_id.as_deref(),
             Frame::StreamError(_) => return None,

@@ -87,6 +87,12 @@ pub struct SessionSummary {
     pub parent_session_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// Reference-host extensions (CONTRACT-EXTENSIONS.md §6): the latest title and whether
+    /// the open turn waits on the user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<bool>,
 }
 
 impl FromObj for SessionSummary {
@@ -97,6 +103,8 @@ impl FromObj for SessionSummary {
             running: o.bool("running")?,
             parent_session_id: o.opt_str("parentSessionId")?,
             cwd: o.opt_str("cwd")?,
+            title: o.opt_str("title")?,
+            waiting: o.opt_bool("waiting")?,
         })
     }
 }
@@ -377,6 +385,8 @@ mod readers_agree_with_serde {
             running: true,
             parent_session_id: parent.map(Into::into),
             cwd: cwd.map(Into::into),
+            title: None,
+            waiting: None,
         }
     }
 

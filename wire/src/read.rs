@@ -131,6 +131,10 @@ impl<'a> Obj<'a> {
     pub fn f64(&self, name: &str) -> ReadResult<f64> {
         as_f64(self.required(name)?).ok_or_else(|| expected(name, "a number"))
     }
+    #[inline(never)]
+    pub fn opt_f64(&self, name: &str) -> ReadResult<Option<f64>> {
+        self.non_null(name).map(|v| as_f64(v).ok_or_else(|| expected(name, "a number"))).transpose()
+    }
 
     /// The member as raw JSON; missing reads as `null`.
     #[inline(never)]

@@ -1,10 +1,11 @@
-import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import type { HostClient } from 'agent-session'
-import { useConnection } from 'agent-session/react'
-import { Sidebar, type Provider, type SessionRow } from './components/Sidebar'
+import { useConnection, useSessions } from 'agent-session/react'
+import { Sidebar, type Provider } from './components/Sidebar'
 import { ConnectionBanner } from './components/ConnectionBanner'
 import { SessionView } from './components/SessionView'
-import { remember, subscribeTitles, titlesVersion } from './titles'
+import { Examples, type Example } from './components/Examples'
+import { humanError } from './errors'
 
 function sessionFromHash(): string | null {
   const m = /(?:^#|&)s=([^&]+)/.exec(location.hash)
@@ -13,35 +14,19 @@ function sessionFromHash(): string | null {
 
 export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
   const conn = useConnection(host)
-  const [sessions, setSessions] = useState<SessionRow[] | null>(null)
-  const [listError, setListError] = useState<string | null>(null)
+  // The live list (titles, running/waiting) comes from the host's streams: no polling.
+  const list = useSessions(host)
   const [selected, setSelected] = useState<string | null>(sessionFromHash)
   const [creating, setCreating] = useState(false)
   const [createError, setCreateError] = useState<string | null>(null)
   const [hostInfo, setHostInfo] = useState<string | null>(null)
-  useSyncExternalStore(subscribeTitles, titlesVersion)
-
-  const refresh = useCallback(async () => {
-    const r = await host.listSessions()
-    if (r.ok) {
-      const items = [...r.value.items].sort((a, b) => b.updatedAt - a.updatedAt)
-      setSessions(items.map((s) => ({ sessionId: s.sessionId, updatedAt: s.updatedAt, running: s.running, cwd: s.cwd })))
-      setListError(null)
-    } else {
-      setListError(r.error.message)
-    }
-  }, [host])
-
-  // The list has no push channel in the public API: refresh on every (re)connect and poll.
-  useEffect(() => {
-    if (conn.state !== 'open') return
-    void refresh()
-    const t = setInterval(() => void refresh(), 4000)
-    return () => clearInterval(t)
-  }, [conn.state, conn.generation, refresh])
+  const everOpen = useRef(false)
+  if (conn.state === 'open') everOpen.current = true
 
   useEffect(() => {
     if (conn.state !== 'open') return
+    // A recovered connection clears what failed while it was down.
+    setCreateError(null)
     let live = true
     void host.describe().then((r) => {
       if (live && r.ok) setHostInfo(`${r.value.model || r.value.provider} · v${r.value.version}`)
@@ -63,50 +48,63 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
   }, [])
 
   const create = useCallback(
-    async (provider: Provider) => {
+    async (provider: Provider): Promise<string | null> => {
       setCreating(true)
       setCreateError(null)
       const options: { cwd?: string; provider?: Provider } = provider === 'default' ? {} : { provider }
       const r = await host.createSession(options as Parameters<HostClient['createSession']>[0])
       setCreating(false)
-      if (r.ok) {
-        remember(r.value.sessionId, { provider })
-        select(r.value.sessionId)
-        void refresh()
-      } else {
-        setCreateError(r.error.message)
+      if (!r.ok) {
+        setCreateError(humanError('create a session', r.error))
+        return null
       }
+      select(r.value.sessionId)
+      return r.value.sessionId
     },
-    [host, refresh, select],
+    [host, select],
+  )
+
+  // An example from the empty state: a new session, plan mode if it needs it, then the prompt.
+  const startExample = useCallback(
+    async (e: Example) => {
+      const id = await create('default')
+      if (!id) return
+      const s = host.session(id)
+      if (e.plan) await s.setPlanMode(true)
+      const r = await s.prompt([{ type: 'text', text: e.text }])
+      if (!r.ok) setCreateError(humanError('send the example', r.error))
+    },
+    [create, host],
   )
 
   const session = useMemo(() => (selected ? host.session(selected) : null), [host, selected])
+  const title = list.items.find((i) => i.sessionId === selected)?.title ?? null
 
   return (
     <div className="app">
       <Sidebar
-        sessions={sessions}
-        listError={listError}
+        list={list}
         selected={selected}
         onSelect={select}
-        onCreate={create}
+        onCreate={(p) => void create(p)}
         creating={creating}
         createError={createError}
         connState={conn.state}
         hostLabel={hostInfo ?? baseUrl.replace(/^https?:\/\//, '')}
       />
       <main className="main">
-        <ConnectionBanner conn={conn} />
+        <ConnectionBanner conn={conn} everOpen={everOpen.current} />
         {session ? (
-          <SessionView key={session.sessionId} session={session} />
+          <SessionView key={session.sessionId} session={session} title={title} connGeneration={conn.state === 'open' ? conn.generation : -1} />
         ) : (
           <div className="empty-state">
-            <div className="empty-card">
-              <h2>Start a conversation</h2>
-              <p>Pick a session on the left, or create a new one with the provider of your choice.</p>
-              <button className="btn primary" disabled={creating} onClick={() => void create('default')}>
+            <div className="empty-card" data-testid="empty-state">
+              <h1>Start a conversation</h1>
+              <p>Pick a session on the left, create one with the provider of your choice, or start from an example.</p>
+              <button className="btn primary" data-testid="empty-new-session" disabled={creating} onClick={() => void create('default')}>
                 New session
               </button>
+              <Examples onPick={(e) => void startExample(e)} disabled={creating} />
             </div>
           </div>
         )}

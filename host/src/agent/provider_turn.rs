@@ -217,11 +217,13 @@ impl Run<'_> {
         mut rx: oneshot::Receiver<Answered>,
         out: &mut Out,
     ) -> Result<Answered, Stop> {
+        let waiting = crate::session::Waiting::start(self.app, self.s);
         tokio::select! {
             biased;
             r = &mut rx => if let Ok(a) = r { return Ok(a) },
             _ = self.interrupt.wait_for(|i| *i) => {}
         }
+        drop(waiting);
         let mut log = self.s.log.lock().await;
         if let Some(ps) = log.provider.as_mut() {
             ps.waiters.remove(prompt_id);

@@ -46,8 +46,8 @@ fn stream_error(error: Value) -> Arc<OutFrame> {
 }
 
 impl FrameSource {
-    /// `session/subscribed` for every session, pending questions and approvals, then live
-    /// frames.
+    /// `session/subscribed` (then `session/title` when titled) for every session, pending
+    /// questions and approvals, then live frames.
     pub fn mux(app: &App) -> FrameSource {
         // Subscribe before the snapshot: a frame sent in between is then live *and* covered,
         // never lost.
@@ -60,6 +60,10 @@ impl FrameSource {
             covered.last_seq.insert(s.id.clone(), last_seq);
             prelude
                 .push_back(OutFrame::new(&Frame::Subscribed(SubscribedFrame { session_id: s.id.clone(), last_seq })));
+            // Read after `last_seq`: the title mirror is written first, so it covers that seq.
+            if let Some(t) = s.title() {
+                prelude.push_back(OutFrame::new(&t.frame(&s.id)));
+            }
         }
         for f in app.interactions.snapshot() {
             covered.replayed.insert(f.rpc_id.clone());
@@ -127,7 +131,7 @@ mod tests {
     use crate::cli::Downlinks;
     use crate::hub::CAPACITY;
     use crate::store::Store;
-    use agent_session::core::wire::SessionIdFrame;
+    use agent_session::core::wire::SessionAddedFrame;
     use std::time::Duration;
 
     fn app(dir: &tempfile::TempDir) -> App {
@@ -142,7 +146,7 @@ mod tests {
     }
 
     fn added(id: String) -> Arc<OutFrame> {
-        OutFrame::new(&Frame::SessionAdded(SessionIdFrame { session_id: id }))
+        OutFrame::new(&Frame::SessionAdded(SessionAddedFrame { session_id: id, ..Default::default() }))
     }
 
     #[tokio::test]

@@ -7,10 +7,12 @@ pub mod carrier;
 pub mod connection;
 pub mod downlink;
 pub mod router;
+pub mod sessions;
 
 pub use carrier::{Carrier, Carriers, Transport};
 pub use connection::{Backoff, ConnCommand, ConnState, Connection, StreamKind};
 pub use router::Router;
+pub use sessions::{ListItem, ListState, SessionList};
 
 #[cfg(test)]
 mod carrier_tests;

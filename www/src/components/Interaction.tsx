@@ -1,7 +1,8 @@
 import { memo, useState } from 'react'
 import type { Session } from 'agent-session'
 import type { InteractionView, PlanStepView, UserInputPromptView } from '../model'
-import { rec, str } from '../model'
+import { rec } from '../model'
+import { humanError } from '../errors'
 import { Markdown } from './Markdown'
 
 const MODE_LABEL: Record<string, string> = {
@@ -49,6 +50,8 @@ function StepList({ plan }: { plan: NonNullable<InteractionView['planSteps']> })
   )
 }
 
+export const IMPLEMENT_PROMPT = 'Implement the plan.'
+
 function HandoffCard({
   session,
   plan,
@@ -62,12 +65,20 @@ function HandoffCard({
 }) {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | null>(null)
+  // Like peer UIs: leaving plan mode and asking for the implementation is one action. The
+  // mode change is selected first, so the host commits it at the start of this very turn.
   const implement = async () => {
     setBusy(true)
     setError(null)
     const r = await session.setPlanMode(false)
+    if (!r.ok || r.value === null) {
+      setBusy(false)
+      setError(r.ok ? 'This host has no plan mode.' : humanError('leave plan mode', r.error))
+      return
+    }
+    const sent = await session.prompt([{ type: 'text', text: IMPLEMENT_PROMPT }])
     setBusy(false)
-    if (!r.ok) setError(r.error.message)
+    if (!sent.ok) setError(humanError('send the implementation request', sent.error))
   }
   return (
     <div className="card handoff" data-testid="proposed-plan">
@@ -76,7 +87,7 @@ function HandoffCard({
         {plan.source === 'synthesized' ? <span className="tag subtle">derived</span> : null}
       </div>
       {inConversation ? (
-        <p className="card-body muted">Implementing switches plan mode off; the agent carries the plan out on your next request.</p>
+        <p className="card-body muted">Implement switches plan mode off and asks the agent to carry the plan out.</p>
       ) : (
         <div className="card-body">
           <Markdown text={plan.markdown} />
@@ -84,10 +95,14 @@ function HandoffCard({
       )}
       <div className="card-actions">
         <button className="btn primary" data-testid="implement" disabled={busy || !canExit} onClick={() => void implement()}>
-          {busy ? 'Switching…' : 'Implement'}
+          {busy ? 'Starting…' : 'Implement'}
         </button>
       </div>
-      {error ? <div className="card-error">{error}</div> : null}
+      {error ? (
+        <div className="card-error" role="alert">
+          {error}
+        </div>
+      ) : null}
     </div>
   )
 }
@@ -130,7 +145,7 @@ const PromptCard = memo(function PromptCard({
     setError(null)
     const r = rec(await answer.call(session, prompt.promptId, answers))
     setBusy(false)
-    if (r?.ok === false) setError(str(rec(r.error)?.message) ?? 'failed')
+    if (r?.ok === false) setError(humanError('submit the answers', rec(r.error) as { code?: string; message?: string; details?: unknown }))
     else {
       const v = rec(r?.value) ?? r
       if (v?.accepted === false) setError(v.reason === 'not-pending' ? 'This question is no longer pending.' : 'The host did not accept these answers.')
@@ -218,7 +233,10 @@ export function InteractionPanel({
 }) {
   const caps = view.capabilities
   const steps = view.planSteps && view.planSteps.steps.length > 0 ? view.planSteps : null
-  const showSteps = steps !== null && (caps?.supportsStructuredPlanUpdates ?? true)
+  // The step list belongs to the planning turn: shown while steps are open or the plan
+  // awaits its handoff, not pinned under the conversation after it was implemented.
+  const stepsCurrent = steps !== null && (steps.steps.some((x) => x.status !== 'completed') || view.proposedPlan !== null)
+  const showSteps = stepsCurrent && (caps?.supportsStructuredPlanUpdates ?? true)
   // Plan prose: while it streams, and once done only while still planning with no proposed
   // plan yet (the handoff card and the conversation carry it after that).
   const proseLive = !view.planTextDone || (view.mode?.mode === 'plan' && !view.proposedPlan)

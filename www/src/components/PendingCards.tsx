@@ -14,7 +14,13 @@ function useRespond(session: Session, key: string) {
     setBusy(false)
     const r = rec(receipt)
     if (r && r.accepted === false) {
-      setError(r.reason === 'not-pending' ? 'This request is no longer pending.' : `Not accepted (${str(r.reason) ?? 'unknown'}).`)
+      setError(
+        r.reason === 'not-pending'
+          ? 'This request is no longer pending.'
+          : r.reason === 'transport'
+            ? 'Could not reach the agent host. Try again once the connection is back.'
+            : 'The host did not accept this answer.',
+      )
     }
   }
   return { busy, error, respond }

@@ -1,10 +1,12 @@
 import { useState } from 'react'
 import type { ConversationSnapshot, Session } from 'agent-session'
+import { humanError } from '../errors'
 
 type PlanState = ConversationSnapshot['planMode']
 
 /** What the chip says for a host-confirmed plan state (never a speculative one). */
-export function planLabel(plan: PlanState): { label: string; tone: string; desired: boolean | null } {
+export function planLabel(plan: PlanState, loading = false): { label: string; tone: string; desired: boolean | null } {
+  if ((plan === null || plan === undefined) && loading) return { label: 'Checking plan mode…', tone: 'off', desired: null }
   if (plan === null || plan === undefined) return { label: 'Plan mode unavailable', tone: 'off', desired: null }
   const pending = typeof plan.pending === 'boolean' ? plan.pending : undefined
   if (pending !== undefined && pending !== plan.active) {
@@ -15,17 +17,19 @@ export function planLabel(plan: PlanState): { label: string; tone: string; desir
   return plan.active ? { label: 'Plan mode on', tone: 'on', desired: true } : { label: 'Plan mode off', tone: 'off', desired: false }
 }
 
-export function PlanChip({ session, plan }: { session: Session; plan: PlanState }) {
+/** `loading`: the plan state is not known yet (the session is opening, or the host has a plan
+ *  service whose answer has not arrived): not the same as "unavailable". */
+export function PlanChip({ session, plan, loading = false }: { session: Session; plan: PlanState; loading?: boolean }) {
   const [inFlight, setInFlight] = useState<Promise<unknown> | null>(null)
   const [error, setError] = useState<string | null>(null)
-  const { label, tone, desired } = planLabel(plan)
+  const { label, tone, desired } = planLabel(plan, loading)
   const unavailable = desired === null
 
   const toggle = () => {
     if (unavailable || inFlight) return
     setError(null)
     const p = session.setPlanMode(!desired).then((r) => {
-      if (!r.ok) setError(r.error.message)
+      if (!r.ok) setError(humanError('change plan mode', r.error))
       else if (r.value === null) setError('This host has no plan mode.')
     })
     setInFlight(p)
@@ -38,11 +42,11 @@ export function PlanChip({ session, plan }: { session: Session; plan: PlanState 
         type="button"
         className={`plan-chip ${tone}${inFlight ? ' busy' : ''}`}
         data-testid="plan-chip"
-        data-plan={unavailable ? 'unavailable' : tone === 'pending' ? (desired ? 'pending-on' : 'pending-off') : desired ? 'on' : 'off'}
+        data-plan={unavailable ? (loading ? 'loading' : 'unavailable') : tone === 'pending' ? (desired ? 'pending-on' : 'pending-off') : desired ? 'on' : 'off'}
         disabled={unavailable || inFlight !== null}
         aria-busy={inFlight !== null}
         aria-pressed={desired === true}
-        title={unavailable ? 'The host does not offer plan mode' : desired ? 'Turn plan mode off' : 'Turn plan mode on'}
+        title={unavailable ? (loading ? 'Asking the host for the plan mode' : 'The host does not offer plan mode') : desired ? 'Turn plan mode off' : 'Turn plan mode on'}
         onClick={toggle}
       >
         <span className="plan-dot" aria-hidden />

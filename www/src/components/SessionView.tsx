@@ -1,37 +1,69 @@
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef } from 'react'
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import type { Session } from 'agent-session'
 import { useSession } from 'agent-session/react'
 import { contentText, interactionView, rec, str } from '../model'
-import { remember } from '../titles'
+import { humanError } from '../errors'
 import { Composer } from './Composer'
+import { Examples, type Example } from './Examples'
 import { NodeRow, PartialRow, RunningCalls } from './Conversation'
 import { InteractionPanel, ModeIndicator } from './Interaction'
 import { PendingCards } from './PendingCards'
 import { PlanChip } from './PlanChip'
 
-export function SessionView({ session }: { session: Session }) {
+/** A follow-up sent while a turn runs: shown as queued until its own turn starts. */
+interface Queued {
+  key: number
+  text: string
+  /** How many user messages with this text the window had when it was queued. */
+  seen: number
+}
+
+function userTexts(nodes: readonly unknown[]): string[] {
+  const out: string[] = []
+  for (const n of nodes) {
+    const r = rec(n)
+    if (r && (r.type === 'user' || r.type === 'steering')) out.push(contentText(r.content))
+  }
+  return out
+}
+
+export function SessionView({ session, title: hostTitle, connGeneration }: { session: Session; title: string | null; connGeneration: number }) {
   const snap = useSession(session)
   const scroller = useRef<HTMLDivElement>(null)
   const stick = useRef(true)
   const anchor = useRef<number | null>(null)
+  const [queued, setQueued] = useState<Queued[]>([])
+  const [exampleError, setExampleError] = useState<string | null>(null)
 
   useEffect(() => {
     void session.open()
   }, [session])
 
-  // Sidebar title: the first user message in the window (or the host's title if exposed).
-  const title = useMemo(() => {
-    const own = str(rec(snap)?.title)
-    if (own) return own
-    for (const n of snap.nodes) {
-      const r = rec(n)
-      if (r && (r.type === 'user' || r.kind === 'user')) return contentText(r.content).split('\n')[0]?.slice(0, 80) ?? ''
-    }
-    return ''
-  }, [snap])
+  // The host's title (live session list), else the snapshot's; never a guess from the window.
+  const title = hostTitle ?? snap.title
+
+  // A queued follow-up leaves the queue when its user message appears.
+  const texts = useMemo(() => userTexts(snap.nodes), [snap.nodes])
   useEffect(() => {
-    if (title) remember(session.sessionId, { title })
-  }, [title, session.sessionId])
+    setQueued((q) => {
+      const left = q.filter((x) => texts.filter((t) => t === x.text).length <= x.seen)
+      return left.length === q.length ? q : left
+    })
+  }, [texts])
+  const onQueued = useCallback(
+    (text: string) => setQueued((q) => [...q, { key: Date.now() + Math.random(), text, seen: texts.filter((t) => t === text).length }]),
+    [texts],
+  )
+
+  const startExample = useCallback(
+    async (e: Example) => {
+      setExampleError(null)
+      if (e.plan) await session.setPlanMode(true)
+      const r = await session.prompt([{ type: 'text', text: e.text }])
+      if (!r.ok) setExampleError(humanError('send the example', r.error))
+    },
+    [session],
+  )
 
   const interaction = useMemo(() => interactionView(snap), [snap])
   const [toolIds, planIds] = useMemo(() => {
@@ -47,10 +79,18 @@ export function SessionView({ session }: { session: Session }) {
     return [tools, plans] as const
   }, [snap.nodes])
 
+  const loadOlder = useCallback(() => {
+    const el = scroller.current
+    if (el) anchor.current = el.scrollHeight - el.scrollTop
+    void session.loadOlder()
+  }, [session])
+
   const onScroll = () => {
     const el = scroller.current
     if (!el) return
     stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80
+    // Scrolling near the top loads the previous page (the button stays for keyboards).
+    if (el.scrollTop < 120 && snap.hasMore && !snap.loadingOlder && snap.openState === 'open') loadOlder()
   }
 
   // Keep the view pinned to the bottom while streaming; keep it steady when older pages load.
@@ -65,25 +105,24 @@ export function SessionView({ session }: { session: Session }) {
     }
   }, [snap])
 
-  const loadOlder = useCallback(() => {
-    const el = scroller.current
-    if (el) anchor.current = el.scrollHeight - el.scrollTop
-    void session.loadOlder()
-  }, [session])
-
   // No "typing" dots while the turn waits on the user (an approval, a question, or a structured
   // prompt the UI shows as a card).
   const awaitingUser = snap.pending.length > 0 || (interaction?.capabilities?.supportsStructuredUserInput === true && interaction.prompts.length > 0)
   const working = snap.running && !snap.partial && !awaitingUser
+  const planLoading = snap.planMode === null && (snap.openState !== 'open' || 'plan' in snap.projections)
   return (
     <section className="session" data-testid="session-view" data-session-id={session.sessionId} data-open-state={snap.openState}>
       <header className="session-head">
         <div className="session-head-title">
           <h1>{title || 'New session'}</h1>
           <div className="session-sub muted small">
-            {snap.running ? (
+            {snap.running && awaitingUser ? (
+              <span className="status waiting" data-testid="status-waiting">
+                <span className="dot waiting" aria-hidden /> Waiting for your answer
+              </span>
+            ) : snap.running ? (
               <span className="status running" data-testid="status-running">
-                <span className="dot running" /> Working
+                <span className="dot running" aria-hidden /> Working
               </span>
             ) : (
               <span className="status" data-testid="status-idle">
@@ -93,29 +132,43 @@ export function SessionView({ session }: { session: Session }) {
             <ModeIndicator mode={interaction?.mode ?? null} />
           </div>
         </div>
-        <PlanChip session={session} plan={snap.planMode} />
+        <PlanChip session={session} plan={snap.planMode} loading={planLoading} />
       </header>
 
       <div className="scroller" ref={scroller} onScroll={onScroll}>
         <div className="conversation" data-testid="conversation">
           {snap.hasMore ? (
             <div className="load-older">
-              <button className="btn ghost small" data-testid="load-older" disabled={snap.loadingOlder} onClick={loadOlder}>
-                {snap.loadingOlder ? 'Loading…' : 'Load older messages'}
+              <button className="btn ghost small" data-testid="load-older" disabled={snap.loadingOlder} aria-busy={snap.loadingOlder} onClick={loadOlder}>
+                {snap.loadingOlder ? (
+                  <>
+                    <span className="mini-spinner" aria-hidden /> Loading older messages…
+                  </>
+                ) : (
+                  'Load older messages'
+                )}
               </button>
             </div>
           ) : null}
           {snap.openState === 'loading' && snap.nodes.length === 0 ? <div className="muted center pad">Loading conversation…</div> : null}
           {snap.openState === 'error' ? (
             <div className="card error-card" role="alert">
-              <div>Could not open this session: {snap.openError?.message ?? 'unknown error'}</div>
+              <div>{humanError('open this session', snap.openError)}</div>
               <button className="btn small" onClick={() => session.resync()}>
                 Retry
               </button>
             </div>
           ) : null}
           {snap.openState === 'open' && snap.nodes.length === 0 && !snap.partial && !snap.running ? (
-            <div className="empty-conversation muted">Send a message to start. Turn on plan mode to get a plan before any change.</div>
+            <div className="empty-conversation">
+              <p className="muted">Send a message to start. Turn on plan mode to get a plan before any change.</p>
+              <Examples onPick={(e) => void startExample(e)} />
+              {exampleError ? (
+                <div className="card-error" role="alert">
+                  {exampleError}
+                </div>
+              ) : null}
+            </div>
           ) : null}
           <div className="messages" data-testid="messages">
             {snap.nodes.map((n, i) => (
@@ -124,6 +177,12 @@ export function SessionView({ session }: { session: Session }) {
           </div>
           <RunningCalls calls={snap.runningCalls} shown={toolIds} />
           {snap.partial ? <PartialRow partial={snap.partial} /> : null}
+          {queued.map((q) => (
+            <div key={q.key} className="msg user queued" data-testid="queued">
+              <div className="bubble">{q.text}</div>
+              <div className="queued-tag">Queued: starts when the current turn ends</div>
+            </div>
+          ))}
           {working ? (
             <div className="working" data-testid="working">
               <span className="typing">
@@ -143,7 +202,15 @@ export function SessionView({ session }: { session: Session }) {
         </div>
       </div>
 
-      <Composer session={session} running={snap.running} promptError={snap.promptError} disabled={snap.openState === 'error'} />
+      <Composer
+        session={session}
+        running={snap.running}
+        promptError={snap.promptError}
+        disabled={snap.openState === 'error'}
+        connGeneration={connGeneration}
+        onQueued={onQueued}
+        onStopped={() => setQueued([])}
+      />
     </section>
   )
 }

@@ -1,6 +1,7 @@
 import { useState } from 'react'
-import { getEntry } from '../titles'
+import type { SessionListSnapshot } from 'agent-session'
 import { relativeTime } from '../model'
+import { humanError } from '../errors'
 
 export type Provider = 'default' | 'codex' | 'claude' | 'cursor'
 export const PROVIDERS: { id: Provider; label: string }[] = [
@@ -10,16 +11,8 @@ export const PROVIDERS: { id: Provider; label: string }[] = [
   { id: 'cursor', label: 'Cursor' },
 ]
 
-export interface SessionRow {
-  sessionId: string
-  updatedAt: number
-  running: boolean
-  cwd?: string
-}
-
 interface Props {
-  sessions: SessionRow[] | null
-  listError: string | null
+  list: SessionListSnapshot
   selected: string | null
   onSelect(id: string): void
   onCreate(provider: Provider): void
@@ -29,15 +22,32 @@ interface Props {
   hostLabel: string
 }
 
-function shortId(id: string): string {
-  const tail = id.replace(/^session-/, '')
-  return `Session ${tail.slice(0, 8)}`
+export const CONN_WORD: Record<string, string> = {
+  open: 'Connected',
+  connecting: 'Connecting…',
+  reconnecting: 'Reconnecting…',
+  closed: 'Disconnected',
+}
+
+/** The running dot with its meaning in words (never colour alone). */
+function Activity({ running, waiting }: { running: boolean; waiting: boolean }) {
+  if (!running) return null
+  return waiting ? (
+    <span className="activity waiting" data-testid="session-waiting">
+      <span className="dot waiting" aria-hidden /> Needs your answer
+    </span>
+  ) : (
+    <span className="activity running" data-testid="session-running">
+      <span className="dot running" aria-hidden /> Working
+    </span>
+  )
 }
 
 export function Sidebar(p: Props) {
   const [provider, setProvider] = useState<Provider>('default')
+  const { list } = p
   return (
-    <aside className="sidebar">
+    <aside className="sidebar" aria-label="Sessions">
       <div className="brand">
         <span className="brand-mark" aria-hidden />
         <span className="brand-name">Agent Session</span>
@@ -63,37 +73,48 @@ export function Sidebar(p: Props) {
           {p.creating ? 'Creating…' : 'New session'}
         </button>
       </div>
-      {p.createError ? <div className="sidebar-error">{p.createError}</div> : null}
-      <div className="section-label">Sessions</div>
-      <nav className="session-list" data-testid="session-list">
-        {p.sessions === null ? (
-          <div className="muted pad">{p.listError ? `Could not load sessions: ${p.listError}` : 'Loading…'}</div>
-        ) : p.sessions.length === 0 ? (
-          <div className="muted pad">No sessions yet.</div>
+      {p.createError ? (
+        <div className="sidebar-error" role="alert" data-testid="create-error">
+          {p.createError}
+        </div>
+      ) : null}
+      <h2 className="section-label" id="sessions-label">
+        Sessions
+      </h2>
+      <nav className="session-list" data-testid="session-list" data-state={list.state} aria-labelledby="sessions-label">
+        {list.state === 'error' ? (
+          <div className="muted pad small" role="status" data-testid="list-error">
+            {humanError('refresh the list', list.error)}
+          </div>
+        ) : null}
+        {list.items.length === 0 ? (
+          <div className="muted pad">{list.state === 'loading' ? 'Loading sessions…' : list.state === 'ready' ? 'No sessions yet.' : null}</div>
         ) : (
-          p.sessions.map((s) => {
-            const entry = getEntry(s.sessionId)
-            return (
-              <button
-                key={s.sessionId}
-                className={`session-item${s.sessionId === p.selected ? ' selected' : ''}`}
-                data-session-id={s.sessionId}
-                onClick={() => p.onSelect(s.sessionId)}
-              >
-                <span className="session-title">{entry?.title || shortId(s.sessionId)}</span>
-                <span className="session-meta">
-                  {s.running ? <span className="dot running" title="running" /> : null}
-                  {entry?.provider && entry.provider !== 'default' ? <span className="tag">{entry.provider}</span> : null}
-                  <span>{relativeTime(s.updatedAt)}</span>
-                </span>
-              </button>
-            )
-          })
+          list.items.map((s) => (
+            <button
+              key={s.sessionId}
+              className={`session-item${s.sessionId === p.selected ? ' selected' : ''}`}
+              data-session-id={s.sessionId}
+              data-running={s.running}
+              data-waiting={s.waiting}
+              aria-current={s.sessionId === p.selected ? 'page' : undefined}
+              onClick={() => p.onSelect(s.sessionId)}
+            >
+              <span className={`session-title${s.title ? '' : ' untitled'}`} data-testid="session-title">
+                {s.title ?? 'New session'}
+              </span>
+              <span className="session-meta">
+                <Activity running={s.running} waiting={s.waiting} />
+                <span>{relativeTime(s.updatedAt)}</span>
+              </span>
+            </button>
+          ))
         )}
       </nav>
-      <div className="sidebar-foot">
-        <span className={`dot conn-${p.connState}`} />
-        <span className="muted small">{p.hostLabel}</span>
+      <div className="sidebar-foot" data-testid="conn-status" data-state={p.connState}>
+        <span className={`dot conn-${p.connState}`} aria-hidden />
+        <span className="small">{CONN_WORD[p.connState] ?? p.connState}</span>
+        <span className="muted small host-label">{p.hostLabel}</span>
       </div>
     </aside>
   )

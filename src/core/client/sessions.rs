@@ -1,0 +1,383 @@
+//! The live session list: seeded by `session.list` once per established connection
+//! generation, kept current by host-stream frames (added, removed, status) and mux
+//! `session/title` frames, so a UI never polls.
+//!
+//! Merge rules. A frame received on the current generation is at least as new as a seed
+//! answered on it (the seed may have been computed before the frame's change), so for the
+//! fields it carries the frame wins; the seed wins over anything older. Removed sessions
+//! drop, and a removal on the current generation keeps a stale seed from bringing them
+//! back. Titles also carry their event seq: on one generation a lower seq never replaces a
+//! higher one (after a store reset seqs restart, but that ends the generation first).
+//! Items are ordered by `updatedAt`, newest first (ties keep their order).
+
+use crate::core::wire::{Frame, RpcError, SessionSummary};
+use std::rc::Rc;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListItem {
+    pub session_id: String,
+    pub title: Option<String>,
+    pub running: bool,
+    /// The open turn waits on the user (reference-host extension; false when absent).
+    pub waiting: bool,
+    pub updated_at: f64,
+    pub parent_session_id: Option<String>,
+    pub cwd: Option<String>,
+    /// Bumped whenever the item changes (export identity).
+    pub rev: u64,
+    /// `(generation, eventSeq)` of the title frame that set `title`, if one did.
+    title_from: Option<(u64, u64)>,
+    /// Generation of the last status frame, and of the last frame of any kind.
+    status_gen: Option<u64>,
+    touched_gen: Option<u64>,
+}
+
+impl ListItem {
+    /// Whether the exported fields are equal (bookkeeping aside).
+    fn same_view(&self, o: &ListItem) -> bool {
+        (&self.session_id, &self.title, self.running, self.waiting, &self.parent_session_id, &self.cwd)
+            == (&o.session_id, &o.title, o.running, o.waiting, &o.parent_session_id, &o.cwd)
+            && self.updated_at.total_cmp(&o.updated_at).is_eq()
+    }
+
+    fn new(session_id: &str) -> ListItem {
+        ListItem {
+            session_id: session_id.to_string(),
+            title: None,
+            running: false,
+            waiting: false,
+            updated_at: 0.0,
+            parent_session_id: None,
+            cwd: None,
+            rev: 0,
+            title_from: None,
+            status_gen: None,
+            touched_gen: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListState {
+    /// No seed has answered yet.
+    Loading,
+    Ready,
+    /// The last seed failed; items are what was known before.
+    Error(RpcError),
+}
+
+impl ListState {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ListState::Loading => "loading",
+            ListState::Ready => "ready",
+            ListState::Error(_) => "error",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct SessionList {
+    items: Vec<Rc<ListItem>>,
+    state: ListState,
+    /// Bumped on every change of the list (items, order or state).
+    pub rev: u64,
+    gen: u64,
+    /// Sessions removed on the current generation.
+    removed: Vec<String>,
+}
+
+impl Default for SessionList {
+    fn default() -> Self {
+        SessionList { items: Vec::new(), state: ListState::Loading, rev: 0, gen: 0, removed: Vec::new() }
+    }
+}
+
+impl SessionList {
+    pub fn items(&self) -> &[Rc<ListItem>] {
+        &self.items
+    }
+
+    pub fn state(&self) -> &ListState {
+        &self.state
+    }
+
+    /// Connection generation `gen` starts: frames from now on belong to it.
+    pub fn begin(&mut self, gen: u64) {
+        self.gen = gen;
+        self.removed.clear();
+    }
+
+    fn bump(&mut self) -> u64 {
+        self.rev += 1;
+        self.rev
+    }
+
+    /// Applies `f` to the item for `id` (created when `create`); re-sorts on change.
+    fn update(&mut self, id: &str, create: bool, f: impl FnOnce(&mut ListItem, u64)) -> bool {
+        let pos = self.items.iter().position(|i| i.session_id == id);
+        let mut item = match pos {
+            Some(p) => (*self.items[p]).clone(),
+            None if create && !self.removed.iter().any(|r| r == id) => ListItem::new(id),
+            None => return false,
+        };
+        f(&mut item, self.gen);
+        item.touched_gen = Some(self.gen);
+        let changed = pos.is_none_or(|p| !item.same_view(&self.items[p]));
+        if changed {
+            item.rev = self.bump();
+        }
+        match pos {
+            Some(p) => self.items[p] = Rc::new(item),
+            None => self.items.insert(0, Rc::new(item)),
+        }
+        if changed {
+            self.sort();
+        }
+        changed
+    }
+
+    fn sort(&mut self) {
+        sort_newest_first(&mut self.items);
+    }
+
+    /// A stream frame of the current generation. Returns whether the list changed.
+    pub fn on_frame(&mut self, frame: &Frame) -> bool {
+        match frame {
+            Frame::SessionAdded(f) => self.update(&f.session_id, true, |i, _| {
+                i.parent_session_id = f.parent_session_id.clone().or(i.parent_session_id.take());
+                i.cwd = f.cwd.clone().or(i.cwd.take());
+                i.updated_at = i.updated_at.max(f.updated_at.unwrap_or(0.0));
+            }),
+            Frame::SessionRemoved(f) => {
+                let before = self.items.len();
+                self.items.retain(|i| i.session_id != f.session_id);
+                if !self.removed.contains(&f.session_id) {
+                    self.removed.push(f.session_id.clone());
+                }
+                let changed = before != self.items.len();
+                if changed {
+                    self.bump();
+                }
+                changed
+            }
+            Frame::SessionStatus(f) => self.update(&f.session_id, true, |i, gen| {
+                i.running = f.running;
+                i.waiting = f.running && f.waiting.unwrap_or(false);
+                i.updated_at = i.updated_at.max(f.updated_at.unwrap_or(0.0));
+                i.status_gen = Some(gen);
+            }),
+            Frame::Title(f) => self.update(&f.session_id, true, |i, gen| {
+                if matches!(i.title_from, Some((g, seq)) if g == gen && seq > f.event_seq) {
+                    return;
+                }
+                i.title = Some(f.title.clone());
+                i.title_from = Some((gen, f.event_seq));
+                i.updated_at = i.updated_at.max(f.updated_at);
+            }),
+            _ => false,
+        }
+    }
+
+    /// The `session.list` answer of generation `gen` (ignored when a newer one began).
+    pub fn seed(&mut self, gen: u64, result: Result<Vec<SessionSummary>, RpcError>) -> bool {
+        if gen != self.gen {
+            return false;
+        }
+        let seeded = match result {
+            Err(e) => {
+                self.state = ListState::Error(e);
+                self.bump();
+                return true;
+            }
+            Ok(s) => s,
+        };
+        let mut next: Vec<Rc<ListItem>> = Vec::with_capacity(seeded.len());
+        for s in seeded {
+            if self.removed.contains(&s.session_id) || next.iter().any(|i| i.session_id == s.session_id) {
+                continue;
+            }
+            let old = self.items.iter().find(|i| i.session_id == s.session_id);
+            let mut item = old.map_or_else(|| ListItem::new(&s.session_id), |o| (**o).clone());
+            if !item.title_from.is_some_and(|(g, _)| g == gen) {
+                item.title = s.title.clone();
+                item.title_from = None;
+            }
+            if item.status_gen != Some(gen) {
+                item.running = s.running;
+                item.waiting = s.running && s.waiting.unwrap_or(false);
+            }
+            item.updated_at = item.updated_at.max(s.updated_at);
+            item.parent_session_id = s.parent_session_id.clone();
+            item.cwd = s.cwd.clone();
+            if !old.is_some_and(|o| o.same_view(&item)) {
+                item.rev = self.bump();
+            }
+            next.push(Rc::new(item));
+        }
+        // Sessions the seed does not know stay only when a frame of this generation named
+        // them (added after the list was computed).
+        for old in &self.items {
+            if old.touched_gen == Some(gen) && !next.iter().any(|i| i.session_id == old.session_id) {
+                next.push(old.clone());
+            }
+        }
+        sort_newest_first(&mut next);
+        let same = next.len() == self.items.len()
+            && next.iter().zip(&self.items).all(|(a, b)| a.rev == b.rev && a.session_id == b.session_id);
+        self.items = next;
+        if same && self.state == ListState::Ready {
+            return false;
+        }
+        self.state = ListState::Ready;
+        self.bump();
+        true
+    }
+}
+
+/// Stable insertion sort, newest first: the list is nearly sorted whenever this runs (a seed
+/// arrives ordered, a frame moves one item), and it is far smaller code than `sort_by`.
+fn sort_newest_first(items: &mut [Rc<ListItem>]) {
+    for i in 1..items.len() {
+        let mut j = i;
+        while j > 0 && items[j - 1].updated_at < items[j].updated_at {
+            items.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::wire::{ErrorCode, Json, SessionAddedFrame, SessionIdFrame, SessionStatusFrame, TitleFrame};
+
+    fn summary(id: &str, updated_at: f64, running: bool, title: Option<&str>) -> SessionSummary {
+        SessionSummary {
+            session_id: id.into(),
+            updated_at,
+            running,
+            parent_session_id: None,
+            cwd: Some("/w".into()),
+            title: title.map(Into::into),
+            waiting: None,
+        }
+    }
+    fn status(id: &str, running: bool, waiting: bool, at: f64) -> Frame {
+        Frame::SessionStatus(SessionStatusFrame {
+            session_id: id.into(),
+            running,
+            waiting: Some(waiting),
+            updated_at: Some(at),
+        })
+    }
+    fn title(id: &str, t: &str, seq: u64, at: f64) -> Frame {
+        Frame::Title(TitleFrame { session_id: id.into(), title: t.into(), event_seq: seq, updated_at: at })
+    }
+    fn added(id: &str, at: f64) -> Frame {
+        Frame::SessionAdded(SessionAddedFrame { session_id: id.into(), updated_at: Some(at), ..Default::default() })
+    }
+    fn removed(id: &str) -> Frame {
+        Frame::SessionRemoved(SessionIdFrame { session_id: id.into() })
+    }
+    fn ids(l: &SessionList) -> Vec<&str> {
+        l.items().iter().map(|i| i.session_id.as_str()).collect()
+    }
+    fn get<'a>(l: &'a SessionList, id: &str) -> &'a Rc<ListItem> {
+        l.items().iter().find(|i| i.session_id == id).expect(id)
+    }
+
+    #[test]
+    fn a_seed_then_live_frames_keep_the_list_current_and_ordered() {
+        let mut l = SessionList::default();
+        l.begin(1);
+        assert_eq!(l.state(), &ListState::Loading);
+        assert!(l.seed(1, Ok(vec![summary("b", 20.0, false, Some("B")), summary("a", 10.0, false, None)])));
+        assert_eq!((l.state().as_str(), ids(&l)), ("ready", vec!["b", "a"]));
+        let a_before = get(&l, "a").clone();
+        assert!(l.on_frame(&added("c", 30.0)));
+        assert_eq!(ids(&l), ["c", "b", "a"], "a new session goes first");
+        assert!(Rc::ptr_eq(&a_before, get(&l, "a")), "an unchanged item keeps its identity");
+        assert!(l.on_frame(&status("a", true, false, 40.0)));
+        assert_eq!(ids(&l), ["a", "c", "b"], "activity moves a session up");
+        assert!(get(&l, "a").running && !get(&l, "a").waiting);
+        assert!(l.on_frame(&title("c", "Fix the bug", 3, 35.0)));
+        assert_eq!(get(&l, "c").title.as_deref(), Some("Fix the bug"));
+        let rev = l.rev;
+        assert!(!l.on_frame(&status("a", true, false, 40.0)), "a repeated status changes nothing");
+        assert_eq!(l.rev, rev);
+        assert!(l.on_frame(&status("a", true, true, 41.0)));
+        assert!(get(&l, "a").waiting, "waiting on the user");
+        assert!(l.on_frame(&status("a", false, true, 42.0)));
+        assert!(!get(&l, "a").waiting, "an idle session never reads as waiting");
+        assert!(l.on_frame(&removed("b")));
+        assert_eq!(ids(&l), ["a", "c"]);
+        assert!(!l.on_frame(&removed("b")), "removing twice is no change");
+        assert!(!l.on_frame(&Frame::SessionRemoved(SessionIdFrame { session_id: "zz".into() })));
+    }
+
+    #[test]
+    fn frames_of_the_current_generation_win_over_its_seed() {
+        let mut l = SessionList::default();
+        l.begin(1);
+        // Frames arrive while the seed is in flight; the seed was computed before them.
+        l.on_frame(&status("a", true, true, 50.0));
+        l.on_frame(&title("a", "Live title", 7, 45.0));
+        l.on_frame(&added("new", 60.0));
+        l.on_frame(&removed("gone"));
+        l.seed(
+            1,
+            Ok(vec![
+                summary("a", 40.0, false, Some("Old title")),
+                summary("gone", 30.0, false, None),
+                summary("b", 20.0, true, Some("B")),
+            ]),
+        );
+        assert_eq!(ids(&l), ["new", "a", "b"], "the removal is not undone and the added session stays");
+        let a = get(&l, "a");
+        assert_eq!((a.title.as_deref(), a.running, a.waiting, a.updated_at), (Some("Live title"), true, true, 50.0));
+        assert_eq!(get(&l, "b").title.as_deref(), Some("B"), "the seed fills what no frame said");
+        assert_eq!(get(&l, "a").cwd.as_deref(), Some("/w"));
+        // A lower title seq on the same generation is older: ignored.
+        assert!(!l.on_frame(&title("a", "Stale", 6, 1.0)));
+        assert_eq!(get(&l, "a").title.as_deref(), Some("Live title"));
+    }
+
+    #[test]
+    fn a_reconnect_reseeds_and_drops_what_the_host_forgot() {
+        let mut l = SessionList::default();
+        l.begin(1);
+        l.seed(1, Ok(vec![summary("a", 10.0, true, None), summary("b", 5.0, false, None)]));
+        l.on_frame(&title("a", "Titled", 9, 11.0));
+        l.begin(2);
+        assert!(!l.seed(1, Ok(vec![])), "a seed of an older generation is ignored");
+        assert_eq!(ids(&l), ["a", "b"]);
+        // The host was reset keeping sessions: "a" lost its title, "b" is gone, seqs restart.
+        l.seed(2, Ok(vec![summary("a", 12.0, false, None)]));
+        assert_eq!(ids(&l), ["a"]);
+        let a = get(&l, "a");
+        assert_eq!((a.title.as_deref(), a.running), (None, false), "older generations' frames lose to the seed");
+        assert!(l.on_frame(&title("a", "Again", 2, 13.0)), "a new generation's title applies whatever its seq");
+        assert_eq!(get(&l, "a").title.as_deref(), Some("Again"));
+    }
+
+    #[test]
+    fn a_failed_seed_keeps_the_items_and_the_next_one_recovers() {
+        let mut l = SessionList::default();
+        l.begin(1);
+        l.seed(1, Ok(vec![summary("a", 1.0, false, None)]));
+        l.begin(2);
+        let err = RpcError::with_details(ErrorCode::Internal, "session.list: down", Json::empty_object());
+        assert!(l.seed(2, Err(err.clone())));
+        assert_eq!((l.state(), ids(&l)), (&ListState::Error(err), vec!["a"]));
+        l.begin(3);
+        let item = get(&l, "a").clone();
+        assert!(l.seed(3, Ok(vec![summary("a", 1.0, false, None)])));
+        assert_eq!(l.state(), &ListState::Ready);
+        assert_eq!(item.rev, get(&l, "a").rev, "an unchanged item keeps its rev (and so its exported object)");
+        let rev = l.rev;
+        l.begin(4);
+        assert!(!l.seed(4, Ok(vec![summary("a", 1.0, false, None)])), "an identical reseed is no change");
+        assert_eq!(l.rev, rev);
+    }
+}
