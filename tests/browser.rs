@@ -1263,7 +1263,8 @@ fn plan_json(s: &JsValue) -> String {
 
 /// One scenario through the JS API only: open, a question answered with `respond`, plan
 /// mode on through the API (host-confirmed pending, then active at the next turn), a streamed
-/// turn, a reconnect, plan mode off. Returns the node types it ended with.
+/// turn, a reconnect, a plan-review question approved with `respond`, plan mode on and off
+/// through the API. Returns the node types it ended with.
 async fn generation_scenario(base: &str) -> Vec<String> {
     let host = client_of(base, "auto", "");
     until("connection open", 10_000.0, || conn_state(&host) == "open").await;
@@ -1297,6 +1298,29 @@ async fn generation_scenario(base: &str) -> Vec<String> {
     .await;
     prompt_turn(&s, "after the reconnect").await;
     assert_eq!(plan_json(&s), r#"{"active":true}"#, "plan state survives the reconnect");
+    // A plan-review question (its intent says which option approves), approved with
+    // `respond`: plan mode ends inside the turn.
+    let r = wait(call(&s, "prompt", &[text_block("present the plan [plan-review]")])).await;
+    assert_eq!(get(&r, "ok"), JsValue::TRUE, "{}", json(&r));
+    until("plan review pending", 10_000.0, || Array::from(&get(&snap(&s), "pending")).length() == 1).await;
+    let pending = Array::from(&get(&snap(&s), "pending")).get(0);
+    let question = Array::from(&get(&pending, "questions")).get(0);
+    let intent = get(&question, "intent");
+    assert_eq!(
+        (get(&intent, "kind").as_string(), get(&intent, "approve").as_string()),
+        (Some("plan-review".into()), Some("Approve".into()))
+    );
+    let approve = obj(&format!(
+        r#"{{"ok":true,"value":{{"sessionId":"{id}","answer":{{"answers":[{{"id":"plan-review","selected":["Approve"]}}]}}}}}}"#
+    ));
+    assert_eq!(json(&wait(call(&s, "respond", &[get(&pending, "key"), approve])).await), r#"{"accepted":true}"#);
+    until("approved: plan mode off", 10_000.0, || plan_json(&s) == r#"{"active":false}"#).await;
+    until("review turn done", 20_000.0, || !get(&snap(&s), "running").is_truthy()).await;
+    // Plan mode on again and off through the API.
+    let r = wait(call(&s, "setPlanMode", &[JsValue::TRUE])).await;
+    assert_eq!(get(&r, "ok"), JsValue::TRUE, "{}", json(&r));
+    prompt_turn(&s, "plan once more").await;
+    until("plan mode active again", 10_000.0, || plan_json(&s) == r#"{"active":true}"#).await;
     // Plan mode off through the API.
     let r = wait(call(&s, "setPlanMode", &[JsValue::FALSE])).await;
     assert_eq!(get(&r, "ok"), JsValue::TRUE, "{}", json(&r));

@@ -228,6 +228,9 @@ impl Run<'_> {
         if let Some(profile) = self.s.profile.filter(|_| t.plan_mode) {
             return self.provider_plan_turn(profile).await;
         }
+        if t.plan_mode && Markers::parse(&t.text).plan_review {
+            return self.plan_review_turn().await;
+        }
         let markers = if t.plan_mode { Markers::default() } else { Markers::parse(&t.text) };
         let mut step = 1;
         self.step_start(step).await?;
@@ -395,13 +398,40 @@ impl Run<'_> {
         }
     }
 
-    async fn ask_question(&mut self, step: u64) -> Result<String, Stop> {
+    /// Plan mode, `[plan-review]`: the plan, then `exit_plan_mode` asks the user to review it
+    /// (a question with the plan-review intent); `Approve` leaves plan mode at once.
+    async fn plan_review_turn(&mut self) -> Result<(), Stop> {
+        let number = self.turn.number;
+        self.step_start(1).await?;
+        self.stream_message(1, "Here is the plan for review.", "tool-use").await?;
         let call_id = format!("call-{}", uuid::Uuid::new_v4());
-        let q = script::question("approach");
-        self.tool_call(step, &call_id, "ask_user_question", json!({ "questions": [q.clone()] })).await?;
+        self.tool_call(1, &call_id, "exit_plan_mode", json!({ "plan": script::REVIEWED_PLAN })).await?;
+        let answer = self.ask(script::plan_review_question()).await?;
+        let approved = matches!(&answer, Some(Ok(v)) if script::approves_plan(v));
+        if approved {
+            let mut log = self.s.log.lock().await;
+            crate::plan::leave_now(self.app, self.s, &mut log).map_err(Stop::Failed)?;
+        }
+        let text = if approved {
+            "Plan approved — plan mode exited; carry out the plan starting with your next step."
+        } else {
+            "The user kept planning; the plan stays under review."
+        };
+        self.tool_result(1, &call_id, text, false).await?;
+        self.log("step/end", json!({ "turn": number, "step": 1 })).await?;
+        self.step_start(2).await?;
+        let reply = if approved { "Carrying out the plan." } else { "I will refine the plan." };
+        self.stream_message(2, reply, "stop").await?;
+        self.log("step/end", json!({ "turn": number, "step": 2 })).await?;
+        Ok(())
+    }
+
+    /// Asks one question on the mux and waits for its answer; `None` when the turn was
+    /// interrupted. The question is resolved either way.
+    async fn ask(&mut self, question: Value) -> Result<Option<agent_session::core::wire::RpcResult<Value>>, Stop> {
         let rpc_id = uuid::Uuid::new_v4().to_string();
         let questions =
-            serde_json::from_value(json!([q])).map_err(|e| Stop::Failed(AppendError::Store(e.to_string())))?;
+            serde_json::from_value(json!([question])).map_err(|e| Stop::Failed(AppendError::Store(e.to_string())))?;
         let frame = Frame::QuestionRequested(QuestionRequested { session_id: self.s.id.clone(), questions });
         let out = OutFrame::with_rpc_id(&frame, rpc_id.clone());
         let rx = self.app.interactions.register(&self.s.id, Kind::Question, out.clone());
@@ -421,6 +451,14 @@ impl Run<'_> {
         if self.interrupted() || answer.is_none() {
             return Err(Stop::Interrupted);
         }
+        Ok(answer)
+    }
+
+    async fn ask_question(&mut self, step: u64) -> Result<String, Stop> {
+        let call_id = format!("call-{}", uuid::Uuid::new_v4());
+        let q = script::question("approach");
+        self.tool_call(step, &call_id, "ask_user_question", json!({ "questions": [q.clone()] })).await?;
+        let answer = self.ask(q).await?;
         // A dismissed question is the tool's error result, so its card does not read "done".
         let (text, is_error) = match answer {
             Some(Ok(v)) => (script::answer_sentence(&v), false),

@@ -80,10 +80,24 @@ pub async fn select(app: &App, session: &Session, active: bool) -> Result<PlanMo
     Ok(log.plan.state())
 }
 
+/// An approved plan review leaves plan mode at once, inside the running turn (as today's
+/// upstream host does when the user approves `exit_plan_mode`).
+pub fn leave_now(app: &App, session: &Session, log: &mut LogState) -> Result<(), AppendError> {
+    if !log.plan.active {
+        return Ok(());
+    }
+    let mut next = PlanState::restore(true, Some(false));
+    commit(app, session, log, &mut next)
+}
+
 /// At the start of a turn (after `turn/start`): commit a pending selection. Leaving plan
 /// mode also tells the model so with a `context/message`, as the origin does.
 pub fn commit_at_turn_start(app: &App, session: &Session, log: &mut LogState) -> Result<(), AppendError> {
     let mut next = log.plan;
+    commit(app, session, log, &mut next)
+}
+
+fn commit(app: &App, session: &Session, log: &mut LogState, next: &mut PlanState) -> Result<(), AppendError> {
     let Some(active) = next.take_commit() else { return Ok(()) };
     session.append_locked(
         app,
@@ -91,7 +105,7 @@ pub fn commit_at_turn_start(app: &App, session: &Session, log: &mut LogState) ->
         NewEvent::new("plan/mode", json!({ "active": active })),
         &[SessionUpdate::PlanPending(None)],
     )?;
-    log.plan = next;
+    log.plan = *next;
     if !active {
         session.append_locked(
             app,

@@ -10,6 +10,8 @@ pub const MODEL: &str = "scripted-agent-1";
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Markers {
     pub question: bool,
+    /// Plan mode only: present a plan for review (`exit_plan_mode` asks the user).
+    pub plan_review: bool,
     pub approval: bool,
     pub tool: bool,
 }
@@ -18,6 +20,7 @@ impl Markers {
     pub fn parse(text: &str) -> Markers {
         Markers {
             question: text.contains("[question]"),
+            plan_review: text.contains("[plan-review]"),
             approval: text.contains("[approval]"),
             tool: text.contains("[tool]"),
         }
@@ -79,7 +82,8 @@ pub fn fallback_title(text: &str) -> Option<String> {
 /// accepted-title budget (never empty: it follows a fallback title).
 pub fn model_title(text: &str) -> String {
     // A model would not repeat the demo's markers in a title.
-    let unmarked = ["[question]", "[approval]", "[tool]"].iter().fold(text.to_string(), |t, m| t.replace(m, " "));
+    let unmarked =
+        ["[question]", "[approval]", "[tool]", "[plan-review]"].iter().fold(text.to_string(), |t, m| t.replace(m, " "));
     let clean = clean_title(&unmarked);
     let sentence = clean.split(['.', '?', '!', '\n']).next().unwrap_or_default().trim();
     let sentence = if sentence.is_empty() { clean.as_str() } else { sentence };
@@ -162,6 +166,39 @@ pub fn deltas(text: &str) -> Vec<String> {
         out.push(cur);
     }
     out
+}
+
+/// The plan a `[plan-review]` prompt presents in plan mode.
+pub const REVIEWED_PLAN: &str = "# Plan\n1. Read the code.\n2. Make the change.\n3. Run the tests.";
+
+/// The plan-review question `exit_plan_mode` asks (today's upstream shape, with its intent):
+/// answering `Approve` leaves plan mode.
+pub fn plan_review_question() -> Value {
+    json!({
+        "id": "plan-review",
+        "header": "Plan review",
+        "question": "Approve this plan and leave plan mode?",
+        "detail": REVIEWED_PLAN,
+        "options": [
+            { "label": "Approve", "description": "Leave plan mode; the plan is carried out from the next step." },
+            { "label": "Keep planning", "description": "Stay in plan mode; feedback goes back to the model." }
+        ],
+        "intent": { "kind": "plan-review", "approve": "Approve" }
+    })
+}
+
+/// Whether an answer to the plan review chose `Approve` (in any answer shape: `{answers:
+/// {id: label}}`, or upstream's `{answer: {answers: [{id, selected: [label]}]}}`).
+pub fn approves_plan(answer: &Value) -> bool {
+    fn any_approve(v: &Value) -> bool {
+        match v {
+            Value::String(s) => s == "Approve",
+            Value::Array(items) => items.iter().any(any_approve),
+            Value::Object(map) => map.iter().any(|(k, v)| k != "id" && any_approve(v)),
+            _ => false,
+        }
+    }
+    any_approve(answer)
 }
 
 /// The question `[question]` asks.

@@ -234,3 +234,37 @@ fn a_selection_never_touches_a_running_turn() {
     assert_eq!(events[start2 + 1]["data"], json!({ "active": true }));
     assert_eq!(events[start2 + 2]["type"], "user/message");
 }
+
+/// Plan mode, `[plan-review]`: `exit_plan_mode` asks a question carrying the plan-review
+/// intent; `Approve` (in upstream's answer shape) leaves plan mode inside the turn, any other
+/// answer keeps it.
+#[test]
+fn a_plan_review_question_leaves_plan_mode_when_approved() {
+    let host = Host::start(&["--chunk-delay-ms", "0"]);
+    let sid = host.create();
+    host.call("session.setPlanMode", json!({ "sessionId": sid, "active": true }));
+    let mut mux = host.mux();
+    let review = |host: &Host, mux: &mut FrameStream, choice: &str, turn: u64| {
+        host.prompt(&sid, "queue", "present the plan [plan-review]");
+        let frames = mux.until("question/requested", |f| matches!(f, Frame::QuestionRequested(_)));
+        let asked = frames.last().unwrap();
+        let Frame::QuestionRequested(q) = &asked.frame else { unreachable!() };
+        assert_eq!(
+            q.questions[0].intent.as_ref().map(|i| i.value()),
+            Some(json!({ "kind": "plan-review", "approve": "Approve" }))
+        );
+        let answer =
+            json!({ "sessionId": sid, "answer": { "answers": [{ "id": "plan-review", "selected": [choice] }] } });
+        assert_eq!(respond(host, &asked.rpc_id, json!({ "ok": true, "value": answer })), json!({ "accepted": true }));
+        host.wait_turn_end(&sid, turn)
+    };
+    let events = review(&host, &mut mux, "Keep planning", 1);
+    assert!(!events.iter().any(|e| e["type"] == "plan/mode" && e["data"]["active"] == false));
+    assert_eq!(host.call("session.planMode", json!({ "sessionId": sid })), json!({ "active": true }));
+    let events = review(&host, &mut mux, "Approve", 2);
+    let left =
+        events.iter().position(|e| e["type"] == "plan/mode" && e["data"]["active"] == false).expect("left plan mode");
+    let end = events.iter().position(|e| e["type"] == "turn/end" && e["data"]["turn"] == 2).unwrap();
+    assert!(left < end, "inside the turn");
+    assert_eq!(host.call("session.planMode", json!({ "sessionId": sid })), json!({ "active": false }));
+}
