@@ -1327,6 +1327,11 @@ async fn generation_scenario(base: &str) -> Vec<String> {
     until("leaving pending", 10_000.0, || plan_json(&s) == r#"{"active":true,"pending":false}"#).await;
     prompt_turn(&s, "implement it").await;
     until("plan mode off", 10_000.0, || plan_json(&s) == r#"{"active":false}"#).await;
+    // The live session list names it (a session/title frame, or today's title projection).
+    until("the list names the session", 5_000.0, || {
+        list_item(&host, &id).is_some_and(|i| get(&i, "title").as_string().is_some_and(|t| !t.is_empty()))
+    })
+    .await;
     // A fresh client sees the same log.
     let fresh = client_of(base, "auto", "");
     let again = call(&fresh, "session", &[id.into()]);

@@ -10,7 +10,7 @@
 //! higher one (after a store reset seqs restart, but that ends the generation first).
 //! Items are ordered by `updatedAt`, newest first (ties keep their order).
 
-use crate::core::wire::{Frame, RpcError, SessionSummary};
+use crate::core::wire::{self, Frame, RpcError, SessionSummary};
 use std::rc::Rc;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -175,6 +175,18 @@ impl SessionList {
                 i.title_from = Some((gen, f.event_seq));
                 i.updated_at = i.updated_at.max(f.updated_at);
             }),
+            // Today's upstream host keeps the title as a projection (a string, or null).
+            Frame::Projection(p) if p.key == wire::interaction::PROJ_TITLE => {
+                let Ok(Some(title)) = p.value.parse::<Option<String>>() else { return false };
+                let at = u64::try_from(p.seq).unwrap_or(0);
+                self.update(&p.session_id, true, |i, gen| {
+                    if matches!(i.title_from, Some((g, seq)) if g == gen && seq > at) {
+                        return;
+                    }
+                    i.title = Some(title);
+                    i.title_from = Some((gen, at));
+                })
+            }
             _ => false,
         }
     }
@@ -359,6 +371,28 @@ mod tests {
         assert_eq!((a.title.as_deref(), a.running), (None, false), "older generations' frames lose to the seed");
         assert!(l.on_frame(&title("a", "Again", 2, 13.0)), "a new generation's title applies whatever its seq");
         assert_eq!(get(&l, "a").title.as_deref(), Some("Again"));
+    }
+
+    /// Today's upstream host sends no `session/title`; its `title` projection names the session.
+    #[test]
+    fn the_title_projection_of_todays_host_names_a_session() {
+        let projection = |id: &str, value: serde_json::Value, seq: i64| {
+            Frame::Projection(wire::ProjectionFrame {
+                session_id: id.into(),
+                key: "title".into(),
+                value: Json::from_value(&value),
+                seq,
+            })
+        };
+        let mut l = SessionList::default();
+        l.begin(1);
+        l.seed(1, Ok(vec![summary("a", 10.0, false, None)]));
+        assert!(!l.on_frame(&projection("a", serde_json::Value::Null, 2)), "null: still untitled");
+        assert!(l.on_frame(&projection("a", serde_json::json!("Plan a hello world script."), 12)));
+        assert!(l.on_frame(&projection("a", serde_json::json!("Hello world plan"), 21)));
+        assert!(!l.on_frame(&projection("a", serde_json::json!("Older"), 12)), "an older one does not win");
+        assert!(!l.on_frame(&projection("a", serde_json::json!(7), 30)), "not a string: ignored");
+        assert_eq!(get(&l, "a").title.as_deref(), Some("Hello world plan"));
     }
 
     #[test]
