@@ -84,9 +84,11 @@ impl FrameSource {
             return f;
         }
         self.done = true;
+        // An `RpcError` like the origin's (`internal`); why is in `details.reason`.
         stream_error(json!({
-            "code": "frame-too-large",
+            "code": "internal",
             "message": format!("frame of {} bytes exceeds the {} byte limit; reload history", f.json.len(), MAX_STREAM_FRAME_BYTES),
+            "details": { "reason": "frame-too-large" },
         }))
     }
 
@@ -112,7 +114,8 @@ impl FrameSource {
                     Err(broadcast::error::RecvError::Lagged(n)) => {
                         self.done = true;
                         let message = format!("subscriber fell {n} frames behind; reload history");
-                        return Some(stream_error(json!({ "code": "lagged", "message": message })));
+                        let error = json!({ "code": "internal", "message": message, "details": { "reason": "lagged" } });
+                        return Some(stream_error(error));
                     }
                     Err(broadcast::error::RecvError::Closed) => {
                         self.done = true;
@@ -158,7 +161,13 @@ mod tests {
             app.hub.host(added(format!("s{i}")));
         }
         let f = source.next().await.expect("an error frame");
-        assert!(f.json.contains(r#""type":"stream/error""#) && f.json.contains(r#""code":"lagged""#), "{}", f.json);
+        assert!(
+            f.json.contains(r#""type":"stream/error""#)
+                && f.json.contains(r#""code":"internal""#)
+                && f.json.contains(r#""reason":"lagged""#),
+            "{}",
+            f.json
+        );
         assert!(source.next().await.is_none());
     }
 
@@ -170,7 +179,7 @@ mod tests {
         app.hub.host(added("x".repeat(MAX_STREAM_FRAME_BYTES)));
         app.hub.host(added("after".into()));
         let f = source.next().await.expect("an error frame");
-        assert!(f.json.contains(r#""code":"frame-too-large""#), "{}", &f.json[..200.min(f.json.len())]);
+        assert!(f.json.contains(r#""reason":"frame-too-large""#), "{}", &f.json[..200.min(f.json.len())]);
         assert!(source.next().await.is_none());
     }
 
