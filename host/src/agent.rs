@@ -15,7 +15,7 @@ use crate::provider;
 use crate::script::{self, Markers};
 use crate::session::{AppendError, NewEvent, Prompt, Session, SessionRef, TitleState, Waiting};
 use crate::store::SessionUpdate;
-use agent_session::core::wire::{
+use agent_session_wire::{
     AgentErrorFrame, ApprovalOutcome, ApprovalRequested, ApprovalResolved, Frame, PromptMode, QuestionOutcome,
     QuestionRequested, QuestionResolved, RpcError,
 };
@@ -52,7 +52,7 @@ struct Turn {
 }
 
 fn internal(e: impl std::fmt::Display) -> RpcError {
-    RpcError::new(agent_session::core::wire::ErrorCode::Internal, e.to_string(), json!({}))
+    RpcError::new(agent_session_wire::ErrorCode::Internal, e.to_string(), json!({}))
 }
 
 pub async fn prompt(app: &Arc<App>, s: &SessionRef, mode: PromptMode, prompt: Prompt) -> Result<(), RpcError> {
@@ -387,8 +387,8 @@ impl Run<'_> {
     async fn wait_answer(
         &mut self,
         rpc_id: &str,
-        rx: tokio::sync::oneshot::Receiver<agent_session::core::wire::RpcResult<Value>>,
-    ) -> Result<Option<agent_session::core::wire::RpcResult<Value>>, Stop> {
+        rx: tokio::sync::oneshot::Receiver<agent_session_wire::RpcResult<Value>>,
+    ) -> Result<Option<agent_session_wire::RpcResult<Value>>, Stop> {
         tokio::select! {
             r = rx => Ok(r.ok()),
             _ = self.interrupt.wait_for(|i| *i) => {
@@ -428,7 +428,7 @@ impl Run<'_> {
 
     /// Asks one question on the mux and waits for its answer; `None` when the turn was
     /// interrupted. The question is resolved either way.
-    async fn ask(&mut self, question: Value) -> Result<Option<agent_session::core::wire::RpcResult<Value>>, Stop> {
+    async fn ask(&mut self, question: Value) -> Result<Option<agent_session_wire::RpcResult<Value>>, Stop> {
         let rpc_id = uuid::Uuid::new_v4().to_string();
         let questions =
             serde_json::from_value(json!([question])).map_err(|e| Stop::Failed(AppendError::Store(e.to_string())))?;

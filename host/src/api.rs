@@ -10,8 +10,8 @@ use crate::profiles::Profile;
 use crate::rpc::{self, custom_issue, internal, invalid_payload, payload};
 use crate::session::Prompt;
 use crate::{agent, history, plan, provider, script};
-use agent_session::core::wire::interaction::{AnswerPayload, SESSION_ANSWER};
-use agent_session::core::wire::{
+use agent_session_wire::interaction::{AnswerPayload, SESSION_ANSWER};
+use agent_session_wire::{
     self as wire, ClientResponse, CreatePayload, CreateValue, HostDescription, ListPayload, ListValue, PromptPayload,
     Receipt, ReceiptReason, RpcError, RpcResult, SessionRef, SessionSummary, SetPlanModePayload,
 };

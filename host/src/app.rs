@@ -10,7 +10,7 @@ use crate::session::{now_ms, LogState, Session, SessionRef};
 use crate::store::SessionUpdate;
 use crate::store::Store;
 use crate::tickets::Tickets;
-use agent_session::core::wire::{Frame, RpcError, SessionAddedFrame};
+use agent_session_wire::{Frame, RpcError, SessionAddedFrame};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};

@@ -3,7 +3,7 @@
 //! cover (nested shapes) is still caught by the typed deserialization after it.
 
 use crate::rpc::invalid_payload;
-use agent_session::core::wire::{self as wire, interaction::SESSION_ANSWER, RpcError};
+use agent_session_wire::{self as wire, interaction::SESSION_ANSWER, RpcError};
 use serde_json::{json, Value};
 
 #[derive(Clone, Copy)]

@@ -6,7 +6,7 @@
 use crate::app::App;
 use crate::rpc::{self, internal};
 use crate::{dialect, plan};
-use agent_session::core::wire::{RpcError, RpcResult};
+use agent_session_wire::{RpcError, RpcResult};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::header;

@@ -12,7 +12,7 @@
 //!   (`POST /api/commands/execute`);
 //! - the title as the `title` projection instead of `session/title` frames.
 
-use agent_session::core::wire::{Frame, Json, ProjectionFrame, SessionEvent};
+use agent_session_wire::{Frame, Json, ProjectionFrame, SessionEvent};
 use clap::ValueEnum;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;

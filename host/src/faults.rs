@@ -4,7 +4,7 @@
 use crate::app::App;
 use crate::hub::OutFrame;
 use crate::session::NewEvent;
-use agent_session::core::wire::{Frame, SessionIdFrame, StreamErrorFrame};
+use agent_session_wire::{Frame, SessionIdFrame, StreamErrorFrame};
 use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};

@@ -6,7 +6,7 @@ use crate::limits::{DEFAULT_PAGE_MESSAGES, MAX_PAGE_EVENTS, MAX_PAGE_MESSAGES};
 use crate::rpc::internal;
 use crate::session::Session;
 use crate::{dialect, plan};
-use agent_session::core::wire::{HistoryItem, HistoryPayload, HistoryValue, ProjectionBaseline, RpcError};
+use agent_session_wire::{HistoryItem, HistoryPayload, HistoryValue, ProjectionBaseline, RpcError};
 
 pub async fn page(app: &App, s: &Session, p: &HistoryPayload) -> Result<HistoryValue, RpcError> {
     let max_messages = p.max_messages.map_or(DEFAULT_PAGE_MESSAGES, |m| m.get()).clamp(1, MAX_PAGE_MESSAGES);

@@ -1,7 +1,7 @@
 //! Fan-out of stream frames. Each frame is serialized once into its `server-request`
 //! envelope and shared (`Arc`) by every subscriber of its stream.
 
-use agent_session::core::wire::Frame;
+use agent_session_wire::Frame;
 use std::sync::Arc;
 use tokio::sync::{broadcast, watch};
 

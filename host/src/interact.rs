@@ -2,7 +2,7 @@
 //! asked. Pending frames are replayed on every mux open, in the order they were asked.
 
 use crate::hub::OutFrame;
-use agent_session::core::wire::{ApprovalOutcome, ReceiptReason, RpcResult};
+use agent_session_wire::{ApprovalOutcome, ReceiptReason, RpcResult};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;

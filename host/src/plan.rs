@@ -11,7 +11,7 @@ use crate::app::App;
 use crate::hub::OutFrame;
 use crate::session::{AppendError, LogState, NewEvent, Session};
 use crate::store::SessionUpdate;
-use agent_session::core::wire::{Frame, PlanModeState, ProjectionFrame};
+use agent_session_wire::{Frame, PlanModeState, ProjectionFrame};
 use serde_json::{json, Value};
 
 /// The projection key of the plan value (Extension 1).

@@ -18,11 +18,11 @@ use crate::hub::OutFrame;
 use crate::profiles::{self, Ctx, Profile};
 use crate::session::{AppendError, LogState, NewEvent, Session};
 use crate::store::SessionUpdate;
-use agent_session::core::wire::interaction::{
+use agent_session_wire::interaction::{
     AnswerPayload, PendingPrompts, PromptOutcome, PromptResolvedEvent, EV_PROMPT_RESOLVED, PROJ_PROPOSED_PLAN,
     PROJ_USER_INPUT,
 };
-use agent_session::core::wire::{Frame, ProjectionFrame, Receipt, ReceiptReason, SessionEvent};
+use agent_session_wire::{Frame, ProjectionFrame, Receipt, ReceiptReason, SessionEvent};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use tokio::sync::oneshot;

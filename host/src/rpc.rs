@@ -1,7 +1,7 @@
 //! Carrier-level helpers: the client-request envelope check, payload schema errors in the
 //! origin's `details.issues[]` shape, and the plain-text carrier errors.
 
-use agent_session::core::wire::{Envelope, RpcError, RpcResult, ServerResponse};
+use agent_session_wire::{Envelope, RpcError, RpcResult, ServerResponse};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
@@ -108,13 +108,13 @@ pub fn custom_issue(path: Vec<Value>, message: &str) -> Value {
 }
 
 pub fn internal(e: impl std::fmt::Display) -> RpcError {
-    RpcError::new(agent_session::core::wire::ErrorCode::Internal, e.to_string(), json!({}))
+    RpcError::new(agent_session_wire::ErrorCode::Internal, e.to_string(), json!({}))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agent_session::core::wire::SetPlanModePayload;
+    use agent_session_wire::SetPlanModePayload;
 
     #[test]
     fn missing_field_names_its_path() {

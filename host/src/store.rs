@@ -9,8 +9,8 @@
 //! carry a partial index so a history page finds its message boundary by walking at most
 //! `maxMessages` index entries, whatever the log length.
 
-use agent_session::core::wire::interaction::{PROJ_CAPABILITIES, PROJ_MODE};
-use agent_session::core::wire::{is_message_kind, SessionEvent};
+use agent_session_wire::interaction::{PROJ_CAPABILITIES, PROJ_MODE};
+use agent_session_wire::{is_message_kind, SessionEvent};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 use std::path::Path;

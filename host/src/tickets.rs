@@ -4,7 +4,7 @@
 
 use crate::app::App;
 use crate::rpc::{self, invalid_payload, issue};
-use agent_session::core::wire::RpcError;
+use agent_session_wire::RpcError;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::response::Response;

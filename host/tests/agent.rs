@@ -2,7 +2,7 @@
 
 mod common;
 
-use agent_session::core::wire::{ApprovalOutcome, Frame, QuestionOutcome};
+use agent_session_wire::{ApprovalOutcome, Frame, QuestionOutcome};
 use common::*;
 use serde_json::{json, Value};
 

@@ -8,11 +8,13 @@
 //! its own length), and our extension frames (`session/projection`) are checked apart.
 
 mod common;
+// Shared with the client's capture tests; this file uses only part of it.
+#[allow(dead_code)]
 #[path = "../../tests/captures/transcript.rs"]
 mod transcript;
 
-use agent_session::core::sse::{SseItem, SseParser};
-use agent_session::core::wire::{parse_frame, Frame, SessionAddedFrame, SessionStatusFrame};
+use agent_session_wire::sse::{SseItem, SseParser};
+use agent_session_wire::{parse_frame, Frame, SessionAddedFrame, SessionStatusFrame};
 use common::*;
 use serde_json::{json, Value};
 use std::fs;

@@ -3,7 +3,7 @@
 
 mod common;
 
-use agent_session::core::wire::Frame;
+use agent_session_wire::Frame;
 use common::*;
 use serde_json::{json, Value};
 

@@ -142,7 +142,7 @@ fn upgrades_are_fenced_on_both_paths() {
             let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
             let mut ws = host.ws(path, &headers).unwrap_or_else(|r| panic!("{what} {path}: {} {}", r.status, r.body));
             if path == "/api/events.mux" {
-                assert!(matches!(ws.frame().frame, agent_session::core::wire::Frame::Subscribed(_)), "{what}");
+                assert!(matches!(ws.frame().frame, agent_session_wire::Frame::Subscribed(_)), "{what}");
             }
         }
     }

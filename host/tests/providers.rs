@@ -4,7 +4,7 @@
 
 mod common;
 
-use agent_session::core::wire::{Frame, InboundFrame};
+use agent_session_wire::{Frame, InboundFrame};
 use common::*;
 use serde_json::{json, Value};
 

@@ -2,7 +2,7 @@
 
 mod common;
 
-use agent_session::core::wire::Frame;
+use agent_session_wire::Frame;
 use common::*;
 use std::io::{Read, Write};
 use std::net::TcpStream;

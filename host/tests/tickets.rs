@@ -32,7 +32,7 @@ fn a_ticket_opens_one_upgrade_on_either_path() {
 
     let mut mux = upgrade(&host, &format!("/api/events.mux?ticket={t}")).expect("ticket accepted");
     match mux.frame().frame {
-        agent_session::core::wire::Frame::Subscribed(s) => assert_eq!(s.session_id, sid),
+        agent_session_wire::Frame::Subscribed(s) => assert_eq!(s.session_id, sid),
         other => panic!("expected session/subscribed, got {other:?}"),
     }
     assert_eq!(upgrade(&host, &format!("/api/events.host?ticket={t}")).err(), Some(401), "single use");

@@ -18,10 +18,10 @@ use super::ApprovalRequest;
 use super::{
     capabilities_projection, diagnostic, id_key, str_field, to_value, with_native, AnswerError, Canonical, ModeTracker,
 };
-use agent_session::core::wire::interaction::{
+use agent_session_wire::interaction::{
     Capabilities, ModeState, OperatingMode, PlanStep, PlanSteps, Provenance, StepStatus, PROJ_PLAN_STEPS,
 };
-use agent_session::core::wire::ApprovalOutcome;
+use agent_session_wire::ApprovalOutcome;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;

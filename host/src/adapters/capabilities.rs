@@ -1,7 +1,7 @@
 //! The capability set each provider can honestly claim. A flag is true only when the provider
 //! itself does the thing natively; nothing an adapter could fake from text is claimed.
 
-use agent_session::core::wire::interaction::Capabilities;
+use agent_session_wire::interaction::Capabilities;
 
 /// Codex app-server.
 pub fn codex() -> Capabilities {

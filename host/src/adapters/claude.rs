@@ -21,7 +21,7 @@ use super::{
     answer_strings, diagnostic, str_field, to_value, with_native, AnswerError, Answered, Canonical, ModeTracker,
     PendingSet,
 };
-use agent_session::core::wire::interaction::{
+use agent_session_wire::interaction::{
     Answer, Capabilities, ModeState, OperatingMode, PlanStep, PlanSteps, PromptOption, PromptOutcome, PromptQuestion,
     ProposedPlan, Provenance, StepStatus, UserInputPrompt, EV_PLAN_PROPOSED, PROJ_PLAN_STEPS, PROJ_PROPOSED_PLAN,
 };

@@ -17,7 +17,7 @@ use super::{
     answer_strings, diagnostic, id_key, str_field, to_value, with_native, AnswerError, Answered, Canonical,
     ModeTracker, PendingSet,
 };
-use agent_session::core::wire::interaction::{
+use agent_session_wire::interaction::{
     Answer, Capabilities, ModeState, OperatingMode, PlanStep, PlanSteps, PlanTextDelta, PlanTextDone, PromptOption,
     PromptOutcome, PromptQuestion, ProposedPlan, Provenance, StepStatus, UserInputPrompt, EV_PLAN_PROPOSED,
     EV_PLAN_TEXT_DELTA, EV_PLAN_TEXT_DONE, PROJ_PLAN_STEPS, PROJ_PROPOSED_PLAN,

@@ -34,12 +34,12 @@ pub mod codex;
 #[cfg(test)]
 mod tests;
 
-use agent_session::core::wire::interaction::{
+use agent_session_wire::interaction::{
     Answer, Capabilities, ModeState, NativePayload, PendingPrompts, PromptAnswers, PromptOutcome, PromptResolvedEvent,
     UserInputPrompt, EV_MODE_CHANGED, EV_PROMPT_REQUESTED, EV_PROMPT_RESOLVED, EV_PROVIDER_NATIVE, PROJ_CAPABILITIES,
     PROJ_MODE, PROJ_USER_INPUT,
 };
-use agent_session::core::wire::{ApprovalRequested, ReceiptReason};
+use agent_session_wire::{ApprovalRequested, ReceiptReason};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -167,7 +167,7 @@ impl ProviderAdapter {
     pub fn respond_approval(
         &mut self,
         approval_id: &str,
-        outcome: agent_session::core::wire::ApprovalOutcome,
+        outcome: agent_session_wire::ApprovalOutcome,
     ) -> Result<Value, AnswerError> {
         match self {
             ProviderAdapter::Cursor(a) => a.respond_approval(approval_id, outcome),

@@ -4,13 +4,13 @@ use super::acp::{self, AcpAdapter};
 use super::claude::{self, ClaudeAdapter};
 use super::codex::{self, CodexAdapter};
 use super::{capabilities, AnswerError, Canonical, ProviderAdapter};
-use agent_session::core::wire::interaction::{
+use agent_session_wire::interaction::{
     Answer, Capabilities, ModeState, OperatingMode, PendingPrompts, PlanSteps, PromptOutcome, PromptResolvedEvent,
     Provenance, StepStatus, UserInputPrompt, EV_MODE_CHANGED, EV_PLAN_PROPOSED, EV_PLAN_TEXT_DELTA, EV_PLAN_TEXT_DONE,
     EV_PROMPT_REQUESTED, EV_PROMPT_RESOLVED, EV_PROVIDER_NATIVE, PROJ_CAPABILITIES, PROJ_MODE, PROJ_PLAN_STEPS,
     PROJ_PROPOSED_PLAN, PROJ_USER_INPUT,
 };
-use agent_session::core::wire::ApprovalOutcome;
+use agent_session_wire::ApprovalOutcome;
 use serde_json::{json, Value};
 
 // ---- helpers ----

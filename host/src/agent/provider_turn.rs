@@ -14,7 +14,7 @@ use crate::adapters::{Answered, Canonical};
 use crate::profiles::{self, Ctx, Profile};
 use crate::provider;
 use crate::session::{AppendError, LogState, NewEvent};
-use agent_session::core::wire::interaction::{EV_PLAN_PROPOSED, EV_PLAN_TEXT_DELTA, EV_PROMPT_REQUESTED};
+use agent_session_wire::interaction::{EV_PLAN_PROPOSED, EV_PLAN_TEXT_DELTA, EV_PROMPT_REQUESTED};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 

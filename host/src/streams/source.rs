@@ -6,7 +6,7 @@
 use crate::app::App;
 use crate::hub::OutFrame;
 use crate::limits::MAX_STREAM_FRAME_BYTES;
-use agent_session::core::wire::{Frame, StreamErrorFrame, SubscribedFrame};
+use agent_session_wire::{Frame, StreamErrorFrame, SubscribedFrame};
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::Ordering;
@@ -134,7 +134,7 @@ mod tests {
     use crate::cli::Downlinks;
     use crate::hub::CAPACITY;
     use crate::store::Store;
-    use agent_session::core::wire::SessionAddedFrame;
+    use agent_session_wire::SessionAddedFrame;
     use std::time::Duration;
 
     fn app(dir: &tempfile::TempDir) -> App {
