@@ -4,20 +4,32 @@
 //      published to one subscriber) next to a raw reader doing only fetch-stream + JSON.parse
 //      of the same bytes, in the same page and run (goal <= 1.3x, never over 2x);
 //   2. the same with a 1k-event and a 100k-event window (goal <= 1.3x between them);
-//   3. gzipped size of the .wasm + JS glue.
+//   3. opening a tail page of W events (W = 1k, 10k = the host's MAX_PAGE_EVENTS, and 100k
+//      served as one response assembled in the page from the host's pages) with
+//      `session.open()` on a fresh HostClient, next to the open floor: one `fetch` of the same
+//      `session.history` request + `JSON.parse` of the text (goal <= 1.3x at 100k, <= 2x at 1k);
+//   4. paging back with `loadOlder()` through a session that is one long turn (a streaming
+//      partial across every page boundary) to seq 0, next to the paging floor: fetch +
+//      `JSON.parse` of the same older-page requests (goal <= 2x);
+//   5. gzipped size of the .wasm + JS glue.
 // The host (target/debug/agent-session-host or $AGENT_SESSION_HOST_BIN) serves www/dist, which
 // holds bench.html; sessions are seeded through the host's --faults `seed` command.
-// Env: BENCH_FRAMES (2000), BENCH_REPEATS (9), BENCH_BIG (100000).
+// Env: BENCH_FRAMES (2000), BENCH_REPEATS (9), BENCH_BIG (100000), BENCH_OPEN_REPEATS (5),
+// BENCH_PAGING_REPEATS (3).
 import { readFileSync, readdirSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 import { join } from 'node:path'
-import { ROOT, admin, cleanup, killHost, startHost, tempDir } from '../e2e/lib/host.mjs'
+import { ROOT, admin, cleanup, hostBinary, killHost, startHost, tempDir } from '../e2e/lib/host.mjs'
 import { launch } from '../e2e/lib/browser.mjs'
 import { prepare } from './e2e-prepare.mjs'
 
 const FRAMES = Number(process.env.BENCH_FRAMES ?? 2000)
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 9)
 const BIG = Number(process.env.BENCH_BIG ?? 100_000)
+const OPEN_REPEATS = Number(process.env.BENCH_OPEN_REPEATS ?? 5)
+const PAGING_REPEATS = Number(process.env.BENCH_PAGING_REPEATS ?? 3)
+// the host's page caps (host/src/limits.rs): 50 messages by default, at most 10,000 events
+const MAX_PAGE_EVENTS = 10_000
 
 function gz(path) {
   const b = readFileSync(path)
@@ -25,6 +37,8 @@ function gz(path) {
 }
 const kb = (n) => `${(n / 1024).toFixed(1)} kB`
 const us = (n) => `${n.toFixed(2)} µs`
+const ms = (n) => `${n.toLocaleString('en', { maximumFractionDigits: n < 100 ? 1 : 0 })} ms`
+const k = (n) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : n.toLocaleString('en'))
 
 if (process.env.E2E_SKIP_PREPARE !== '1') prepare()
 
@@ -36,15 +50,50 @@ try {
   // Seeded logs: one user + one assistant message per 1000 events, text chunks between.
   const small = (await admin(host.url, { command: 'seed', events: 1000, messageEvery: 1000 })).results[0]
   const big = (await admin(host.url, { command: 'seed', events: BIG, messageEvery: 1000 })).results[0]
-  console.log(`[bench] seeded ${small.sessionId} (1k events) and ${big.sessionId} (${BIG} events, ${big.elapsedMs.toFixed(0)} ms)`)
+  // Paging a 1k-event session: a message every 5 events, so the default 50-message pages hold
+  // ~250 events (the 1k log above is a single tail page). Every seeded log is one long turn
+  // (turn 1, no turn/end): each page boundary leaves a streaming partial pending.
+  const pagingSmall = (await admin(host.url, { command: 'seed', events: 1000, messageEvery: 10 })).results[0]
+  // and the big log again with a message every 20 events: ~1,000-event pages, 99 boundaries
+  // (the shape of `cargo bench --bench core_paging`'s "one endless turn").
+  const pagingBig = (await admin(host.url, { command: 'seed', events: BIG, messageEvery: 40 })).results[0]
+  console.log(`[bench] seeded ${small.sessionId} (1k events), ${pagingSmall.sessionId} (1k events, dense messages), ${big.sessionId} (${BIG} events, ${big.elapsedMs.toFixed(0)} ms) and ${pagingBig.sessionId} (${BIG} events, dense messages)`)
 
   browser = await launch()
   const page = await browser.newPage()
   page.on('console', (m) => {
     if (m.type() === 'error' || m.type() === 'warning') console.log(`[page ${m.type()}] ${m.text()}`)
   })
+  const pageErrors = []
+  page.on('pageerror', (e) => {
+    pageErrors.push(e)
+    console.log(`[page error] ${e.stack ?? e}`)
+  })
   await page.goto(`${host.url}/bench.html`)
   await page.waitForFunction(() => document.getElementById('out')?.textContent === 'ready')
+  await page.evaluate(() => {
+    window.__rejections = []
+    window.addEventListener('unhandledrejection', (e) => window.__rejections.push(String(e.reason?.stack ?? e.reason)))
+  })
+
+  // Open and paging first (fresh HostClients on the default transport), then the ingest bursts.
+  const tOpenPaging = Date.now()
+  const bigLabel = k(BIG)
+  const op = await page.evaluate((cfg) => window.runOpenPaging(cfg), {
+    open: [
+      { label: `tail page, ${k(1000)}-event session`, sessionId: small.sessionId, repeats: 3 * OPEN_REPEATS },
+      { label: `tail page, ${bigLabel}-event session (host cap ${k(MAX_PAGE_EVENTS)} events)`, sessionId: big.sessionId },
+      { label: `whole ${bigLabel}-event log as one response (host's pages joined, served in the page)`, sessionId: big.sessionId, assemble: true },
+    ],
+    paging: [
+      { label: `${k(1000)}-event session, one long turn`, sessionId: pagingSmall.sessionId, repeats: 3 * PAGING_REPEATS },
+      { label: `${bigLabel}-event session, one long turn`, sessionId: big.sessionId },
+      { label: `${bigLabel}-event session, one long turn, dense messages`, sessionId: pagingBig.sessionId },
+    ],
+    openRepeats: OPEN_REPEATS,
+    pagingRepeats: PAGING_REPEATS,
+  })
+  const openPagingSec = (Date.now() - tOpenPaging) / 1000
   const all = await page.evaluate(
     (cfg) => window.runBench(cfg),
     {
@@ -71,6 +120,10 @@ try {
     )
   }
   const [a, b] = results
+
+  const ratio = (r) => r.pkgMs / r.floorMs
+  const opens = op.filter((r) => r.kind === 'open')
+  const pagings = op.filter((r) => r.kind === 'paging')
   const windowRatio = b.ingestUsPerFrame / a.ingestUsPerFrame
   console.log('')
   console.log(`window cost ratio (${b.label} / ${a.label}): ${windowRatio.toFixed(2)}×   (goal ≤ 1.3×)`)
@@ -83,12 +136,37 @@ try {
   }
   console.log(`subscriber notifications per ${FRAMES}-frame burst: ${results.map((r) => r.notificationsPerBurst).join(' / ')} (at most one per microtask)`)
   console.log(`window load: ${a.label} ${a.loadMs.toFixed(0)} ms, ${b.label} ${b.loadMs.toFixed(0)} ms (open + loadOlder pages)`)
+  console.log('')
+  console.log(
+    `Browser open and paging benchmark (fresh HostClient per measurement, default transport; median of ${OPEN_REPEATS} opens / ${PAGING_REPEATS} paging runs, 3× that for the 1k cases; ${openPagingSec.toFixed(0)} s in all)`,
+  )
+  console.log(
+    'session.history answers (package and floor alike) are served in the page from the texts fetched once from the host, so the host\'s own serving time stays out of both',
+  )
+  console.log('')
+  console.log('| what | events | floor: fetch + JSON.parse | agent-session | ratio | goal |')
+  console.log('|---|---:|---:|---:|---:|---:|')
+  for (const r of opens) {
+    const goal = r.events >= 100_000 ? '≤ 1.3×' : r.events <= 1000 ? '≤ 2×' : '—'
+    console.log(
+      `| open: ${r.label} | ${r.events.toLocaleString('en')} | ${ms(r.floorMs)} | ${ms(r.pkgMs)} (first snapshot ${ms(r.snapshotMs)}) | ${ratio(r).toFixed(2)}× | ${goal} |`,
+    )
+  }
+  const hostServed = opens.filter((r) => r.hostTailMs !== undefined)
+  for (const r of pagings) {
+    console.log(
+      `| paging: ${r.label}, loadOlder ×${r.pages} to seq 0 (tail page ${r.tailEvents.toLocaleString('en')}) | ${r.olderEvents.toLocaleString('en')} | ${ms(r.floorMs)} | ${ms(r.pkgMs)} | ${ratio(r).toFixed(2)}× | ≤ 2× |`,
+    )
+  }
 
   // sizes
   const wasm = gz(join(ROOT, 'pkg', 'agent_session_bg.wasm'))
   const glue = gz(join(ROOT, 'pkg', 'agent_session.js'))
   const entry = gz(join(ROOT, 'index.js'))
   const react = gz(join(ROOT, 'react', 'index.js'))
+  console.log(
+    `for reference, the same tail page fetched from the host (${hostBinary().includes('/debug/') ? 'debug' : 'given'} build) + JSON.parse, once: ${hostServed.map((r) => `${k(r.events)} ${ms(r.hostTailMs)}`).join(', ')}`,
+  )
   console.log('')
   console.log('| file | bytes | gzip -9 |')
   console.log('|---|---:|---:|')
@@ -103,9 +181,13 @@ try {
     console.log(`| (demo app JS incl. React, for reference) | ${d.raw.toLocaleString('en')} | ${d.gz.toLocaleString('en')} |`)
   }
   const worst = Math.max(...results.map((r) => r.ingestUsPerFrame / r.rawUsPerFrame))
+  const rejections = await page.evaluate(() => window.__rejections)
+  if (pageErrors.length || rejections.length) {
+    throw new Error(`the bench page reported ${pageErrors.length} page error(s) and ${rejections.length} unhandled rejection(s): ${[...pageErrors.map(String), ...rejections].join('; ')}`)
+  }
   console.log('')
   console.log(
-    `bench-browser: ingest/raw ${results.map((r) => (r.ingestUsPerFrame / r.rawUsPerFrame).toFixed(2) + '×').join(' / ')} (goal ≤ 1.3×, ${worst <= 2 ? 'within' : 'OVER'} the 2× ceiling), window ${b.label.split('-')[0]}/${a.label.split('-')[0]} ${windowRatio.toFixed(2)}×, wasm+glue ${kb(wasm.gz + glue.gz)} gzipped`,
+    `bench-browser: ingest/raw ${results.map((r) => (r.ingestUsPerFrame / r.rawUsPerFrame).toFixed(2) + '×').join(' / ')} (goal ≤ 1.3×, ${worst <= 2 ? 'within' : 'OVER'} the 2× ceiling), window ${b.label.split('-')[0]}/${a.label.split('-')[0]} ${windowRatio.toFixed(2)}×, open/floor ${opens.map((r) => `${k(r.events)} ${ratio(r).toFixed(2)}×`).join(' / ')}, paging/floor ${pagings.map((r) => `${k(r.events)} (${r.pages} pages) ${ratio(r).toFixed(2)}×`).join(' / ')}, wasm+glue ${kb(wasm.gz + glue.gz)} gzipped`,
   )
 } catch (e) {
   console.error(e)

@@ -10,9 +10,35 @@ import init, { HostClient, type Session } from 'agent-session'
 type Inject = (bytes: Uint8Array) => void
 let inject: Inject | null = null
 
+// Open/paging part: `session.history` request bodies are recorded while `historyLog` is set
+// (so the floors replay the very same requests), and a request found in `served` (keyed by
+// sessionId + beforeSeq) is answered in the page with its response text, fetched once from the
+// host beforehand (`prime`). Package and floor go through this same fetch, so both see the
+// same bytes at the same cost and the host's own serving time (a debug build in `npm test`)
+// stays out of both.
+let historyLog: string[] | null = null
+const served = new Map<string, { prefix: string; suffix: string }>()
+let servedMisses = 0
+const servedKey = (sessionId: string, beforeSeq?: number) => `${sessionId}|${beforeSeq ?? 'tail'}`
+
 const realFetch = window.fetch.bind(window)
 window.fetch = async (input: RequestInfo | URL, initArg?: RequestInit): Promise<Response> => {
   const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
+  if (url.endsWith('/api/session.history') && typeof initArg?.body === 'string') {
+    const body = initArg.body
+    historyLog?.push(body)
+    if (served.size) {
+      const req = JSON.parse(body) as { rpcId: string; payload: { sessionId: string; beforeSeq?: number } }
+      const o = served.get(servedKey(req.payload.sessionId, req.payload.beforeSeq))
+      if (!o) servedMisses++
+      else {
+        return new Response(o.prefix + JSON.stringify(req.rpcId) + o.suffix, {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+        })
+      }
+    }
+  }
   const res = await realFetch(input, initArg)
   if (!url.endsWith('/api/events.mux') || !res.body) return res
   const upstream = res.body.getReader()
@@ -255,5 +281,247 @@ async function run(cfg: BenchConfig) {
   return out
 }
 
+// ---- open and paging -------------------------------------------------------------------------
+
+export interface OpenCase {
+  label: string
+  sessionId: string
+  /** Serve the whole log as one tail response (built in the page from the host's pages). */
+  assemble?: boolean
+  /** Overrides the config's repeats (small, noisy cases take more). */
+  repeats?: number
+}
+export interface PagingCase {
+  label: string
+  sessionId: string
+  repeats?: number
+}
+export interface OpenPagingConfig {
+  open: OpenCase[]
+  paging: PagingCase[]
+  openRepeats: number
+  pagingRepeats: number
+}
+
+type HistoryResponse = {
+  rpcId: string
+  result: { ok: boolean; value: { events: { event: { seq: number } }[]; hasMore: boolean } }
+}
+
+const pause = (ms: number) => new Promise((res) => setTimeout(res, ms))
+
+/** A fresh, connected HostClient (default transport). */
+async function freshHost(): Promise<HostClient> {
+  const host = new HostClient({ baseUrl: location.origin })
+  await connected(host)
+  return host
+}
+
+/** The floor: one `fetch` of a recorded `session.history` request + `JSON.parse` of the text. */
+async function fetchParse(body: string): Promise<number> {
+  const res = await window.fetch('/api/session.history', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    cache: 'no-store',
+  })
+  const v = JSON.parse(await res.text()) as HistoryResponse
+  if (!v.result?.ok) throw new Error(`history failed: ${JSON.stringify(v).slice(0, 300)}`)
+  return v.result.value.events.length
+}
+
+/** Fetches the session's history pages from the host (tail, then older pages back to seq 0,
+ *  as the package asks for them) and serves them from the page from now on. With `assemble`,
+ *  the tail response holds the whole log (the host's pages, each capped at MAX_PAGE_EVENTS,
+ *  joined; hasMore false). Returns the host-served time of the tail fetch + JSON.parse. */
+async function prime(sessionId: string, assemble: boolean): Promise<{ hostTailMs: number; events: number }> {
+  const mark = 'BENCH-RPCID-PLACEHOLDER'
+  const ask = async (beforeSeq?: number) => {
+    const body = JSON.stringify({ type: 'client-request', rpcId: mark, method: 'session.history', payload: { sessionId, beforeSeq } })
+    const res = await realFetch('/api/session.history', { method: 'POST', headers: { 'content-type': 'application/json' }, body, cache: 'no-store' })
+    const text = await res.text()
+    const v = JSON.parse(text) as HistoryResponse
+    if (!v.result?.ok) throw new Error(`history failed: ${text.slice(0, 300)}`)
+    return { text, v }
+  }
+  const split = (text: string) => {
+    const at = text.indexOf(JSON.stringify(mark))
+    if (at < 0) throw new Error('no rpcId in the history response')
+    return { prefix: text.slice(0, at), suffix: text.slice(at + mark.length + 2) }
+  }
+  const t0 = performance.now()
+  const tail = await ask()
+  const hostTailMs = performance.now() - t0
+  const pages = [tail]
+  let before = tail.v.result.value.events[0]?.event.seq
+  let more = tail.v.result.value.hasMore
+  while (more && before !== undefined) {
+    const page = await ask(before)
+    pages.push(page)
+    if (!assemble) served.set(servedKey(sessionId, before), split(page.text))
+    before = page.v.result.value.events[0]?.event.seq
+    more = page.v.result.value.hasMore
+  }
+  if (assemble) {
+    const whole = tail.v
+    whole.result.value.events = pages.reverse().flatMap((p) => p.v.result.value.events)
+    whole.result.value.hasMore = false
+    served.set(servedKey(sessionId), split(JSON.stringify(whole)))
+    return { hostTailMs, events: whole.result.value.events.length }
+  }
+  served.set(servedKey(sessionId), split(tail.text))
+  return { hostTailMs, events: tail.v.result.value.events.length }
+}
+
+/** `session.open()` on a fresh HostClient: ms until the promise resolves, and until the first
+ *  snapshot after it is in hand. */
+async function timeOpen(sessionId: string) {
+  const host = await freshHost()
+  await pause(20)
+  const session = host.session(sessionId)
+  historyLog = []
+  const t0 = performance.now()
+  await session.open()
+  const t1 = performance.now()
+  const snap = session.getSnapshot()
+  const t2 = performance.now()
+  const body = historyLog[0]
+  historyLog = null
+  if (snap.openState !== 'open') throw new Error(`open ended in ${snap.openState}: ${JSON.stringify(snap.openError)}`)
+  const events = snap.tailSeq - snap.baseSeq + 1
+  host.close()
+  return { openMs: t1 - t0, snapshotMs: t2 - t0, events, nodes: snap.nodes.length, body }
+}
+
+/** `loadOlder()` from the tail window back to seq 0, one long turn across every page boundary. */
+async function timePaging(sessionId: string) {
+  const host = await freshHost()
+  const session = host.session(sessionId)
+  await session.open()
+  let snap = session.getSnapshot()
+  const tailEvents = snap.tailSeq - snap.baseSeq + 1
+  await pause(20)
+  const log: string[] = []
+  historyLog = log
+  const t0 = performance.now()
+  while (snap.hasMore) {
+    await session.loadOlder()
+    const next = session.getSnapshot()
+    if (next.baseSeq >= snap.baseSeq) throw new Error(`loadOlder made no progress at baseSeq ${snap.baseSeq}`)
+    snap = next
+  }
+  const ms = performance.now() - t0
+  historyLog = null
+  host.close()
+  if (snap.baseSeq !== 0) throw new Error(`paging stopped at baseSeq ${snap.baseSeq}`)
+  return { ms, bodies: log, tailEvents, events: snap.tailSeq + 1, olderEvents: snap.tailSeq + 1 - tailEvents, nodes: snap.nodes.length }
+}
+
+async function runOpenPaging(cfg: OpenPagingConfig) {
+  await init()
+  const out = []
+  for (const c of cfg.open) {
+    const primed = await prime(c.sessionId, !!c.assemble)
+    try {
+      // warm-up (also records the package's own request, which the floor replays)
+      const first = await timeOpen(c.sessionId)
+      const body = first.body!
+      const w = await fetchParse(body)
+      await timeOpen(c.sessionId)
+      const open: number[] = []
+      const snapshot: number[] = []
+      const floor: number[] = []
+      for (let r = 0; r < (c.repeats ?? cfg.openRepeats); r++) {
+        const pkg = async () => {
+          const t = await timeOpen(c.sessionId)
+          if (t.events !== w) throw new Error(`open installed ${t.events} events, the page holds ${w}`)
+          open.push(t.openMs)
+          snapshot.push(t.snapshotMs)
+        }
+        const bare = async () => {
+          const t0 = performance.now()
+          const n = await fetchParse(body)
+          floor.push(performance.now() - t0)
+          if (n !== w) throw new Error(`floor saw ${n} events, expected ${w}`)
+        }
+        if (r % 2 === 0) {
+          await bare()
+          await pause(30)
+          await pkg()
+        } else {
+          await pkg()
+          await pause(30)
+          await bare()
+        }
+        await pause(30)
+      }
+      out.push({
+        kind: 'open',
+        repeats: open.length,
+        label: c.label,
+        events: w,
+        hostTailMs: c.assemble ? undefined : primed.hostTailMs,
+        nodes: first.nodes,
+        floorMs: median(floor),
+        pkgMs: median(open),
+        snapshotMs: median(snapshot),
+        floorSamples: floor,
+        pkgSamples: open,
+      })
+    } finally {
+      served.clear()
+    }
+  }
+  for (const c of cfg.paging) {
+    await prime(c.sessionId, false)
+    const first = await timePaging(c.sessionId) // warm-up; records the older-page requests
+    const bodies = first.bodies
+    const pkg: number[] = []
+    const floor: number[] = []
+    for (let r = 0; r < (c.repeats ?? cfg.pagingRepeats); r++) {
+      const runPkg = async () => {
+        const t = await timePaging(c.sessionId)
+        if (t.bodies.length !== bodies.length || t.events !== first.events) throw new Error('paging took a different path')
+        pkg.push(t.ms)
+      }
+      const runFloor = async () => {
+        const t0 = performance.now()
+        let n = 0
+        for (const b of bodies) n += await fetchParse(b)
+        floor.push(performance.now() - t0)
+        if (n !== first.olderEvents) throw new Error(`paging floor saw ${n} events, expected ${first.olderEvents}`)
+      }
+      if (r % 2 === 0) {
+        await runFloor()
+        await pause(30)
+        await runPkg()
+      } else {
+        await runPkg()
+        await pause(30)
+        await runFloor()
+      }
+      await pause(30)
+    }
+    out.push({
+      kind: 'paging',
+      repeats: pkg.length,
+      label: c.label,
+      events: first.events,
+      tailEvents: first.tailEvents,
+      olderEvents: first.olderEvents,
+      pages: bodies.length,
+      nodes: first.nodes,
+      floorMs: median(floor),
+      pkgMs: median(pkg),
+      floorSamples: floor,
+      pkgSamples: pkg,
+    })
+    served.clear()
+  }
+  if (servedMisses) throw new Error(`${servedMisses} history request(s) were not among the primed pages`)
+  return out
+}
+
 ;(window as unknown as { runBench: typeof run }).runBench = run
+;(window as unknown as { runOpenPaging: typeof runOpenPaging }).runOpenPaging = runOpenPaging
 document.getElementById('out')!.textContent = 'ready'
