@@ -29,7 +29,13 @@ struct Client {
 
 impl Client {
     fn post(&self, path: &str, body: &Value) -> Value {
-        let resp = self.agent.post(&format!("{}{path}", self.base)).send_string(&body.to_string()).expect("post");
+        // The host's fence refuses a POST that is not `application/json` (415).
+        let resp = self
+            .agent
+            .post(&format!("{}{path}", self.base))
+            .set("content-type", "application/json")
+            .send_string(&body.to_string())
+            .expect("post");
         serde_json::from_str(&resp.into_string().expect("body")).expect("json")
     }
     fn admin(&self, cmd: Value) -> Value {
