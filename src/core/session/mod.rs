@@ -257,11 +257,12 @@ impl Session {
 
     /// Ends every input: at most one `Changed` per input, after the state is consistent.
     fn flush(&mut self) {
-        if self
-            .plan
-            .on_projection(self.projections.rev, self.projections.get(wire::interaction::PROJ_PLAN).map(|r| &*r.value))
-        {
-            self.plan_changed();
+        // Only today's host keeps plan state as a projection: the live path skips the lookup.
+        if self.plan.is_projected() {
+            let value = self.projections.get(wire::interaction::PROJ_PLAN).map(|r| &*r.value);
+            if self.plan.on_projection(self.projections.rev, value) {
+                self.plan_changed();
+            }
         }
         if std::mem::take(&mut self.dirty) {
             self.effects.push_back(Effect::Changed);
