@@ -19,16 +19,23 @@ fn commands(with_plan: bool) -> Value {
     Value::Array(list)
 }
 
-/// Opened against today's host: the tail page carries the `plan` projection, the plan query
-/// the seed's wire asks for answers 404, and `commands/list` names `plan`.
-fn opened_on_todays_host(plan: Value) -> Driver {
+/// Opened against today's host with these tail-page projections; the plan query the seed's
+/// wire asks for answers 404. Returns the `commands/list` request that follows, unanswered.
+fn open_on_todays_host(projections: Value) -> (Driver, crate::core::session::ReqId, Call) {
     let mut d = Driver::new();
     d.s.open();
     let (req, _) = d.take_history();
-    d.answer(req, page_with_projections(&[user(0, "a")], json!({ "plan": plan })));
+    d.answer(req, page_with_projections(&[user(0, "a")], projections));
     let q = d.take_plan_query();
     d.fail(q, not_found());
-    let (list, _) = d.take(|c| matches!(c, Call::Commands));
+    let (list, call) = d.take(|c| matches!(c, Call::Commands));
+    (d, list, call)
+}
+
+/// Opened against today's host: the tail page carries the `plan` projection and
+/// `commands/list` names `plan`.
+fn opened_on_todays_host(plan: Value) -> Driver {
+    let (mut d, list, _) = open_on_todays_host(json!({ "plan": plan }));
     d.answer(list, commands(true));
     d
 }
@@ -72,13 +79,7 @@ fn the_pending_flag_reads_as_the_seeds_pending_target() {
 
 #[test]
 fn without_the_plan_key_the_capability_is_absent() {
-    let mut d = Driver::new();
-    d.s.open();
-    let (req, _) = d.take_history();
-    d.answer(req, page_with_projections(&[user(0, "a")], json!({})));
-    let q = d.take_plan_query();
-    d.fail(q, not_found());
-    let (list, _) = d.take(|c| matches!(c, Call::Commands));
+    let (mut d, list, _) = open_on_todays_host(json!({}));
     d.answer(list, commands(true));
     assert_eq!(d.s.plan_mode(), None);
     assert_eq!(d.s.plan_capability(), Capability::Absent);
@@ -89,14 +90,8 @@ fn without_the_plan_key_the_capability_is_absent() {
 /// said which.
 #[test]
 fn a_session_without_the_plan_command_has_no_plan_mode_despite_the_key() {
-    let mut d = Driver::new();
-    d.s.open();
-    let (req, _) = d.take_history();
-    d.answer(req, page_with_projections(&[user(0, "a")], json!({"plan": {"active": false, "pending": false}})));
-    let q = d.take_plan_query();
-    d.fail(q, not_found());
+    let (mut d, list, call) = open_on_todays_host(json!({"plan": {"active": false, "pending": false}}));
     assert_eq!(d.s.plan_mode(), None, "unknown until commands/list answers");
-    let (list, call) = d.take(|c| matches!(c, Call::Commands));
     assert_eq!(serde_json::from_str::<Value>(call.payload("s1").text()).unwrap(), json!({"args": {"agentId": "s1"}}));
     d.answer(list, commands(false));
     assert_eq!(d.s.plan_mode(), None);
