@@ -13,7 +13,7 @@ use crate::{agent, history, plan, provider, script};
 use agent_session_wire::interaction::{AnswerPayload, SESSION_ANSWER};
 use agent_session_wire::{
     self as wire, ClientResponse, CreatePayload, CreateValue, HostDescription, ListPayload, ListValue, PromptPayload,
-    Receipt, ReceiptReason, RpcError, RpcResult, SessionRef, SessionSummary, SetPlanModePayload,
+    Receipt, ReceiptReason, RpcResult, SessionRef, SessionSummary, SetPlanModePayload,
 };
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -22,7 +22,7 @@ use axum::Json;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-type BodyResult = Result<Bytes, axum::extract::rejection::BytesRejection>;
+pub type BodyResult = Result<Bytes, axum::extract::rejection::BytesRejection>;
 
 fn to_value<T: serde::Serialize>(v: T) -> RpcResult<Value> {
     serde_json::to_value(v).map_err(internal)
@@ -43,18 +43,9 @@ pub async fn call(State(app): State<Arc<App>>, Path(method): Path<String>, body:
         return rpc::not_found();
     }
     let rpc_id = rpc::rpc_id_of(&v);
-    let result = match rpc::check_envelope(&v, "client-request") {
+    let result = match rpc::request_payload(&v, &method) {
+        Ok(payload) => dispatch(&app, &method, &rpc_id, &payload).await,
         Err(e) => Err(e),
-        Ok(()) => match v.get("method").and_then(Value::as_str) {
-            Some(m) if m == method => {
-                let payload = v.get("payload").cloned().unwrap_or(Value::Null);
-                dispatch(&app, &method, &rpc_id, &payload).await
-            }
-            other => Err(RpcError::bad_request(
-                format!("method {:?} does not match path {:?}", other.unwrap_or_default(), method),
-                vec![],
-            )),
-        },
     };
     rpc::respond(&rpc_id, result)
 }

@@ -3,11 +3,11 @@
 //! and `/plan off` are plan selections; a line this host does not know answers `{ok: true}`
 //! with no value, as upstream does.
 
+use crate::api::BodyResult;
 use crate::app::App;
 use crate::rpc::{self, internal};
 use crate::{dialect, plan};
-use agent_session_wire::{RpcError, RpcResult};
-use axum::body::Bytes;
+use agent_session_wire::RpcResult;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
@@ -18,34 +18,29 @@ const EXECUTE: &str = "commands/execute";
 const LIST: &str = "commands/list";
 
 /// `POST /api/commands/execute`.
-pub async fn execute(State(app): State<Arc<App>>, body: Bytes) -> Response {
-    unary(&app, &body, EXECUTE).await
+pub async fn execute(State(app): State<Arc<App>>, body: BodyResult) -> Response {
+    unary(&app, body, EXECUTE).await
 }
 
 /// `POST /api/commands/list`: `[{name, description}]`, `plan` only when the plan service is on.
-pub async fn list(State(app): State<Arc<App>>, body: Bytes) -> Response {
-    unary(&app, &body, LIST).await
+pub async fn list(State(app): State<Arc<App>>, body: BodyResult) -> Response {
+    unary(&app, body, LIST).await
 }
 
-async fn unary(app: &App, body: &[u8], path: &str) -> Response {
-    let Ok(v) = serde_json::from_slice::<Value>(body) else { return rpc::not_json() };
+async fn unary(app: &App, body: BodyResult, path: &str) -> Response {
+    let body = match rpc::body(body) {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let Ok(v) = serde_json::from_slice::<Value>(&body) else { return rpc::not_json() };
     if !dialect::is_upstream() {
         return rpc::not_found();
     }
     let rpc_id = rpc::rpc_id_of(&v);
-    let result = match rpc::check_envelope(&v, "client-request") {
+    let result = match rpc::request_payload(&v, path) {
         Err(e) => Err(e),
-        Ok(()) if v.get("method").and_then(Value::as_str) != Some(path) => {
-            Err(RpcError::bad_request(format!("method {:?} does not match path {path:?}", v["method"]), vec![]))
-        }
-        Ok(()) => {
-            let payload = v.get("payload").unwrap_or(&Value::Null);
-            if path == EXECUTE {
-                run(app, payload).await
-            } else {
-                commands(app, payload).map(Some)
-            }
-        }
+        Ok(payload) if path == EXECUTE => run(app, &payload).await,
+        Ok(payload) => commands(app, &payload).map(Some),
     };
     match result {
         // A void result omits `value`, as upstream writes it.

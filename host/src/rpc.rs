@@ -77,6 +77,20 @@ pub fn check_envelope(v: &Value, kind: &str) -> Result<(), RpcError> {
     }
 }
 
+/// The payload of a `client-request` envelope posted to `/api/<method>`: the envelope's
+/// `type`, `rpcId` and a `method` equal to the path are checked first (a missing payload
+/// reads as `null`).
+pub fn request_payload(v: &Value, method: &str) -> Result<Value, RpcError> {
+    check_envelope(v, "client-request")?;
+    match v.get("method").and_then(Value::as_str) {
+        Some(m) if m == method => Ok(v.get("payload").cloned().unwrap_or(Value::Null)),
+        other => Err(RpcError::bad_request(
+            format!("method {:?} does not match path {:?}", other.unwrap_or_default(), method),
+            vec![],
+        )),
+    }
+}
+
 /// Deserializes a method payload; a failure names the path and reason like the origin.
 pub fn payload<T: DeserializeOwned>(method: &str, payload: &Value) -> Result<T, RpcError> {
     crate::check::payload_fields(method, payload)?;

@@ -66,6 +66,13 @@ fn commands_answer_like_upstream() {
     // A line the host does not know: ok with no value at all.
     assert_eq!(execute(&host, &sid, "/nosuchcommand")["result"], json!({ "ok": true }));
     assert_eq!(execute(&host, "no-such-session", "/plan")["result"]["error"]["code"], "session-not-found");
+    // A method that differs from the path reads as at every other endpoint.
+    let body = json!({ "type": "client-request", "rpcId": "m", "method": "commands/list", "payload": {} });
+    let raw = host.post("/api/commands/execute", &body.to_string());
+    assert_eq!(
+        raw.json()["result"]["error"]["message"],
+        r#"method "commands/list" does not match path "commands/execute""#
+    );
     let env = host.envelope("commands/execute", json!({ "agentId": sid, "line": "/plan" }));
     assert_eq!(env["result"]["error"]["message"], "Remote payload must contain exactly one plain-object args field");
 }
