@@ -52,6 +52,14 @@ pub fn event_out(ev: &SessionEvent) -> Cow<'_, SessionEvent> {
     }
 }
 
+/// The same for an owned event (a history page): moved through unchanged on the seed wire.
+pub fn event_into(ev: SessionEvent) -> SessionEvent {
+    match is_upstream().then(|| upstream_event(&ev)).flatten() {
+        Some(out) => out,
+        None => ev,
+    }
+}
+
 /// Today's shape of a seed event, when it differs.
 fn upstream_event(ev: &SessionEvent) -> Option<SessionEvent> {
     let data = ev.data_value();

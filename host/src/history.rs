@@ -38,10 +38,7 @@ pub async fn page(app: &App, s: &Session, p: &HistoryPayload) -> Result<HistoryV
     drop(log);
     Ok(HistoryValue {
         has_more: !events.is_empty() && start > 0,
-        events: events
-            .into_iter()
-            .map(|event| HistoryItem { event: dialect::event_out(&event).into_owned(), view: None })
-            .collect(),
+        events: events.into_iter().map(|event| HistoryItem { event: dialect::event_into(event), view: None }).collect(),
         projections,
     })
 }
