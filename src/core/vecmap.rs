@@ -117,6 +117,10 @@ impl<K: PartialEq, V> VecMap<K, V> {
         self.pairs.iter_mut().map(|(_, v)| v)
     }
 
+    pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
+        self.pairs.iter().map(|(k, v)| (k, v))
+    }
+
     pub fn iter_mut(&mut self) -> impl Iterator<Item = (&K, &mut V)> {
         self.pairs.iter_mut().map(|(k, v)| (&*k, v))
     }

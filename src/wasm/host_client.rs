@@ -5,9 +5,9 @@ use super::inner::*;
 use super::js;
 use super::options::parse_options;
 use super::session::JsSession;
-use crate::core::client::{Carriers, Connection, Router};
+use crate::core::client::{self, Config, HostCall, Input};
 use crate::core::vecmap::VecMap;
-use crate::core::wire::{self, Json};
+use crate::core::wire;
 use js_sys::Promise;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -25,29 +25,29 @@ impl HostClient {
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<HostClient, JsValue> {
         let (ep, backoff, transport) = parse_options(&options)?;
-        let timeout = ep.timeout_ms;
-        let prefix = format!("c{:x}-", (js::random() * 4_294_967_296.0) as u64);
+        let seed = (js::random() * 4_294_967_296.0) as u64;
+        let cfg = Config {
+            transport,
+            backoff,
+            connect_timeout_ms: ep.timeout_ms,
+            authenticated: ep.token.is_some(),
+            rpc_prefix: format!("c{seed:x}-"),
+            seed: seed ^ ((js::random() * 4_294_967_296.0) as u64) << 32,
+        };
         let shared: Shared = Rc::new_cyclic(|me: &WeakShared| {
             RefCell::new(Inner {
                 me: me.clone(),
                 ep,
-                conn: Connection::new(backoff, timeout),
-                carriers: Carriers::new(transport),
-                router: Router::new(),
-                closed: false,
-                rpc_prefix: prefix,
-                next_id: 0,
-                gen_aborts: Vec::new(),
-                downlinks: Vec::new(),
-                unary_aborts: VecMap::new(),
+                core: client::HostClient::new(cfg),
+                calls: VecMap::new(),
+                streams: VecMap::new(),
                 timer: None,
                 timer_at: None,
-                session_wakes: Vec::new(),
                 timer_cb: None,
                 microtask_cb: None,
                 microtask_queued: false,
-                session_ops: VecMap::new(),
-                host_ops: VecMap::new(),
+                waiters: VecMap::new(),
+                next_id: 0,
                 session_objs: VecMap::new(),
                 exports: VecMap::new(),
                 conn_export: ConnExport::default(),
@@ -56,9 +56,6 @@ impl HostClient {
                 notify_host: false,
                 notify_sessions: Vec::new(),
                 deferred: Vec::new(),
-                malformed_frames: 0,
-                frames: 0,
-                sessions: Default::default(),
                 sessions_export: Default::default(),
             })
         });
@@ -66,25 +63,18 @@ impl HostClient {
             let weak = Rc::downgrade(&shared);
             let mut g = shared.borrow_mut();
             let w = weak.clone();
-            let timer = Closure::<dyn FnMut()>::new(move || {
-                run_weak(&w, |inner| {
-                    inner.timer = None;
-                    inner.timer_at = None;
-                    let now = js::now();
-                    inner.conn.tick(now, js::random());
-                    inner.fire_wakes(now);
-                })
-            });
+            let timer = Closure::<dyn FnMut()>::new(move || feed_weak(&w, Input::Timeout));
             g.timer_cb = Some(timer.into_js_value().unchecked_into());
             let micro = Closure::<dyn FnMut()>::new(move || flush_listeners(&weak));
             g.microtask_cb = Some(micro.into_js_value().unchecked_into());
         }
-        run(&shared, |inner| inner.conn.start(js::now()));
+        // The first input starts the first connection generation.
+        run(&shared, |inner| inner.handle(Input::Timeout));
         Ok(HostClient { shared })
     }
 
     fn live(&self) -> Result<(), JsValue> {
-        if self.shared.borrow().closed {
+        if self.shared.borrow().core.is_closed() {
             Err(js::closed_error())
         } else {
             Ok(())
@@ -94,15 +84,15 @@ impl HostClient {
     #[wasm_bindgen(js_name = getSnapshot)]
     pub fn get_snapshot(&self) -> JsValue {
         let mut g = self.shared.borrow_mut();
-        let Inner { conn, carriers, conn_export, .. } = &mut *g;
-        conn_export.snapshot(conn, carriers.active())
+        let Inner { core, conn_export, .. } = &mut *g;
+        conn_export.snapshot(core.connection(), core.transport())
     }
 
     pub fn subscribe(&self, listener: JsValue) -> Result<JsValue, JsValue> {
         let f = js::is_function(&listener).ok_or_else(|| js::bad_argument("listener must be a function"))?;
         let mut g = self.shared.borrow_mut();
         let id = g.next_id();
-        if !g.closed {
+        if !g.core.is_closed() {
             g.host_listeners.items.push((id, f));
         }
         Ok(make_unsubscribe(Rc::downgrade(&self.shared), None, id))
@@ -110,13 +100,13 @@ impl HostClient {
 
     pub fn describe(&self) -> Result<Promise, JsValue> {
         self.live()?;
-        Ok(run(&self.shared, |inner| inner.host_call(wire::HOST_DESCRIBE, Json::empty_object())))
+        Ok(self.host_call(HostCall::Describe))
     }
 
     #[wasm_bindgen(js_name = listSessions)]
     pub fn list_sessions(&self) -> Result<Promise, JsValue> {
         self.live()?;
-        Ok(run(&self.shared, |inner| inner.host_call(wire::SESSION_LIST, Json::empty_object())))
+        Ok(self.host_call(HostCall::List))
     }
 
     #[wasm_bindgen(js_name = createSession)]
@@ -135,7 +125,7 @@ impl HostClient {
                 }
             }
         }
-        Ok(run(&self.shared, |inner| inner.host_call(wire::SESSION_CREATE, Json::from_serialize(&payload))))
+        Ok(self.host_call(HostCall::Create(payload)))
     }
 
     /// The resident `Session` for `sessionId` (the same object for the same id).
@@ -147,7 +137,7 @@ impl HostClient {
             .ok_or_else(|| js::bad_argument("sessionId must be a non-empty string"))?;
         let shared = self.shared.clone();
         Ok(run(&self.shared, move |inner| {
-            inner.router.ensure(&id);
+            inner.handle(Input::Ensure { session: id.clone() });
             let key = id.clone();
             inner.session_objs.get_or_insert_with(key.as_str(), || JsValue::from(JsSession { shared, id })).clone()
         }))
@@ -156,18 +146,17 @@ impl HostClient {
     /// Counters for diagnostics and tests.
     pub fn diagnostics(&self) -> JsValue {
         let g = self.shared.borrow();
+        let d = g.core.diagnostics();
+        let n = |v: usize| JsValue::from_f64(v as f64);
         js::frozen(&[
-            ("frames", JsValue::from_f64(g.frames as f64)),
-            ("malformedFrames", JsValue::from_f64(g.malformed_frames as f64)),
-            ("unroutedFrames", JsValue::from_f64(g.router.unrouted as f64)),
-            ("inflightRequests", JsValue::from_f64(g.unary_aborts.len() as f64)),
-            ("sockets", JsValue::from_f64(g.downlinks.len() as f64)),
+            ("frames", JsValue::from_f64(d.frames as f64)),
+            ("malformedFrames", JsValue::from_f64(d.malformed_frames as f64)),
+            ("unroutedFrames", JsValue::from_f64(d.unrouted_frames as f64)),
+            ("inflightRequests", n(g.calls.len())),
+            ("sockets", n(g.sockets())),
             ("timerArmed", JsValue::from_bool(g.timer.is_some())),
-            ("hostListeners", JsValue::from_f64(g.host_listeners.items.len() as f64)),
-            (
-                "sessionListeners",
-                JsValue::from_f64(g.session_listeners.values().map(|l| l.items.len()).sum::<usize>() as f64),
-            ),
+            ("hostListeners", n(g.host_listeners.items.len())),
+            ("sessionListeners", n(g.session_listeners.values().map(|l| l.items.len()).sum::<usize>())),
         ])
     }
 
@@ -176,10 +165,16 @@ impl HostClient {
     }
 }
 
+impl HostClient {
+    fn host_call(&self, call: HostCall) -> Promise {
+        run(&self.shared, |inner| inner.operation(|token| Input::Host { token, call }))
+    }
+}
+
 impl Drop for HostClient {
     fn drop(&mut self) {
         let deferred = match self.shared.try_borrow_mut() {
-            Ok(mut g) if !g.closed => {
+            Ok(mut g) if !g.core.is_closed() => {
                 g.close();
                 std::mem::take(&mut g.deferred)
             }

@@ -1,21 +1,19 @@
-//! The shared state behind `HostClient` and `Session`: the driver that runs the core's
-//! connection controller, router and sessions, performs their effects, and batches what
-//! must reach JS.
+//! The shared state behind `HostClient` and `Session`: the core [`client::HostClient`] and
+//! the I/O it asks for (fetches, streams, the one timer), plus what must reach JS (promise
+//! resolutions, listeners, the export cache). No protocol decision is made here: every
+//! input goes to the core, every output is performed as told.
 //!
 //! Re-entrancy discipline: every entry point mutates the shared state inside one
 //! `RefCell` borrow, queues what must reach JS (promise resolutions, listener calls), releases
 //! the borrow, and only then calls into JS. Listeners run from a microtask, at most once per
 //! microtask per object, so calling any method from a listener is safe.
 
-use super::downlink::Downlink;
+use super::downlink::{self, Socket};
 use super::export::{result_js, ConnExport, SessionExport};
 use super::js::{self, AbortController};
 use super::transport::{self, Endpoint};
-use crate::core::client::{Carrier, Carriers, ConnCommand, Connection, Router, StreamKind};
-use crate::core::session::{Call, Effect, OpId, Outcome, ReqId, WakeToken};
-use crate::core::sse::{SseItem, SseParser};
+use crate::core::client::{self, CallId, Carrier, Input, Instant, Output, Settlement, StreamId, StreamKind, Token};
 use crate::core::vecmap::VecMap;
-use crate::core::wire::{self, parse_frame, ErrorCode, Frame, Json, ResponseForm, RpcError, RpcResult};
 use js_sys::{Function, Promise};
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -24,48 +22,35 @@ use wasm_bindgen_futures::spawn_local;
 
 pub(super) type Shared = Rc<RefCell<Inner>>;
 pub(super) type WeakShared = Weak<RefCell<Inner>>;
-pub(super) type ConnCallback = Box<dyn FnOnce(&mut Inner, RpcResult<Json>)>;
-
-pub(super) enum Waiter {
-    /// `open()` / `loadOlder()`: resolves with `undefined`.
-    Void(Function),
-    /// Resolves with an `RpcResult`.
-    Result(Function),
-    /// `respond()`: resolves with a receipt.
-    Receipt(Function),
-}
 
 #[derive(Default)]
 pub(super) struct Listeners {
     pub(super) items: Vec<(u64, Function)>,
 }
 
+/// A downlink being performed: an SSE body read (aborted through its controller) or a socket.
+pub(super) enum StreamIo {
+    Sse(AbortController),
+    WebSocket(Socket),
+}
+
 pub(super) struct Inner {
     pub(super) me: WeakShared,
     pub(super) ep: Endpoint,
-    pub(super) conn: Connection,
-    pub(super) carriers: Carriers,
-    pub(super) router: Router,
-    pub(super) closed: bool,
-    pub(super) rpc_prefix: String,
-    pub(super) next_id: u64,
-    /// Abort controllers of the live connection generation (SSE streams + describe).
-    pub(super) gen_aborts: Vec<AbortController>,
-    /// The live generation's WebSocket downlinks.
-    pub(super) downlinks: Vec<Downlink>,
-    /// Abort controllers of in-flight unary calls, by call id.
-    pub(super) unary_aborts: VecMap<u64, AbortController>,
+    pub(super) core: client::HostClient,
+    /// Abort controllers of the unary calls in flight.
+    pub(super) calls: VecMap<CallId, AbortController>,
+    pub(super) streams: VecMap<StreamId, StreamIo>,
     pub(super) timer: Option<JsValue>,
     pub(super) timer_at: Option<f64>,
-    /// Wake-ups sessions asked for: (session, token, due epoch ms). They share the one timer.
-    pub(super) session_wakes: Vec<(String, WakeToken, f64)>,
     /// JS-owned callbacks (they hold only a weak reference, so a queued timer or microtask
     /// that fires after the client is gone is a no-op).
     pub(super) timer_cb: Option<Function>,
     pub(super) microtask_cb: Option<Function>,
     pub(super) microtask_queued: bool,
-    pub(super) session_ops: VecMap<(String, OpId), Waiter>,
-    pub(super) host_ops: VecMap<u64, Function>,
+    /// The `resolve` of every operation's promise, by the token the core settles.
+    pub(super) waiters: VecMap<Token, Function>,
+    pub(super) next_id: u64,
     pub(super) session_objs: VecMap<String, JsValue>,
     pub(super) exports: VecMap<String, SessionExport>,
     pub(super) conn_export: ConnExport,
@@ -75,15 +60,12 @@ pub(super) struct Inner {
     pub(super) notify_sessions: Vec<String>,
     /// JS calls to make once the borrow is released.
     pub(super) deferred: Vec<(Function, JsValue)>,
-    pub(super) malformed_frames: u64,
-    pub(super) frames: u64,
-    /// The live session list (`getSessions()`) and its export cache.
-    pub(super) sessions: crate::core::client::SessionList,
+    /// The live session list's export cache.
     pub(super) sessions_export: super::sessions::ListExport,
 }
 
-/// Runs `f` on the shared state, then pumps effects, releases the borrow, and makes the
-/// queued JS calls.
+/// Runs `f` on the shared state, then performs the core's outputs, releases the borrow, and
+/// makes the queued JS calls.
 pub(super) fn run<R>(shared: &Shared, f: impl FnOnce(&mut Inner) -> R) -> R {
     let (r, deferred) = {
         let mut g = shared.borrow_mut();
@@ -97,44 +79,85 @@ pub(super) fn run<R>(shared: &Shared, f: impl FnOnce(&mut Inner) -> R) -> R {
     r
 }
 
-pub(super) fn run_weak(weak: &WeakShared, f: impl FnOnce(&mut Inner)) {
+/// Feeds one input to the core of a client that may be gone (I/O completions, timers).
+pub(super) fn feed_weak(weak: &WeakShared, input: Input) {
     if let Some(shared) = weak.upgrade() {
-        run(&shared, f);
+        run(&shared, |inner| inner.handle(input));
     }
 }
 
 impl Inner {
-    pub(super) fn mint_rpc(&mut self) -> String {
-        self.next_id += 1;
-        format!("{}{}", self.rpc_prefix, self.next_id)
-    }
-
     pub(super) fn next_id(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id
     }
 
-    /// Drains the controller's commands and every session's effects until quiet, then
-    /// re-arms the timer and schedules the listener microtask.
+    /// Hands one input to the core (with the time).
+    pub(super) fn handle(&mut self, input: Input) {
+        match &input {
+            Input::Response { call, .. } => {
+                self.calls.remove(call);
+            }
+            Input::Timeout => {
+                self.timer = None;
+                self.timer_at = None;
+            }
+            _ => {}
+        }
+        self.core.handle_input(Instant::from_ms(js::now()), input);
+    }
+
+    /// A user operation whose promise the core settles.
+    pub(super) fn operation(&mut self, make: impl FnOnce(Token) -> Input) -> Promise {
+        let (promise, resolve) = js::promise();
+        let token = Token(self.next_id());
+        self.waiters.insert(token, resolve);
+        self.handle(make(token));
+        promise
+    }
+
+    /// Performs the core's outputs until it is quiet, then re-arms the timer and schedules
+    /// the listener microtask.
     pub(super) fn pump(&mut self) {
-        loop {
-            let mut progressed = false;
-            while let Some(cmd) = self.conn.poll_command() {
-                progressed = true;
-                self.on_conn_command(cmd);
-            }
-            let mut effects = Vec::new();
-            for (id, s) in self.router.sessions_mut() {
-                while let Some(e) = s.poll_effect() {
-                    effects.push((id.clone(), e));
+        while let Some(out) = self.core.poll_output() {
+            match out {
+                Output::Send { call, path, body } => self.send(call, path, body),
+                Output::Abort { call } => {
+                    if let Some(c) = self.calls.remove(&call) {
+                        c.abort();
+                    }
                 }
-            }
-            for (id, e) in effects {
-                progressed = true;
-                self.on_session_effect(id, e);
-            }
-            if !progressed {
-                break;
+                Output::OpenStream { stream, kind, carrier: Carrier::Sse, .. } => self.open_sse(stream, kind),
+                Output::OpenStream { stream, kind, carrier: Carrier::WebSocket, ticket } => {
+                    match downlink::connect(self.me.clone(), &self.ep.base, kind, ticket.as_deref(), stream) {
+                        Ok(socket) => {
+                            self.streams.insert(stream, StreamIo::WebSocket(socket));
+                        }
+                        Err(why) => self.handle(Input::StreamEnded { stream, why }),
+                    }
+                }
+                Output::CloseStream { stream } => match self.streams.remove(&stream) {
+                    Some(StreamIo::Sse(c)) => c.abort(),
+                    Some(StreamIo::WebSocket(s)) => s.shut(),
+                    None => {}
+                },
+                Output::Settle { token, settlement } => {
+                    if let Some(resolve) = self.waiters.remove(&token) {
+                        let value = match settlement {
+                            Settlement::Done => JsValue::UNDEFINED,
+                            Settlement::Result(r) => result_js(&r),
+                            Settlement::Receipt(receipt) => js::json_js(&receipt),
+                        };
+                        self.deferred.push((resolve, value));
+                    }
+                }
+                Output::HostChanged => self.notify_host = true,
+                Output::SessionChanged(id) => {
+                    self.exports.get_or_insert_with(id.as_str(), SessionExport::default).changes += 1;
+                    if !self.notify_sessions.contains(&id) {
+                        self.notify_sessions.push(id);
+                    }
+                }
             }
         }
         self.arm_timer();
@@ -146,27 +169,8 @@ impl Inner {
         }
     }
 
-    /// The timer fired: hands every due wake-up back to its session.
-    pub(super) fn fire_wakes(&mut self, now: f64) {
-        let (due, later) = std::mem::take(&mut self.session_wakes).into_iter().partition(|w| w.2 <= now);
-        self.session_wakes = later;
-        for (id, token, _) in due {
-            if let Some(s) = self.router.get_mut(&id) {
-                s.on_wake(token);
-            }
-        }
-    }
-
-    pub(super) fn arm_timer(&mut self) {
-        let wake = self.session_wakes.iter().map(|w| w.2).reduce(f64::min);
-        let want = if self.closed {
-            None
-        } else {
-            match (self.conn.deadline(), wake) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            }
-        };
+    fn arm_timer(&mut self) {
+        let want = self.core.poll_timeout().map(Instant::as_ms);
         if want == self.timer_at && (want.is_none() || self.timer.is_some()) {
             return;
         }
@@ -180,292 +184,65 @@ impl Inner {
         }
     }
 
-    pub(super) fn on_conn_command(&mut self, cmd: ConnCommand) {
-        match cmd {
-            ConnCommand::Connect { gen } => {
-                self.sessions.begin(gen);
-                self.connect(gen)
-            }
-            ConnCommand::Abort { .. } => {
-                for c in self.gen_aborts.drain(..) {
-                    c.abort();
-                }
-                self.shut_downlinks();
-            }
-            ConnCommand::Established { gen, .. } => {
-                self.carriers.established(gen);
-                self.seed_sessions(gen);
-                for id in self.router.established(gen) {
-                    self.notify_session(id);
-                }
-            }
-            ConnCommand::Lost { gen } => {
-                self.carriers.ended(gen);
-                self.router.connection_lost()
-            }
-            ConnCommand::Changed => self.notify_host = true,
-        }
-    }
-
-    /// Starts generation `gen`: both streams on the carrier the core picks, and `describe`.
-    pub(super) fn connect(&mut self, gen: u64) {
-        match self.carriers.start(gen) {
-            Carrier::WebSocket => self.open_websockets(gen),
-            Carrier::Sse => self.open_sse_streams(gen),
-        }
+    fn send(&mut self, call: CallId, path: &'static str, body: String) {
         let ctrl = AbortController::new();
-        self.gen_aborts.push(ctrl.clone());
-        self.conn_call(
-            wire::HOST_DESCRIBE,
-            ctrl,
-            Box::new(move |inner, result| match result.and_then(|v| checked(wire::HOST_DESCRIBE, v)) {
-                Ok(_) => inner.conn.described(gen),
-                Err(e) => {
-                    inner.conn.failed(gen, format!("host.describe failed: {}", e.message), js::now(), js::random())
-                }
-            }),
-        );
-    }
-
-    /// A connection-level unary call (`host.describe`, `stream.ticket`; payload `{}`) whose
-    /// result goes to `then` on the shared state. One call site for both keeps one copy of the
-    /// call's future in the wasm.
-    pub(super) fn conn_call(&mut self, method: &'static str, ctrl: AbortController, then: ConnCallback) {
-        let rpc = self.mint_rpc();
-        let body = request_body(&rpc, method, &Json::empty_object());
+        self.calls.insert(call, ctrl.clone());
         let (weak, ep) = (self.me.clone(), self.ep.clone());
         spawn_local(async move {
-            let result = transport::unary(&ep, method, body, ResponseForm::Envelope { rpc_id: rpc }, ctrl).await;
-            run_weak(&weak, |inner| then(inner, result));
+            let reply = transport::unary(&ep, path, body, ctrl).await;
+            feed_weak(&weak, Input::Response { call, reply });
         });
     }
 
-    pub(super) fn open_sse_streams(&mut self, gen: u64) {
-        for kind in [StreamKind::Mux, StreamKind::Host] {
-            let ctrl = AbortController::new();
-            self.gen_aborts.push(ctrl.clone());
-            let (weak, ep) = (self.me.clone(), self.ep.clone());
-            spawn_local(async move { run_stream(weak, ep, gen, kind, ctrl).await });
-        }
-    }
-
-    pub(super) fn on_session_effect(&mut self, id: String, e: Effect) {
-        match e {
-            Effect::Send { req, call } => self.send_session_call(id, req, call),
-            Effect::Settle { op, outcome } => {
-                if let Some(w) = self.session_ops.remove(&(id, op)) {
-                    self.deferred.push(settle_value(w, outcome));
-                }
-            }
-            Effect::Changed => {
-                self.exports.get_or_insert_with(id.as_str(), SessionExport::default).changes += 1;
-                self.notify_session(id);
-            }
-            Effect::Wake { token, after_ms } => self.session_wakes.push((id, token, js::now() + f64::from(after_ms))),
-        }
-    }
-
-    /// Marks a session's listeners for the next microtask (once per session).
-    pub(super) fn notify_session(&mut self, id: String) {
-        if !self.notify_sessions.contains(&id) {
-            self.notify_sessions.push(id);
-        }
-    }
-
-    pub(super) fn send_session_call(&mut self, id: String, req: ReqId, call: Call) {
-        if self.closed {
-            return;
-        }
-        let rpc = self.mint_rpc();
-        let body = call.body(&id, &rpc);
-        let form = call.response_form(&rpc);
-        let path = call.path();
+    fn open_sse(&mut self, stream: StreamId, kind: StreamKind) {
         let ctrl = AbortController::new();
-        let call_id = self.next_id();
-        self.unary_aborts.insert(call_id, ctrl.clone());
+        self.streams.insert(stream, StreamIo::Sse(ctrl.clone()));
         let (weak, ep) = (self.me.clone(), self.ep.clone());
-        spawn_local(async move {
-            let result = transport::unary(&ep, path, body, form, ctrl).await;
-            run_weak(&weak, |inner| {
-                inner.unary_aborts.remove(&call_id);
-                if inner.closed {
-                    return;
-                }
-                if let Some(s) = inner.router.get_mut(&id) {
-                    s.on_response(req, result);
-                }
-            });
-        });
+        spawn_local(async move { read_sse(weak, ep, stream, kind, ctrl).await });
     }
 
-    /// A host-level unary call (`describe`, `list`, `create`) resolving an `RpcResult`.
-    pub(super) fn host_call(&mut self, method: &'static str, payload: Json) -> Promise {
-        let (promise, resolve) = js::promise();
-        let op = self.next_id();
-        self.host_ops.insert(op, resolve);
-        let rpc = self.mint_rpc();
-        let body = request_body(&rpc, method, &payload);
-        let ctrl = AbortController::new();
-        self.unary_aborts.insert(op, ctrl.clone());
-        let (weak, ep) = (self.me.clone(), self.ep.clone());
-        spawn_local(async move {
-            let result = transport::unary(&ep, method, body, ResponseForm::Envelope { rpc_id: rpc }, ctrl).await;
-            let result = result.and_then(|v| checked(method, v));
-            run_weak(&weak, |inner| {
-                inner.unary_aborts.remove(&op);
-                if let Some(resolve) = inner.host_ops.remove(&op) {
-                    inner.deferred.push((resolve, result_js(&result)));
-                }
-            });
-        });
-        promise
-    }
-
-    /// Frames of one network chunk. Returns false when the stream must stop reading.
-    pub(super) fn on_stream_items(&mut self, gen: u64, items: Vec<SseItem>) -> bool {
-        if self.closed || !self.conn.is_current(gen) {
-            return false;
-        }
-        for item in items {
-            match item {
-                SseItem::Comment(_) => {}
-                SseItem::Oversize(_) => self.malformed_frames += 1,
-                SseItem::Data(data) => {
-                    if !self.on_frame_data(gen, &data) {
-                        return false;
-                    }
-                }
-            }
-        }
-        true
-    }
-
-    /// One frame document of generation `gen`, from either carrier. Returns false when it
-    /// ended the generation (`stream/error`).
-    pub(super) fn on_frame_data(&mut self, gen: u64, data: &str) -> bool {
-        match parse_frame(data) {
-            Ok(inbound) => {
-                self.frames += 1;
-                if let Frame::StreamError(f) = &inbound.frame {
-                    let msg = format!("stream/error: {}", f.error.text());
-                    self.conn.failed(gen, msg, js::now(), js::random());
-                    return false;
-                }
-                self.notify_host |= self.sessions.on_frame(&inbound.frame);
-                self.router.on_frame(inbound);
-            }
-            Err(_) => self.malformed_frames += 1,
-        }
-        true
+    /// The number of WebSocket downlinks held (diagnostics).
+    pub(super) fn sockets(&self) -> usize {
+        self.streams.values().filter(|s| matches!(s, StreamIo::WebSocket(_))).count()
     }
 
     pub(super) fn close(&mut self) {
-        if self.closed {
+        if self.core.is_closed() {
             return;
         }
-        self.closed = true;
-        self.conn.close();
-        for (_, c) in self.unary_aborts.drain() {
-            c.abort();
-        }
-        for (_, s) in self.router.sessions_mut() {
-            s.close();
-        }
-        let cancelled = RpcError::with_details(ErrorCode::Cancelled, "HostClient closed", Json::empty_object());
-        for (_, resolve) in self.host_ops.drain() {
-            self.deferred.push((resolve, result_js(&Err(cancelled.clone()))));
-        }
+        self.handle(Input::Close);
         self.pump();
-        for c in self.gen_aborts.drain(..) {
-            c.abort();
-        }
-        self.shut_downlinks();
-        if let Some(t) = self.timer.take() {
-            js::clear_timeout(&t);
-        }
-        self.timer_at = None;
-        self.session_wakes.clear();
         // Break the Inner → Session object → Inner cycle.
         self.session_objs.clear();
         self.notify_host = true;
     }
 }
 
-pub(super) fn request_body(rpc: &str, method: &str, payload: &Json) -> String {
-    wire::client_request_text(rpc, method, payload)
+fn wanted(weak: &WeakShared, stream: StreamId) -> bool {
+    weak.upgrade().is_some_and(|s| s.borrow().streams.contains_key(&stream))
 }
 
-pub(super) fn checked(method: &str, v: Json) -> RpcResult<Json> {
-    wire::validate_value(method, &v).map_err(|e| crate::core::session::io::schema_error(method, e))?;
-    Ok(v)
-}
-
-pub(super) fn settle_value(w: Waiter, outcome: Outcome) -> (Function, JsValue) {
-    match (w, outcome) {
-        (Waiter::Void(f), _) => (f, JsValue::UNDEFINED),
-        (Waiter::Result(f), Outcome::Result(r)) => (f, result_js(&r)),
-        (Waiter::Result(f), Outcome::Done) => (f, result_js(&Ok(Json::null()))),
-        (Waiter::Receipt(f), Outcome::Result(Ok(v))) => (f, js::json_js(&v)),
-        (Waiter::Receipt(f), Outcome::Result(Err(e))) => {
-            let error = Json::from_serialize(&e);
-            let receipt = format!(r#"{{"accepted":false,"reason":"transport","error":{}}}"#, error.text());
-            (f, js::json_js(&Json::from_text(&receipt).unwrap_or_default()))
-        }
-        (Waiter::Receipt(f), Outcome::Done) => {
-            (f, js::json_js(&Json::from_text(r#"{"accepted":false,"reason":"transport"}"#).unwrap_or_default()))
-        }
-    }
-}
-
-pub(super) async fn run_stream(weak: WeakShared, ep: Endpoint, gen: u64, kind: StreamKind, ctrl: AbortController) {
-    let err = stream_body(&weak, &ep, gen, kind, &ctrl).await;
-    if let Some(err) = err {
-        run_weak(&weak, |inner| inner.conn.failed(gen, err, js::now(), js::random()));
-    }
-}
-
-/// Reads one stream until it ends; returns why it ended (`None` when told to stop).
-pub(super) async fn stream_body(
-    weak: &WeakShared,
-    ep: &Endpoint,
-    gen: u64,
-    kind: StreamKind,
-    ctrl: &AbortController,
-) -> Option<String> {
-    let reader = match transport::open_stream(ep, kind.path(), ctrl).await {
+/// Reads one SSE body until it ends or the core closes it, feeding every chunk to the core.
+async fn read_sse(weak: WeakShared, ep: Endpoint, stream: StreamId, kind: StreamKind, ctrl: AbortController) {
+    let reader = match transport::open_stream(&ep, kind.path(), &ctrl).await {
         Ok(r) => r,
-        Err(e) => return Some(e),
+        Err(why) => return feed_weak(&weak, Input::StreamEnded { stream, why }),
     };
-    let mut alive = false;
-    run_weak(weak, |inner| {
-        alive = !inner.closed && inner.conn.is_current(gen);
-        if alive {
-            inner.conn.stream_opened(gen, kind);
-        }
-    });
-    if !alive {
-        reader.cancel();
-        return None;
-    }
-    let mut parser = SseParser::default();
+    feed_weak(&weak, Input::StreamOpened { stream });
     loop {
-        match transport::read_chunk(&reader).await {
-            Err(e) => return Some(format!("{}: {e}", kind.path())),
-            Ok(None) => return Some(format!("{}: stream ended", kind.path())),
-            Ok(Some(bytes)) => {
-                let mut items = Vec::new();
-                parser.push(&bytes, &mut items);
-                if items.is_empty() {
-                    continue;
-                }
-                let mut keep = false;
-                run_weak(weak, |inner| keep = inner.on_stream_items(gen, items));
-                if !keep {
-                    reader.cancel();
-                    ctrl.abort();
-                    return None;
-                }
-            }
+        if !wanted(&weak, stream) {
+            reader.cancel();
+            return;
+        }
+        let input = match transport::read_chunk(&reader).await {
+            Ok(Some(bytes)) => Input::StreamBytes { stream, bytes },
+            Ok(None) => Input::StreamEnded { stream, why: "stream ended".into() },
+            Err(why) => Input::StreamEnded { stream, why },
+        };
+        let ended = matches!(input, Input::StreamEnded { .. });
+        feed_weak(&weak, input);
+        if ended {
+            return;
         }
     }
 }
@@ -500,7 +277,7 @@ pub(super) fn flush_listeners(weak: &WeakShared) {
                 calls.extend(l.items.iter().map(|(_, f)| f.clone()));
             }
         }
-        if g.closed {
+        if g.core.is_closed() {
             // The final notification is out: release every listener.
             g.host_listeners.items.clear();
             g.session_listeners.clear();

@@ -2,9 +2,9 @@
 
 use super::inner::*;
 use super::js;
-use crate::core::session::OpId;
+use crate::core::client::{Input, SessionOp};
 use crate::core::wire::{self, Json, PromptMode, RpcResult};
-use js_sys::{Function, Promise};
+use js_sys::Promise;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
@@ -35,57 +35,40 @@ impl JsSession {
     }
 
     fn live(&self) -> Result<(), JsValue> {
-        if self.shared.borrow().closed {
+        if self.shared.borrow().core.is_closed() {
             Err(js::closed_error())
         } else {
             Ok(())
         }
     }
 
-    /// Runs a core operation that settles through `waiter`.
-    fn op(
-        &self,
-        make: impl FnOnce(Function) -> Waiter,
-        f: impl FnOnce(&mut Inner, &str) -> OpId,
-    ) -> Result<Promise, JsValue> {
+    /// Runs a session operation; its promise settles when the core says so.
+    fn op(&self, op: SessionOp) -> Result<Promise, JsValue> {
         self.live()?;
-        let (promise, resolve) = js::promise();
-        let waiter = make(resolve);
-        run(&self.shared, |inner| {
-            inner.router.ensure(&self.id);
-            let op = f(inner, &self.id);
-            inner.session_ops.insert((self.id.clone(), op), waiter);
-        });
-        Ok(promise)
+        let session = self.id.clone();
+        Ok(run(&self.shared, |inner| inner.operation(|token| Input::Session { token, session, op })))
     }
 
     pub fn open(&self) -> Result<Promise, JsValue> {
-        self.op(Waiter::Void, |inner, id| {
-            let live = inner.conn.live_generation();
-            inner.router.open(id, live)
-        })
+        self.op(SessionOp::Open)
     }
 
     pub fn resync(&self) -> Result<(), JsValue> {
         self.live()?;
-        run(&self.shared, |inner| {
-            if let Some(s) = inner.router.get_mut(&self.id) {
-                s.resync();
-            }
-        });
+        run(&self.shared, |inner| inner.handle(Input::Resync { session: self.id.clone() }));
         Ok(())
     }
 
     #[wasm_bindgen(js_name = loadOlder)]
     pub fn load_older(&self) -> Result<Promise, JsValue> {
-        self.op(Waiter::Void, |inner, id| inner.router.get_mut(id).expect("ensured").load_older())
+        self.op(SessionOp::LoadOlder)
     }
 
     pub fn prompt(&self, content: JsValue, mode: JsValue) -> Result<Promise, JsValue> {
         if !js_sys::Array::is_array(&content) {
             return Err(js::bad_argument("content must be an array of content blocks"));
         }
-        let blocks = match js::js_json(&content) {
+        let content = match js::js_json(&content) {
             Some(j) if is_block_list(&j) => j,
             _ => return Err(js::bad_argument("content must be an array of content-block objects with a type")),
         };
@@ -95,23 +78,23 @@ impl JsSession {
             Some("steer") => PromptMode::Steer,
             _ => return Err(js::bad_argument("mode must be 'queue' or 'steer'")),
         };
-        self.op(Waiter::Result, |inner, id| inner.router.get_mut(id).expect("ensured").prompt(blocks, mode))
+        self.op(SessionOp::Prompt { content, mode })
     }
 
     pub fn cancel(&self) -> Result<Promise, JsValue> {
-        self.op(Waiter::Result, |inner, id| inner.router.get_mut(id).expect("ensured").cancel())
+        self.op(SessionOp::Cancel)
     }
 
     #[wasm_bindgen(js_name = setPlanMode)]
     pub fn set_plan_mode(&self, active: JsValue) -> Result<Promise, JsValue> {
         let active = active.as_bool().ok_or_else(|| js::bad_argument("active must be a boolean"))?;
-        self.op(Waiter::Result, |inner, id| inner.router.get_mut(id).expect("ensured").set_plan_mode(active))
+        self.op(SessionOp::SetPlanMode(active))
     }
 
     pub fn respond(&self, key: JsValue, result: JsValue) -> Result<Promise, JsValue> {
         let key = key.as_string().ok_or_else(|| js::bad_argument("key must be a string"))?;
         let result = parse_result_arg(&result)?;
-        self.op(Waiter::Receipt, |inner, id| inner.router.get_mut(id).expect("ensured").respond(&key, result))
+        self.op(SessionOp::Respond { key, result })
     }
 
     /// Extension 2: submits answers to a pending structured user-input prompt. Resolves to
@@ -124,23 +107,26 @@ impl JsSession {
         let answers = js::js_json(&answers)
             .and_then(|v| crate::core::wire::interaction::Answer::read_list(v.text()).ok())
             .ok_or_else(|| js::bad_argument("answers must be [{questionId, selectedOptionIds?, text?}]"))?;
-        self.op(Waiter::Result, |inner, id| inner.router.get_mut(id).expect("ensured").answer(&prompt_id, answers))
+        self.op(SessionOp::Answer { prompt_id, answers })
     }
 
     #[wasm_bindgen(js_name = getSnapshot)]
     pub fn get_snapshot(&self) -> JsValue {
-        let mut g = self.shared.borrow_mut();
-        g.router.ensure(&self.id);
-        let Inner { router, exports, .. } = &mut *g;
-        let s = router.get(&self.id).expect("ensured");
-        exports.get_or_insert_with(self.id.as_str(), Default::default).snapshot(s)
+        run(&self.shared, |inner| {
+            inner.handle(Input::Ensure { session: self.id.clone() });
+            let Inner { core, exports, .. } = inner;
+            match core.session(&self.id) {
+                Some(s) => exports.get_or_insert_with(self.id.as_str(), Default::default).snapshot(s),
+                None => JsValue::NULL,
+            }
+        })
     }
 
     pub fn subscribe(&self, listener: JsValue) -> Result<JsValue, JsValue> {
         let f = js::is_function(&listener).ok_or_else(|| js::bad_argument("listener must be a function"))?;
         let mut g = self.shared.borrow_mut();
         let id = g.next_id();
-        if !g.closed {
+        if !g.core.is_closed() {
             g.session_listeners.get_or_insert_with(self.id.as_str(), Listeners::default).items.push((id, f));
         }
         Ok(make_unsubscribe(Rc::downgrade(&self.shared), Some(self.id.clone()), id))
@@ -149,7 +135,7 @@ impl JsSession {
     /// The core's drop counters for this session (diagnostics and tests).
     pub fn diagnostics(&self) -> JsValue {
         let g = self.shared.borrow();
-        let Some(s) = g.router.get(&self.id) else {
+        let Some(s) = g.core.session(&self.id) else {
             return JsValue::NULL;
         };
         let d = s.diagnostics();

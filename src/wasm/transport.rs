@@ -1,9 +1,8 @@
-//! Fetch-based transport: unary `POST /api/<method>` calls and streaming SSE bodies.
-//! Every carrier failure (non-2xx, rpcId mismatch, unparsable body, timeout, network) is
-//! folded into `RpcError::transport(..)` (code `internal`).
+//! Fetch-based transport: unary `POST /api/<path>` calls and streaming SSE bodies. What the
+//! carrier saw goes to the core as it is (a body, a status, a failure); the core reads it.
 
 use super::js::{self, AbortController, Reader, Response};
-use crate::core::wire::{parse_unary_response, Json, ResponseForm, RpcError, RpcResult};
+use crate::core::client::Reply;
 use js_sys::{Object, Uint8Array};
 use std::cell::Cell;
 use std::rc::Rc;
@@ -45,13 +44,7 @@ impl Endpoint {
 }
 
 /// One unary call. `ctrl` aborts it (close, generation end); the timeout aborts it too.
-pub async fn unary(
-    ep: &Endpoint,
-    path: &str,
-    body: String,
-    form: ResponseForm,
-    ctrl: AbortController,
-) -> RpcResult<Json> {
+pub async fn unary(ep: &Endpoint, path: &str, body: String, ctrl: AbortController) -> Reply {
     let timed_out = Rc::new(Cell::new(false));
     let timer = {
         let (flag, c) = (timed_out.clone(), ctrl.clone());
@@ -61,41 +54,26 @@ pub async fn unary(
         });
         js::set_timeout(cb.unchecked_ref(), ep.timeout_ms)
     };
-    let result = unary_inner(ep, path, &body, &form, &ctrl).await;
+    let reply = unary_inner(ep, path, &body, &ctrl).await;
     js::clear_timeout(&timer);
-    match result {
+    match reply {
         Ok(r) => r,
-        Err(e) => {
-            let msg = if timed_out.get() {
-                // Whole milliseconds: formatting an f64 would pull float printing into the module.
-                format!("{path}: timed out after {} ms", ep.timeout_ms as u64)
-            } else {
-                format!("{path}: {e}")
-            };
-            Err(RpcError::transport(msg))
-        }
+        // Whole milliseconds: formatting an f64 would pull float printing into the module.
+        Err(_) if timed_out.get() => Reply::Failed(format!("timed out after {} ms", ep.timeout_ms as u64)),
+        Err(e) => Reply::Failed(e),
     }
 }
 
-async fn unary_inner(
-    ep: &Endpoint,
-    path: &str,
-    body: &str,
-    form: &ResponseForm,
-    ctrl: &AbortController,
-) -> Result<RpcResult<Json>, String> {
+async fn unary_inner(ep: &Endpoint, path: &str, body: &str, ctrl: &AbortController) -> Result<Reply, String> {
     let init = ep.init("POST", Some(body), &ctrl.signal(), false);
     let p = js::fetch(&ep.url(path), &init).map_err(|e| js::describe(&e))?;
     let resp: Response = JsFuture::from(p).await.map_err(|e| js::describe(&e))?.unchecked_into();
     if !resp.ok() {
-        // Kept typed: the core tells host generations apart by it (404 for a removed method).
-        let status = resp.status();
-        return Ok(Err(RpcError::carrier_status(status, format!("{path}: HTTP {status}"))));
+        return Ok(Reply::Status(resp.status()));
     }
     let text = resp.text().map_err(|e| js::describe(&e))?;
     let text = JsFuture::from(text).await.map_err(|e| js::describe(&e))?;
-    let text = text.as_string().ok_or("body is not text")?;
-    parse_unary_response(&text, form)
+    Ok(Reply::Body(text.as_string().ok_or("body is not text")?))
 }
 
 /// Opens a stream. `Ok(reader)` once the host answered 2xx with a body.
@@ -104,9 +82,9 @@ pub async fn open_stream(ep: &Endpoint, path: &str, ctrl: &AbortController) -> R
     let p = js::fetch(&ep.url(path), &init).map_err(|e| js::describe(&e))?;
     let resp: Response = JsFuture::from(p).await.map_err(|e| js::describe(&e))?.unchecked_into();
     if !resp.ok() {
-        return Err(format!("{path}: HTTP {}", resp.status()));
+        return Err(format!("HTTP {}", resp.status()));
     }
-    let body = resp.body().ok_or_else(|| format!("{path}: no body"))?;
+    let body = resp.body().ok_or("no body")?;
     body.get_reader().map_err(|e| js::describe(&e))
 }
 

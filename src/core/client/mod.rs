@@ -1,15 +1,21 @@
-//! The sans-IO host client: the connection controller ([`connection`]) and the host-level
-//! router ([`router`]). The wasm shell performs the I/O these ask for and feeds back the
-//! results together with the time and randomness they need, so every connection race is
-//! reproducible natively.
+//! The sans-IO host client ([`host::HostClient`]) and its parts: the connection controller
+//! ([`connection`]), the carrier policy ([`carrier`]), the session router ([`router`]) and the
+//! live session list ([`sessions`]). A driver (the wasm shell, the simulation) performs the
+//! I/O the client asks for and feeds back what happened with the time, so every connection
+//! race is reproducible natively.
 
 pub mod carrier;
 pub mod connection;
 pub mod downlink;
+pub mod host;
 pub mod router;
 pub mod sessions;
 
 pub use carrier::{Carrier, Carriers, Transport};
+pub use host::{
+    CallId, ClientDiagnostics, Config, HostCall, HostClient, Input, Instant, Output, Reply, SessionOp, Settlement,
+    StreamId, Token,
+};
 pub use connection::{Backoff, ConnCommand, ConnState, Connection, StreamKind};
 pub use router::Router;
 pub use sessions::{ListItem, ListState, SessionList};
@@ -18,3 +24,5 @@ pub use sessions::{ListItem, ListState, SessionList};
 mod carrier_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod host_tests;

@@ -1,0 +1,324 @@
+//! Native tests of the sans-IO host client as a driver sees it, named after the scenario.
+
+use super::host::RESEED_MS;
+use super::*;
+use crate::core::session::OpenState;
+use serde_json::{json, Value};
+
+const DESCRIBE: &str = r#"{"version":"1","cwd":"/w","provider":"scripted","model":"none","attachedSessions":0}"#;
+
+/// A driver with no network: it records what the client asks and answers by hand.
+struct Driver {
+    client: HostClient,
+    now: f64,
+    sent: Vec<(CallId, &'static str, Value)>,
+    opened: Vec<(StreamId, StreamKind, Carrier, Option<String>)>,
+    closed: Vec<StreamId>,
+    aborted: Vec<CallId>,
+    settled: Vec<(Token, Settlement)>,
+    session_changes: Vec<String>,
+}
+
+impl Driver {
+    fn new(cfg: Config) -> Driver {
+        let mut d = Driver {
+            client: HostClient::new(cfg),
+            now: 1_000.0,
+            sent: Vec::new(),
+            opened: Vec::new(),
+            closed: Vec::new(),
+            aborted: Vec::new(),
+            settled: Vec::new(),
+            session_changes: Vec::new(),
+        };
+        d.input(Input::Timeout);
+        d
+    }
+
+    fn sse() -> Driver {
+        Driver::new(Config { transport: Transport::Only(Carrier::Sse), ..Config::default() })
+    }
+
+    fn input(&mut self, input: Input) {
+        self.client.handle_input(Instant::from_ms(self.now), input);
+        while let Some(out) = self.client.poll_output() {
+            match out {
+                Output::Send { call, path, body } => {
+                    self.sent.push((call, path, serde_json::from_str(&body).expect("bodies are JSON")))
+                }
+                Output::Abort { call } => self.aborted.push(call),
+                Output::OpenStream { stream, kind, carrier, ticket } => self.opened.push((stream, kind, carrier, ticket)),
+                Output::CloseStream { stream } => self.closed.push(stream),
+                Output::Settle { token, settlement } => self.settled.push((token, settlement)),
+                Output::HostChanged => {}
+                Output::SessionChanged(id) => self.session_changes.push(id),
+            }
+        }
+    }
+
+    /// The latest request on `path` not answered yet: (call, its envelope).
+    fn take(&mut self, path: &str) -> (CallId, Value) {
+        let i = self.sent.iter().rposition(|s| s.1 == path).unwrap_or_else(|| panic!("no {path} request"));
+        let (call, _, body) = self.sent.remove(i);
+        (call, body)
+    }
+
+    fn answer(&mut self, path: &str, value: &str) {
+        let (call, body) = self.take(path);
+        let text = format!(r#"{{"type":"server-response","rpcId":{},"result":{{"ok":true,"value":{value}}}}}"#, body["rpcId"]);
+        self.input(Input::Response { call, reply: Reply::Body(text) });
+    }
+
+    fn streams_of_last_generation(&self) -> Vec<StreamId> {
+        self.opened.iter().rev().take(2).map(|o| o.0).collect()
+    }
+
+    /// Opens the newest pair of streams and answers `host.describe`.
+    fn establish(&mut self) {
+        for s in self.streams_of_last_generation() {
+            self.input(Input::StreamOpened { stream: s });
+        }
+        self.answer("host.describe", DESCRIBE);
+    }
+
+    fn mux(&self) -> StreamId {
+        self.opened.iter().rev().find(|o| o.1 == StreamKind::Mux).expect("a mux stream").0
+    }
+
+    fn frame(&mut self, frame: Value) {
+        let stream = self.mux();
+        let text = format!("data: {frame}\n\n");
+        self.input(Input::StreamBytes { stream, bytes: text.into_bytes() });
+    }
+
+    fn advance_to_timeout(&mut self) {
+        let at = self.client.poll_timeout().expect("a timer is armed");
+        self.now = self.now.max(at.as_ms());
+        self.input(Input::Timeout);
+    }
+
+    fn open(&mut self, token: u64, session: &str) {
+        self.input(Input::Session { token: Token(token), session: session.into(), op: SessionOp::Open });
+    }
+
+    fn settlement(&self, token: u64) -> Option<&Settlement> {
+        self.settled.iter().find(|s| s.0 == Token(token)).map(|s| &s.1)
+    }
+}
+
+fn tail_page(seq_from: u64, n: u64) -> String {
+    use crate::core::wire::{HistoryItem, HistoryValue, SessionEvent};
+    let events = (seq_from..seq_from + n)
+        .map(|s| {
+            let data = json!({"content": [{"type": "text", "text": "hi"}], "source": {"kind": "user"}});
+            HistoryItem { event: SessionEvent::new("user/message", s, 1.0, data), view: None }
+        })
+        .collect();
+    serde_json::to_string(&HistoryValue { events, has_more: false, projections: None }).unwrap()
+}
+
+#[test]
+fn a_generation_is_established_by_both_streams_and_describe_and_then_seeds_the_session_list() {
+    let mut d = Driver::sse();
+    assert_eq!(d.opened.len(), 2, "both downlinks asked for at once");
+    assert!(d.sent.iter().any(|s| s.1 == "host.describe"));
+    assert_eq!(d.sent[0].2["type"], "client-request");
+    d.input(Input::StreamOpened { stream: d.opened[0].0 });
+    d.answer("host.describe", DESCRIBE);
+    assert_eq!(d.client.connection().state(), ConnState::Connecting, "one stream is not a generation");
+    d.input(Input::StreamOpened { stream: d.opened[1].0 });
+    assert_eq!(d.client.connection().state(), ConnState::Open);
+    assert_eq!(d.client.transport(), Some(Carrier::Sse));
+    d.answer("session.list", r#"{"items":[{"sessionId":"a","updatedAt":5,"running":false}]}"#);
+    assert_eq!(d.client.sessions().items().len(), 1);
+    assert_eq!(d.client.poll_timeout(), None, "nothing is scheduled on an established connection");
+}
+
+#[test]
+fn a_stream_error_frame_ends_the_generation_and_the_next_one_starts_after_the_backoff() {
+    let mut d = Driver::sse();
+    d.establish();
+    let old = d.streams_of_last_generation();
+    d.frame(json!({"type":"server-request","rpcId":"x","method":"stream/error","payload":{"type":"stream/error","error":{"code":"internal","message":"boom"}}}));
+    assert_eq!(d.client.connection().state(), ConnState::Reconnecting);
+    assert!(d.client.connection().last_error().unwrap().starts_with("stream/error"));
+    for s in &old {
+        assert!(d.closed.contains(s), "the ended generation's streams are closed");
+    }
+    let retry = d.client.poll_timeout().expect("the retry is scheduled");
+    assert!(retry.as_ms() >= d.now + 250.0 && retry.as_ms() <= d.now + 500.0, "first backoff within [base/2, base]");
+    d.advance_to_timeout();
+    assert_eq!(d.opened.len(), 4, "generation 2 opened its streams");
+    assert_eq!(d.client.connection().generation(), 2);
+}
+
+#[test]
+fn a_session_opened_on_an_established_connection_is_resynced_only_by_later_generations() {
+    let mut d = Driver::sse();
+    d.establish();
+    d.open(1, "s1");
+    d.answer("session.history", &tail_page(0, 3));
+    assert_eq!(d.settlement(1), Some(&Settlement::Done));
+    assert_eq!(d.client.session("s1").unwrap().open_state(), OpenState::Open);
+    assert!(d.sent.iter().all(|s| s.1 != "session.history"), "no resync by the generation it opened on");
+    // The connection drops and comes back: the next generation resyncs the session.
+    let mux = d.mux();
+    d.input(Input::StreamEnded { stream: mux, why: "stream ended".into() });
+    assert_eq!(d.client.connection().last_error(), Some("events.mux: stream ended"));
+    d.advance_to_timeout();
+    d.establish();
+    assert!(d.sent.iter().any(|s| s.1 == "session.history"), "the later generation resyncs");
+}
+
+#[test]
+fn a_refused_websocket_falls_back_to_sse_in_the_same_generation() {
+    let mut d = Driver::new(Config::default());
+    assert!(d.opened.iter().all(|o| o.2 == Carrier::WebSocket));
+    let ws = d.opened[0].0;
+    d.input(Input::StreamEnded { stream: ws, why: "closed (1006)".into() });
+    assert_eq!(d.client.connection().generation(), 1, "no new generation, no backoff");
+    assert_eq!(d.closed.len(), 2, "both sockets of the generation are closed");
+    let sse: Vec<_> = d.opened.iter().filter(|o| o.2 == Carrier::Sse).collect();
+    assert_eq!(sse.len(), 2, "both streams reopened over SSE");
+    d.establish();
+    assert_eq!(d.client.transport(), Some(Carrier::Sse));
+}
+
+#[test]
+fn with_a_token_each_websocket_presents_its_own_minted_ticket() {
+    let mut d = Driver::new(Config { authenticated: true, ..Config::default() });
+    assert!(d.opened.is_empty(), "no socket before its ticket");
+    let tickets = d.sent.iter().filter(|s| s.1 == "stream.ticket").count();
+    assert_eq!(tickets, 2);
+    d.answer("stream.ticket", r#"{"ticket":"t-1","expiresInMs":1000}"#);
+    d.answer("stream.ticket", r#"{"ticket":"t-2","expiresInMs":1000}"#);
+    let mut got: Vec<_> = d.opened.iter().map(|o| o.3.clone().unwrap()).collect();
+    got.sort();
+    assert_eq!(got, ["t-1", "t-2"]);
+}
+
+#[test]
+fn a_ticket_that_cannot_be_minted_counts_as_a_refused_socket() {
+    let mut d = Driver::new(Config { authenticated: true, ..Config::default() });
+    let (call, _) = d.take("stream.ticket");
+    d.input(Input::Response { call, reply: Reply::Status(404) });
+    assert_eq!(d.opened.iter().filter(|o| o.2 == Carrier::Sse).count(), 2, "SSE in the same generation");
+    assert_eq!(d.aborted.len(), 1, "the other ticket call is given up");
+}
+
+#[test]
+fn close_settles_every_pending_operation_and_closes_every_stream_and_call() {
+    let mut d = Driver::sse();
+    d.establish();
+    d.open(1, "s1");
+    d.input(Input::Host { token: Token(2), call: HostCall::List });
+    d.input(Input::Session {
+        token: Token(3),
+        session: "s1".into(),
+        op: SessionOp::Respond { key: "q:1".into(), result: Ok(crate::core::wire::Json::null()) },
+    });
+    d.input(Input::Close);
+    assert_eq!(d.settlement(1), Some(&Settlement::Done));
+    match d.settlement(2) {
+        Some(Settlement::Result(Err(e))) => assert_eq!(e.code, crate::core::wire::ErrorCode::Cancelled),
+        other => panic!("host call not cancelled: {other:?}"),
+    }
+    assert!(d.settlement(3).is_some(), "respond settled");
+    assert_eq!(d.closed.len(), 2);
+    assert!(d.client.poll_timeout().is_none());
+    let inflight = d.client.diagnostics().inflight_calls;
+    assert_eq!(inflight, 0);
+    // Operations after close settle at once.
+    d.open(4, "s1");
+    assert_eq!(d.settlement(4), Some(&Settlement::Done));
+}
+
+#[test]
+fn a_failed_session_list_seed_is_asked_again_while_its_generation_lives() {
+    let mut d = Driver::sse();
+    d.establish();
+    let (call, _) = d.take("session.list");
+    d.input(Input::Response { call, reply: Reply::Failed("network".into()) });
+    let at = d.client.poll_timeout().expect("a reseed is scheduled");
+    assert_eq!(at.as_ms(), d.now + RESEED_MS);
+    d.advance_to_timeout();
+    d.answer("session.list", r#"{"items":[]}"#);
+    assert_eq!(d.client.sessions().state().as_str(), "ready");
+}
+
+#[test]
+fn a_respond_whose_call_fails_settles_a_transport_receipt() {
+    let mut d = Driver::sse();
+    d.establish();
+    d.frame(json!({"type":"server-request","rpcId":"q1","method":"question/requested",
+        "payload":{"type":"question/requested","sessionId":"s1","questions":[{"id":"a","question":"ok?"}]}}));
+    d.open(1, "s1");
+    d.answer("session.history", &tail_page(0, 1));
+    d.input(Input::Session {
+        token: Token(2),
+        session: "s1".into(),
+        op: SessionOp::Respond { key: "question:q1".into(), result: Ok(crate::core::wire::Json::null()) },
+    });
+    let (call, body) = d.take("respond");
+    assert_eq!(body["type"], "client-response");
+    d.input(Input::Response { call, reply: Reply::Status(502) });
+    match d.settlement(2) {
+        Some(Settlement::Receipt(r)) => {
+            let v: Value = serde_json::from_str(r.text()).unwrap();
+            assert_eq!(v["accepted"], false);
+            assert_eq!(v["reason"], "transport");
+            assert_eq!(v["error"]["details"]["status"], 502);
+        }
+        other => panic!("not a receipt: {other:?}"),
+    }
+}
+
+#[test]
+fn unreadable_replies_are_transport_errors_naming_the_path() {
+    let mut d = Driver::sse();
+    d.establish();
+    d.input(Input::Host { token: Token(1), call: HostCall::Describe });
+    let (call, _) = d.take("host.describe");
+    d.input(Input::Response { call, reply: Reply::Body(r#"{"type":"server-response","rpcId":"other","result":{"ok":true,"value":{}}}"#.into()) });
+    match d.settlement(1) {
+        Some(Settlement::Result(Err(e))) => assert!(e.message.starts_with("host.describe: rpcId mismatch"), "{}", e.message),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn malformed_and_dropped_frames_are_counted_not_routed() {
+    let mut d = Driver::sse();
+    d.establish();
+    let mux = d.mux();
+    d.input(Input::StreamBytes { stream: mux, bytes: b"data: {not json\n\n".to_vec() });
+    d.input(Input::StreamDropped { stream: mux });
+    let diag = d.client.diagnostics();
+    assert_eq!(diag.malformed_frames, 2);
+    assert_eq!(diag.frames, 0);
+}
+
+#[test]
+fn a_session_wake_comes_back_through_the_one_timer() {
+    let mut d = Driver::sse();
+    d.establish();
+    d.open(1, "s1");
+    d.answer("session.history", &tail_page(0, 1));
+    // The plan query fails on the carrier: the session asks to be woken to ask again.
+    let (call, _) = d.take("session.planMode");
+    d.input(Input::Response { call, reply: Reply::Failed("network".into()) });
+    let at = d.client.poll_timeout().expect("the session's retry wake is armed");
+    assert!(at.as_ms() > d.now);
+    d.advance_to_timeout();
+    assert!(d.sent.iter().any(|s| s.1 == "session.planMode"), "asked again at the wake");
+}
+
+#[test]
+fn frames_of_an_ended_generation_are_ignored() {
+    let mut d = Driver::sse();
+    d.establish();
+    let old = d.mux();
+    d.input(Input::StreamEnded { stream: old, why: "reset".into() });
+    d.input(Input::StreamBytes { stream: old, bytes: b"data: {}\n\n".to_vec() });
+    assert_eq!(d.client.diagnostics().malformed_frames, 0, "not read at all");
+}
