@@ -3,14 +3,16 @@
 //! - Unary requests wait until the host "processes" them (in any order); their responses
 //!   then wait to be delivered (in any order, interleaved with mux frames).
 //! - A request can be lost before the host sees it, or its response lost after the host
-//!   acted on it; either way the client eventually gets a transport error (the shell's
+//!   acted on it; either way the client eventually gets a carrier failure (the shell's
 //!   timeout), so every request is answered exactly once.
 //! - The mux stream is ordered, but the adversary may drop event frames (gaps) and
-//!   re-deliver old ones (duplicates). A disconnect discards the rest of the stream; a
-//!   reconnect starts a new one with `session/subscribed {lastSeq}`.
+//!   re-deliver old ones (duplicates). A disconnect ends the stream; the client's next
+//!   connection generation opens a new one, which starts with `session/subscribed {lastSeq}`
+//!   for every session.
 
 use super::model_host::Meta;
-use agent_session::core::session::{Call, ReqId};
+use agent_session::core::client::{CallId, Carrier, StreamId, StreamKind};
+use agent_session::core::session::Call;
 use agent_session::core::wire::{InboundFrame, RpcResult};
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -19,33 +21,65 @@ use std::collections::VecDeque;
 pub enum Fate {
     /// Will be processed and answered.
     Normal,
-    /// Never reaches the host: answered by a transport error.
+    /// Never reaches the host: answered by a carrier failure.
     LostBeforeHost,
-    /// The host acts on it but the response is lost: answered by a transport error.
+    /// The host acts on it but the response is lost: answered by a carrier failure.
     LostAfterHost,
+}
+
+/// What a request asks, read back from the body the client wrote.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    /// A session call of session `sim` (index into the world's sessions).
+    Session { sim: usize, call: Call },
+    Describe,
+    List,
 }
 
 #[derive(Debug, Clone)]
 pub struct Request {
-    pub req: ReqId,
-    pub call: Call,
+    pub id: CallId,
+    /// The envelope rpcId to echo (`None`: `/api/respond`, answered with a bare receipt).
+    pub rpc_id: Option<String>,
+    pub target: Target,
     pub fate: Fate,
+}
+
+impl Request {
+    pub fn call(&self) -> Option<&Call> {
+        match &self.target {
+            Target::Session { call, .. } => Some(call),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
 pub struct Response {
-    pub req: ReqId,
+    pub id: CallId,
+    pub rpc_id: Option<String>,
+    pub target: Target,
+    /// `Err` with `lost`: a carrier failure, not an error envelope.
     pub result: RpcResult<Value>,
+    pub lost: bool,
     pub meta: Meta,
-    /// What it answers (for scripted scenarios and traces).
-    pub call: Call,
 }
 
+impl Response {
+    pub fn call(&self) -> Option<&Call> {
+        match &self.target {
+            Target::Session { call, .. } => Some(call),
+            _ => None,
+        }
+    }
+}
+
+/// Where the client's current connection generation stands, as the host sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Conn {
+    /// No mux stream is open.
     Down,
-    /// The mux is open and delivering frames; the connection generation is not yet
-    /// established (the driver has not resynced sessions yet).
+    /// The mux is open and delivering frames; the generation is not yet established.
     Opening,
     Established,
 }
@@ -53,20 +87,33 @@ pub enum Conn {
 #[derive(Debug, Clone)]
 pub struct Tagged {
     pub frame: InboundFrame,
+    /// The session the frame belongs to (index into the world's sessions).
+    pub sim: usize,
     pub meta: Meta,
+}
+
+/// A downlink the client asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct Downlink {
+    pub id: StreamId,
+    pub kind: StreamKind,
+    pub carrier: Carrier,
+    /// The host answered it (reported to the client as opened).
+    pub open: bool,
 }
 
 #[derive(Debug)]
 pub struct Network {
     pub requests: Vec<Request>,
     pub responses: Vec<Response>,
-    pub conn: Conn,
-    pub conn_gen: u64,
-    /// Frames of the current connection not yet delivered, in stream order.
+    pub downlinks: Vec<Downlink>,
+    /// Frames of the current mux stream not yet delivered, in stream order.
     pub stream: VecDeque<Tagged>,
-    /// Event frames already delivered on this connection (duplicate candidates).
+    /// Event frames already delivered on this mux stream (duplicate candidates).
     pub delivered: Vec<Tagged>,
     pub frame_ids: u64,
+    /// Mux streams opened so far (each new one is a new connection on the host).
+    pub conn_gen: u64,
 }
 
 impl Network {
@@ -74,11 +121,11 @@ impl Network {
         Network {
             requests: Vec::new(),
             responses: Vec::new(),
-            conn: Conn::Down,
-            conn_gen: 0,
+            downlinks: Vec::new(),
             stream: VecDeque::new(),
             delivered: Vec::new(),
             frame_ids: 0,
+            conn_gen: 0,
         }
     }
 
@@ -87,9 +134,9 @@ impl Network {
         format!("srv-{}-{}", self.conn_gen, self.frame_ids)
     }
 
-    #[allow(dead_code)]
-    pub fn is_quiet(&self) -> bool {
-        self.requests.is_empty() && self.responses.is_empty() && self.stream.is_empty()
+    /// The open mux stream, if any.
+    pub fn mux(&self) -> Option<Downlink> {
+        self.downlinks.iter().copied().find(|d| d.kind == StreamKind::Mux && d.open)
     }
 
     pub fn remember_delivered(&mut self, t: Tagged) {

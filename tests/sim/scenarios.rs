@@ -4,22 +4,22 @@
 
 use super::model_host::ModelHost;
 use super::network::Conn;
-use super::world::{take_trace, Config, World};
+use super::world::{take_trace, SimConfig, World};
 use agent_session::core::session::{Call, OpenState};
 use agent_session::core::wire::{Frame, PlanModeState};
 
 fn world(service: bool) -> World {
     take_trace();
-    let mut w = World::new(0x5eed, Config { service, wire: false });
-    w.host.page_size = Some(1000);
+    let mut w = World::new(0x5eed, SimConfig::single(service));
+    w.host_mut().page_size = Some(1000);
     w
 }
 
 /// An opened session on a host whose plan service is mounted and inactive.
 fn opened_plan_inactive() -> World {
     let mut w = world(true);
-    w.host.plan = Some(super::model_host::HostPlan { active: false, pending: None });
-    w.host.initial_active = false;
+    w.host_mut().plan = Some(super::model_host::HostPlan { active: false, pending: None });
+    w.host_mut().initial_active = false;
     w.opened();
     w
 }
@@ -93,7 +93,7 @@ impl Script for World {
     }
     fn opened(&mut self) -> &mut Self {
         self.act(|w| w.ui_open()).process(history_tail).deliver(history_tail).all_frames();
-        if self.net.requests.iter().any(|r| plan_query(&r.call)) {
+        if self.net.requests.iter().any(|r| r.call().is_some_and(plan_query)) {
             self.process(plan_query).deliver(plan_query);
         }
         self
@@ -106,23 +106,23 @@ fn run_turn(w: &mut World) {
     while {
         w.host_advance();
         w.check();
-        !w.host.idle()
+        !w.host().idle()
     } {}
 }
 
 #[test]
 fn a_unary_response_after_a_newer_stream_commit_loses_to_the_commit() {
     let mut w = opened_plan_inactive();
-    assert_eq!(w.session.plan_mode(), state(false, None));
+    assert_eq!(w.session().plan_mode(), state(false, None));
     // The selection is applied by the host, but its answer is slow.
     w.act(|w| w.ui_set_plan_mode(true)).process(select_true);
     // The next turn commits it on the stream before the answer arrives.
     run_turn(&mut w);
     w.all_frames();
-    assert_eq!(w.session.plan_mode(), state(true, None), "the commit is shown");
+    assert_eq!(w.session().plan_mode(), state(true, None), "the commit is shown");
     // The old answer ({active:false, pending:true}) arrives last: the commit wins.
     w.deliver(select_true);
-    assert_eq!(w.session.plan_mode(), state(true, None), "a stale answer never replaces a newer commit");
+    assert_eq!(w.session().plan_mode(), state(true, None), "a stale answer never replaces a newer commit");
     w.quiesce_and_check();
 }
 
@@ -130,14 +130,14 @@ fn a_unary_response_after_a_newer_stream_commit_loses_to_the_commit() {
 fn a_unary_response_before_the_stream_catches_up_does_not_regress() {
     let mut w = opened_plan_inactive();
     w.act(|w| w.ui_set_plan_mode(true)).process(select_true).deliver(select_true);
-    assert_eq!(w.session.plan_mode(), state(false, Some(true)));
+    assert_eq!(w.session().plan_mode(), state(false, Some(true)));
     // The host commits at the next turn; the stream lags behind.
     run_turn(&mut w);
     // A selection answered by the committed host arrives before the commit's frame.
     w.act(|w| w.ui_set_plan_mode(true)).process(select_true).deliver(select_true);
-    assert_eq!(w.session.plan_mode(), state(true, None));
+    assert_eq!(w.session().plan_mode(), state(true, None));
     w.all_frames();
-    assert_eq!(w.session.plan_mode(), state(true, None), "nothing regresses when the stream catches up");
+    assert_eq!(w.session().plan_mode(), state(true, None), "nothing regresses when the stream catches up");
     w.quiesce_and_check();
 }
 
@@ -150,11 +150,11 @@ fn a_selection_answered_before_the_stream_shows_its_commit_keeps_the_newer_pendi
     // A new selection is answered by the committed host ({active:true, pending:false})
     // before the commit's frame reaches the client.
     w.act(|w| w.ui_set_plan_mode(false)).process(select_false).deliver(select_false);
-    assert_eq!(w.session.plan_mode(), state(true, Some(false)));
+    assert_eq!(w.session().plan_mode(), state(true, Some(false)));
     // The stream catches up: the commit is older than the answer already shown.
     w.all_frames();
     assert_eq!(
-        w.session.plan_mode(),
+        w.session().plan_mode(),
         state(true, Some(false)),
         "the commit the answer already reflected does not erase its pending selection"
     );
@@ -167,13 +167,13 @@ fn overlapping_selections_answered_out_of_order() {
     // Two selections in flight; the host applies them in the order sent.
     w.act(|w| w.ui_set_plan_mode(true)).act(|w| w.ui_set_plan_mode(false));
     w.process(select_true).process(select_false);
-    assert_eq!(w.host.plan_state(), state(false, None));
+    assert_eq!(w.host().plan_state(), state(false, None));
     // Their answers arrive in the opposite order.
     w.deliver(select_false);
-    assert_eq!(w.session.plan_mode(), state(false, None));
+    assert_eq!(w.session().plan_mode(), state(false, None));
     w.deliver(select_true);
     assert_eq!(
-        w.session.plan_mode(),
+        w.session().plan_mode(),
         state(false, None),
         "the older selection's answer does not overwrite the newer one's"
     );
@@ -190,16 +190,16 @@ fn a_gap_whose_repair_overlaps_buffered_frames() {
     // Deliver two, drop one (the gap), deliver two more: they are buffered and a repair
     // (a tail pull) goes out.
     w.frames(2).act(|w| w.drop_frame()).frames(2);
-    let tail = w.session.tail_seq();
-    assert!(w.net.requests.iter().any(|r| history_tail(&r.call)), "a gap starts a repair");
+    let tail = w.session().tail_seq();
+    assert!(w.net.requests.iter().any(|r| r.call().is_some_and(history_tail)), "a gap starts a repair");
     // More frames arrive while the repair is in flight (buffered too), then the host
     // answers the repair with a page that overlaps all of them.
     run_turn(&mut w);
     w.process(history_tail).frames(3).deliver(history_tail);
-    assert!(w.session.tail_seq() > tail, "the repair moved the window on");
+    assert!(w.session().tail_seq() > tail, "the repair moved the window on");
     w.all_frames();
     w.quiesce_and_check();
-    assert_eq!(w.session.diagnostics().repairs, 1, "one repair, no loop");
+    assert_eq!(w.session().diagnostics().repairs, 1, "one repair, no loop");
 }
 
 #[test]
@@ -210,13 +210,13 @@ fn a_repair_that_fails_is_bounded() {
     w.frames(1).act(|w| w.drop_frame()).all_frames();
     // Every repair attempt fails: bounded, no loop, the window stays usable.
     for _ in 0..10 {
-        if !w.net.requests.iter().any(|r| history_tail(&r.call)) {
+        if !w.net.requests.iter().any(|r| r.call().is_some_and(history_tail)) {
             break;
         }
-        let i = w.net.requests.iter().position(|r| history_tail(&r.call)).unwrap();
+        let i = w.net.requests.iter().position(|r| r.call().is_some_and(history_tail)).unwrap();
         w.act(|w| w.lose(i)).process(history_tail).deliver(history_tail);
     }
-    assert!(w.session.diagnostics().repairs <= agent_session::core::session::MAX_REPAIRS_PER_TAIL as u64);
+    assert!(w.session().diagnostics().repairs <= agent_session::core::session::MAX_REPAIRS_PER_TAIL as u64);
     assert!(w.net.requests.is_empty(), "no repair loop");
     w.quiesce_and_check();
 }
@@ -229,19 +229,19 @@ fn host_restart_that_lost_its_log_rebuilds() {
     run_turn(&mut w);
     // A gap leaves a frame of the old log buffered.
     w.frames(1).act(|w| w.drop_frame()).frames(2);
-    let old_tail = w.host.last_seq();
+    let old_tail = w.host().last_seq();
     // The host restarts having lost everything but its first event (and the commit).
     w.act(|w| w.restart_host(Some(1)));
-    assert_eq!(w.host.plan_state(), state(false, None));
+    assert_eq!(w.host().plan_state(), state(false, None));
     w.act(|w| w.reconnect()).all_frames().act(|w| w.establish());
     // The restarted host moves on past the old tail with a different log.
     for _ in 0..3 {
         run_turn(&mut w);
     }
-    assert!(w.host.last_seq() > old_tail);
+    assert!(w.host().last_seq() > old_tail);
     w.quiesce_and_check();
-    assert!(!w.lenient, "the client rebuilt from the restarted host's log");
-    assert_eq!(w.session.window(), &w.host.log[w.session.base_seq() as usize..]);
+    assert!(!w.sims[0].lenient, "the client rebuilt from the restarted host's log");
+    assert_eq!(w.session().window(), &w.host().log[w.session().base_seq() as usize..]);
 }
 
 #[test]
@@ -256,7 +256,7 @@ fn host_restart_that_kept_its_log_resumes_without_duplicates() {
     run_turn(&mut w);
     w.frames(2).act(|w| w.establish());
     w.quiesce_and_check();
-    let seqs: Vec<u64> = w.session.window().iter().map(|e| e.seq).collect();
+    let seqs: Vec<u64> = w.session().window().iter().map(|e| e.seq).collect();
     let mut dedup = seqs.clone();
     dedup.dedup();
     assert_eq!(seqs, dedup, "no duplicates");
@@ -269,8 +269,8 @@ fn a_reconnect_that_lands_on_a_host_that_moved_on() {
     // While the client is away: a selection by another client, a turn that commits it,
     // new events, and another pending selection.
     let mut rng = super::rng::Rng::new(1);
-    w.host.select_elsewhere(true, &mut rng);
-    let _ = w.host.process(
+    w.host_mut().select_elsewhere(true, &mut rng);
+    let _ = w.host_mut().process(
         &Call::Prompt {
             mode: agent_session::core::wire::PromptMode::Queue,
             content: agent_session::core::wire::Json::from_text("[]").unwrap(),
@@ -279,37 +279,37 @@ fn a_reconnect_that_lands_on_a_host_that_moved_on() {
     );
     while {
         w.host_advance();
-        !w.host.idle()
+        !w.host().idle()
     } {}
-    w.host.select_elsewhere(false, &mut rng);
-    assert_eq!(w.host.plan_state(), state(true, Some(false)));
+    w.host_mut().select_elsewhere(false, &mut rng);
+    assert_eq!(w.host().plan_state(), state(true, Some(false)));
     w.act(|w| w.reconnect());
     match &w.net.stream.front().expect("subscribed first").frame.frame {
-        Frame::Subscribed(s) => assert_eq!(s.last_seq, w.host.last_seq()),
+        Frame::Subscribed(s) => assert_eq!(s.last_seq, w.host().last_seq()),
         other => panic!("expected subscribed, got {other:?}"),
     }
     w.all_frames().act(|w| w.establish());
     w.quiesce_and_check();
-    assert_eq!(w.session.plan_mode(), state(true, Some(false)));
+    assert_eq!(w.session().plan_mode(), state(true, Some(false)));
 }
 
 #[test]
 fn wall_clock_jumps_do_not_matter() {
     let mut w = world(true);
-    w.host.clock_backwards = true;
+    w.host_mut().clock_backwards = true;
     w.opened();
     for _ in 0..3 {
         run_turn(&mut w);
         w.all_frames();
     }
-    let times: Vec<f64> = w.session.window().iter().map(|e| e.time).collect();
+    let times: Vec<f64> = w.session().window().iter().map(|e| e.time).collect();
     assert!(times.windows(2).all(|p| p[1] < p[0]), "the host's clock ran backwards");
     w.quiesce_and_check();
     // And random schedules under a backwards clock.
     for seed in 0..50 {
         take_trace();
-        let mut w = World::new(seed, Config { service: true, wire: false });
-        w.host.clock_backwards = true;
+        let mut w = World::new(seed, SimConfig::single(true));
+        w.host_mut().clock_backwards = true;
         w.act(|w| w.ui_open());
         for _ in 0..40 {
             w.settle_one_random();
@@ -328,7 +328,7 @@ fn frames_before_the_first_window_and_a_drop_while_loading() {
     w.frames(2).act(|w| w.drop_frame()).all_frames();
     run_turn(&mut w);
     w.process(history_tail).all_frames().deliver(history_tail);
-    assert_eq!(w.session.open_state(), OpenState::Open);
+    assert_eq!(w.session().open_state(), OpenState::Open);
     w.quiesce_and_check();
 }
 
@@ -339,9 +339,9 @@ fn plan_service_absent_never_shows_a_state() {
     w.act(|w| w.ui_set_plan_mode(true)).process(select_true).deliver(select_true);
     run_turn(&mut w);
     w.all_frames();
-    assert_eq!(w.session.plan_mode(), None);
-    assert!(w.host.log.iter().all(|e| e.kind != "plan/mode"));
+    assert_eq!(w.session().plan_mode(), None);
+    assert!(w.host().log.iter().all(|e| e.kind != "plan/mode"));
     w.quiesce_and_check();
-    assert_eq!(w.net.conn, Conn::Established);
+    assert_eq!(w.conn(), Conn::Established);
     let _ = ModelHost::transport_error("unused");
 }

@@ -2,7 +2,8 @@
 //! temper, and every step's action.
 
 use super::network::Conn;
-use super::world::{trace, Config, World};
+use super::world::{trace, SimConfig, World};
+use agent_session::core::client::{Carrier, Transport};
 
 /// What the run covered, summed over schedules.
 #[derive(Debug, Default, Clone)]
@@ -21,7 +22,10 @@ pub struct Stats {
     pub plan_fenced: u64,
     pub plan_changes: u64,
     pub service_absent: u64,
-    pub wire: u64,
+    pub sessions: u64,
+    pub generations: u64,
+    pub websocket: u64,
+    pub sse_fallback: u64,
 }
 
 impl Stats {
@@ -40,7 +44,10 @@ impl Stats {
         self.plan_fenced += o.plan_fenced;
         self.plan_changes += o.plan_changes;
         self.service_absent += o.service_absent;
-        self.wire += o.wire;
+        self.sessions += o.sessions;
+        self.generations += o.generations;
+        self.websocket += o.websocket;
+        self.sse_fallback += o.sse_fallback;
     }
 }
 
@@ -64,20 +71,28 @@ enum Action {
     Establish,
     Restart,
     LossyRestart,
-    Wake,
+    TimePasses,
 }
 
 /// Runs one whole schedule: random steps with checks after each, then quiescence.
 pub fn run(seed: u64) -> Stats {
     let mut w = {
         let mut r = super::rng::Rng::new(seed.wrapping_mul(31).wrapping_add(7));
-        let cfg = Config { service: !r.chance(0.2), wire: r.chance(0.1) };
-        World::new(seed, cfg)
+        let sessions = [1, 1, 2, 3][r.below(4)];
+        let (transport, sse_only) = match r.below(4) {
+            0 => (Transport::Only(Carrier::Sse), false),
+            1 => (Transport::Only(Carrier::WebSocket), false),
+            2 => (Transport::Auto, false),
+            _ => (Transport::Auto, true),
+        };
+        World::new(seed, SimConfig { service: !r.chance(0.2), sessions, transport, sse_only })
     };
-    trace(format!("== seed {seed} service {} wire {}", w.cfg.service, w.cfg.wire));
+    trace(format!("== seed {seed} {:?}", w.cfg));
     let mut stats = Stats { schedules: 1, ..Stats::default() };
     stats.service_absent = (!w.cfg.service) as u64;
-    stats.wire = w.cfg.wire as u64;
+    stats.sessions = w.cfg.sessions as u64;
+    stats.websocket = (w.cfg.transport != Transport::Only(Carrier::Sse) && !w.cfg.sse_only) as u64;
+    stats.sse_fallback = w.cfg.sse_only as u64;
 
     // The adversary's temper for this schedule.
     let steps = w.rng.range(50, 200);
@@ -91,9 +106,10 @@ pub fn run(seed: u64) -> Stats {
     let plan_w = [2, 6, 14][w.rng.below(3)];
 
     for _ in 0..steps {
-        let down = w.net.conn == Conn::Down;
-        let opening = w.net.conn == Conn::Opening;
-        let cold = w.session.open_state() == agent_session::core::session::OpenState::Cold;
+        w.focus = w.rng.below(w.sims.len());
+        let down = w.conn() == Conn::Down;
+        let opening = w.conn() == Conn::Opening;
+        let cold = w.session().open_state() == agent_session::core::session::OpenState::Cold;
         let weights: &[(Action, u32)] = &[
             (Action::Open, if cold { 6 } else { 1 }),
             (Action::Prompt, 5),
@@ -113,7 +129,7 @@ pub fn run(seed: u64) -> Stats {
             (Action::Establish, if opening { 6 } else { 0 }),
             (Action::Restart, restart_w),
             (Action::LossyRestart, lossy_w),
-            (Action::Wake, if w.wakes.is_empty() { 0 } else { 4 }),
+            (Action::TimePasses, if w.client.poll_timeout().is_none() { 0 } else { 3 }),
         ];
         let ws: Vec<u32> = weights.iter().map(|x| x.1).collect();
         let action = weights[w.rng.weighted(&ws)].0;
@@ -132,9 +148,9 @@ pub fn run(seed: u64) -> Stats {
                 w.host_process(i)
             }
             Action::HostAdvance => {
-                let before = w.host.log.len();
+                let before = w.sims[w.focus].host.log.len();
                 w.host_advance();
-                stats.events_logged += (w.host.log.len() - before) as u64;
+                stats.events_logged += (w.sims[w.focus].host.log.len() - before) as u64;
             }
             Action::DeliverResponse => {
                 let i = w.rng.below(w.net.responses.len());
@@ -168,9 +184,8 @@ pub fn run(seed: u64) -> Stats {
                 stats.disconnects += 1;
             }
             Action::Reconnect => w.reconnect(),
-            Action::Wake => {
-                let i = w.rng.below(w.wakes.len());
-                w.fire_wake(i)
+            Action::TimePasses => {
+                w.time_passes();
             }
             Action::Establish => w.establish(),
             Action::Restart => {
@@ -178,7 +193,7 @@ pub fn run(seed: u64) -> Stats {
                 stats.restarts += 1;
             }
             Action::LossyRestart => {
-                let keep = w.rng.below(w.host.log.len() + 1);
+                let keep = w.rng.below(w.host().log.len() + 1);
                 w.restart_host(Some(keep));
                 stats.lossy_restarts += 1;
             }
@@ -187,11 +202,14 @@ pub fn run(seed: u64) -> Stats {
     }
     stats.steps = w.step as u64;
     w.quiesce_and_check();
-    let d = w.session.diagnostics();
-    stats.repairs = d.repairs;
-    stats.rejected_pages = d.rejected_pages;
-    stats.stale_responses = d.stale_responses;
-    stats.plan_fenced = d.plan_responses_fenced;
-    stats.plan_changes = w.checker.plan_changes;
+    for sim in &w.sims {
+        let d = w.client.session(&sim.id).expect("resident").diagnostics();
+        stats.repairs += d.repairs;
+        stats.rejected_pages += d.rejected_pages;
+        stats.stale_responses += d.stale_responses;
+        stats.plan_fenced += d.plan_responses_fenced;
+        stats.plan_changes += sim.checker.plan_changes;
+    }
+    stats.generations = w.client.connection().generation();
     stats
 }

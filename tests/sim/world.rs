@@ -1,23 +1,26 @@
-//! The world: one `Session` (the system under test), the model host, the adversarial
-//! network between them, and the driver glue a real shell would be (it turns `Send`
-//! effects into requests, routes frames, resyncs non-cold sessions when a connection
-//! generation is established). Every action is followed by the invariant checks.
+//! The world: the client as users get it (the sans-IO `HostClient` with one or more
+//! sessions, the system under test), one model host per session, and the adversarial network
+//! between them. The world is only a driver: it performs the client's outputs (requests,
+//! downlinks, aborts) against the model, writes the host's answers and frames as wire text,
+//! and advances the clock to the client's one timer. Connection generations, their resync
+//! rules, carrier fallback and timers are the client's own. Every action is followed by the
+//! invariant checks.
 
 use super::invariants::{check_converged, check_nodes_match_a_full_fold, check_window, Checker};
 use super::model_host::{Meta, ModelHost};
-use super::network::{Conn, Fate, Network, Request, Response, Tagged};
+use super::network::{Conn, Downlink, Fate, Network, Request, Response, Tagged, Target};
 use super::rng::Rng;
-use agent_session::core::session::{Call, Effect, OpId, OpenState, Outcome, Session, WakeToken};
-use agent_session::core::sse::{SseItem, SseParser};
-use agent_session::core::wire::{
-    parse_frame, parse_unary_response, result_to_json, EventFrame, Frame, InboundFrame, PromptMode, ResponseForm,
-    SessionEvent, SubscribedFrame,
+use agent_session::core::client::{
+    CallId, Carrier, Config, HostClient, Input, Instant, Output, Reply, SessionOp, Settlement, StreamKind,
+    Token, Transport,
 };
-use serde_json::json;
+use agent_session::core::session::{Call, OpenState, Session};
+use agent_session::core::wire::{
+    result_to_json, EventFrame, Frame, InboundFrame, Json, PromptMode, SessionEvent, SubscribedFrame,
+};
+use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
-
-pub const SESSION: &str = "s1";
 
 thread_local! {
     /// The recent actions of the schedule running on this thread, printed on failure.
@@ -43,65 +46,110 @@ pub fn take_trace() -> Vec<String> {
 }
 
 #[derive(Debug, Clone)]
-pub struct Config {
+pub struct SimConfig {
     /// The host has a plan service.
     pub service: bool,
-    /// Route responses through the envelope parser and frames through the SSE parser,
-    /// split into random chunks.
-    pub wire: bool,
+    /// How many sessions the client holds (each with its own model host).
+    pub sessions: usize,
+    /// The client's `transport` option.
+    pub transport: Transport,
+    /// The host refuses WebSocket upgrades (an SSE-only host).
+    pub sse_only: bool,
+}
+
+impl SimConfig {
+    /// One session, SSE, plan service as given (the named scenarios).
+    pub fn single(service: bool) -> Self {
+        SimConfig { service, sessions: 1, transport: Transport::Only(Carrier::Sse), sse_only: false }
+    }
+}
+
+/// One session of the client and its truth.
+pub struct Sim {
+    pub id: String,
+    pub host: ModelHost,
+    pub checker: Checker,
+    /// Every operation the session was asked for, and how it settled.
+    pub ops: BTreeMap<Token, Option<Settlement>>,
+    /// The session reported a change since the last check.
+    changed_since_check: bool,
+    verified: Option<(i64, i64)>,
+    /// A lossy restart happened and the client has not yet rebuilt from the new log.
+    pub lenient: bool,
 }
 
 pub struct World {
     pub seed: u64,
     pub step: usize,
     pub rng: Rng,
-    pub cfg: Config,
-    pub host: ModelHost,
+    pub cfg: SimConfig,
+    pub sims: Vec<Sim>,
     pub net: Network,
-    pub session: Session,
-    pub checker: Checker,
-    /// Every operation the session returned, and how it settled.
-    pub ops: BTreeMap<OpId, Option<Outcome>>,
-    /// The session reported `Changed` since the last check.
-    changed_since_check: bool,
-    verified: Option<(i64, i64)>,
-    /// A lossy restart happened and the client has not yet rebuilt from the new log.
-    pub lenient: bool,
-    /// The first request id the session sent after the current generation was established.
-    first_req_after_establish: u64,
-    next_req_seen: u64,
-    sse: SseParser,
-    /// Wake-ups the session asked for and the clock has not yet reached (any order: the
-    /// model has no time, so any pending wake may fire next).
-    pub wakes: Vec<WakeToken>,
+    pub client: HostClient,
+    /// The session the UI actions address.
+    pub focus: usize,
+    pub now: f64,
+    next_token: u64,
+    /// The first call id the client sent after its latest generation was established.
+    first_call_after_establish: u64,
+    next_call_seen: u64,
+    established_seen: u64,
+    /// Changes reported per session by the current input (at most one for a session input).
+    changes_this_input: Vec<usize>,
 }
 
 impl World {
-    pub fn new(seed: u64, cfg: Config) -> Self {
+    pub fn new(seed: u64, cfg: SimConfig) -> Self {
         let mut rng = Rng::new(seed);
-        let initial_active = rng.chance(0.3);
+        let sims = (0..cfg.sessions)
+            .map(|i| {
+                let initial_active = rng.chance(0.3);
+                let id = format!("s{}", i + 1);
+                Sim {
+                    host: ModelHost::new(&id, cfg.service, initial_active),
+                    id,
+                    checker: Checker::default(),
+                    ops: BTreeMap::new(),
+                    changed_since_check: true,
+                    verified: None,
+                    lenient: false,
+                }
+            })
+            .collect();
+        let client = HostClient::new(Config {
+            transport: cfg.transport,
+            rpc_prefix: "c-".into(),
+            seed: seed ^ 0x5eed,
+            ..Config::default()
+        });
         let mut w = World {
             seed,
             step: 0,
-            host: ModelHost::new(SESSION, cfg.service, initial_active),
             rng,
             cfg,
+            sims,
             net: Network::new(),
-            session: Session::new(SESSION),
-            checker: Checker::default(),
-            ops: BTreeMap::new(),
-            changed_since_check: true,
-            verified: None,
-            lenient: false,
-            first_req_after_establish: 0,
-            next_req_seen: 0,
-            sse: SseParser::default(),
-            wakes: Vec::new(),
+            client,
+            focus: 0,
+            now: 0.0,
+            next_token: 0,
+            first_call_after_establish: 0,
+            next_call_seen: 0,
+            established_seen: 0,
+            changes_this_input: Vec::new(),
         };
-        // The first connection generation is established before any session opens.
-        w.net.conn = Conn::Established;
-        w.net.conn_gen = 1;
-        w.push_subscribed();
+        // Every session is resident, and the first connection generation is established
+        // (its session list seeded) before any session opens.
+        for i in 0..w.sims.len() {
+            let session = w.sims[i].id.clone();
+            w.input(Input::Ensure { session }, "ensure");
+        }
+        w.accept_streams();
+        w.establish();
+        while let Some(i) = w.net.requests.iter().position(|r| r.target == Target::List) {
+            w.host_process(i);
+            w.deliver_response(0);
+        }
         w
     }
 
@@ -109,202 +157,351 @@ impl World {
         panic!("SIM_SEED={} step {}: {msg}", self.seed, self.step);
     }
 
-    // ---- the driver glue ---------------------------------------------------------
+    /// Session 0's truth (the named scenarios use one session).
+    pub fn host(&self) -> &ModelHost {
+        &self.sims[0].host
+    }
+    pub fn host_mut(&mut self) -> &mut ModelHost {
+        &mut self.sims[0].host
+    }
+    /// The focused session as the client holds it.
+    pub fn session(&self) -> &Session {
+        self.client.session(&self.sims[self.focus].id).expect("sessions are resident from the start")
+    }
+    pub fn conn(&self) -> Conn {
+        match self.net.mux() {
+            None => Conn::Down,
+            Some(_) if self.client.connection().is_established() => Conn::Established,
+            Some(_) => Conn::Opening,
+        }
+    }
 
-    /// Drains the session's effects into the network and the op ledger. An input emits at
-    /// most one `Changed`.
-    fn pump(&mut self, input: &str) {
-        let mut changed = 0;
-        while let Some(effect) = self.session.poll_effect() {
-            match effect {
-                Effect::Send { req, call } => {
-                    self.next_req_seen = self.next_req_seen.max(req.0 + 1);
-                    trace(format!("    -> send {req:?} {}", call_name(&call)));
-                    self.net.requests.push(Request { req, call, fate: Fate::Normal });
+    // ---- the driver ----------------------------------------------------------------------
+
+    /// Feeds one input and performs every output.
+    fn input(&mut self, input: Input, what: &str) {
+        let calls_before = self.next_call_seen;
+        self.changes_this_input.clear();
+        self.client.handle_input(Instant::from_ms(self.now), input);
+        let mut pending = VecDeque::new();
+        while let Some(out) = self.client.poll_output() {
+            pending.push_back(out);
+        }
+        while let Some(out) = pending.pop_front() {
+            self.perform(out, what);
+        }
+        let established = self.client.connection().established_count();
+        if established != self.established_seen {
+            self.established_seen = established;
+            self.first_call_after_establish = calls_before;
+            trace(format!("    ESTABLISHED gen {}", self.client.connection().generation()));
+        }
+    }
+
+    fn sim_of(&self, id: &str) -> usize {
+        self.sims.iter().position(|s| s.id == id).unwrap_or_else(|| self.fail(&format!("unknown session {id}")))
+    }
+
+    fn perform(&mut self, out: Output, what: &str) {
+        match out {
+            Output::Send { call, path, body } => {
+                self.next_call_seen = self.next_call_seen.max(call.0 + 1);
+                let request = self.decode(call, path, &body);
+                trace(format!("    -> send {call:?} {}", target_name(&request.target)));
+                self.net.requests.push(request);
+            }
+            Output::Abort { call } => {
+                self.net.requests.retain(|r| r.id != call);
+                self.net.responses.retain(|r| r.id != call);
+            }
+            Output::OpenStream { stream, kind, carrier, ticket } => {
+                if ticket.is_some() {
+                    self.fail("no token is configured: no ticket expected");
                 }
-                Effect::Settle { op, outcome } => match self.ops.get_mut(&op) {
-                    None => self.fail(&format!("{input}: settled unknown op {op:?}")),
-                    Some(Some(_)) => self.fail(&format!("{input}: op {op:?} settled twice")),
-                    Some(slot) => *slot = Some(outcome),
-                },
-                Effect::Changed => changed += 1,
-                Effect::Wake { token, after_ms } => {
-                    trace(format!("    -> wake {token:?} in {after_ms} ms"));
-                    self.wakes.push(token);
+                trace(format!("    -> open {} over {}", kind.path(), carrier.as_str()));
+                self.net.downlinks.push(Downlink { id: stream, kind, carrier, open: false });
+            }
+            Output::CloseStream { stream } => {
+                let was_mux = self.net.mux().is_some_and(|m| m.id == stream);
+                self.net.downlinks.retain(|d| d.id != stream);
+                if was_mux {
+                    self.net.stream.clear();
+                    self.net.delivered.clear();
                 }
             }
-        }
-        self.changed_since_check |= changed > 0;
-        if changed > 1 {
-            self.fail(&format!("{input}: {changed} Changed effects for one input"));
-        }
-    }
-
-    fn op(&mut self, op: OpId, input: &str) {
-        if self.ops.insert(op, None).is_some() {
-            self.fail(&format!("{input}: op id {op:?} reused"));
-        }
-        self.pump(input);
-    }
-
-    /// Invariants 1 and 2 (3, no panic, is the harness itself).
-    pub fn check(&mut self) {
-        self.step += 1;
-        if TRACE_ALL.with(|t| *t.borrow()) {
-            eprintln!(
-                "      [{}] window {}..={} ({:?}) plan {:?} host log {} epoch {}",
-                self.step,
-                self.session.base_seq(),
-                self.session.tail_seq(),
-                self.session.open_state(),
-                self.session.plan_mode(),
-                self.host.log.len(),
-                self.host.epoch
-            );
-        }
-        let contents = std::mem::take(&mut self.changed_since_check);
-        if let Err(e) = check_window(&self.session, &self.host, contents, self.lenient, &mut self.verified) {
-            self.fail(&e);
-        }
-        let shown = self.session.plan_mode();
-        if let Err(e) = self.checker.check_plan(shown, self.cfg.service) {
-            self.fail(&e);
+            Output::Settle { token, settlement } => {
+                let sim = self.sims.iter_mut().find(|s| s.ops.contains_key(&token));
+                match sim.map(|s| s.ops.get_mut(&token).expect("found")) {
+                    None => self.fail(&format!("{what}: settled unknown operation {token:?}")),
+                    Some(Some(_)) => self.fail(&format!("{what}: operation {token:?} settled twice")),
+                    Some(slot) => *slot = Some(settlement),
+                }
+            }
+            Output::HostChanged => {}
+            Output::SessionChanged(id) => {
+                let i = self.sim_of(&id);
+                self.sims[i].changed_since_check = true;
+                self.changes_this_input.push(i);
+            }
         }
     }
 
-    fn push_subscribed(&mut self) {
-        let rpc_id = self.net.next_rpc_id();
-        let frame = Frame::Subscribed(SubscribedFrame { session_id: SESSION.into(), last_seq: self.host.last_seq() });
-        self.net.stream.push_back(Tagged { frame: InboundFrame { rpc_id, frame }, meta: Meta::default() });
+    /// Reads a request body back into what it asks (the model host speaks `Call`s).
+    fn decode(&self, id: CallId, path: &str, body: &str) -> Request {
+        let v: Value = serde_json::from_str(body).unwrap_or_else(|e| self.fail(&format!("{path}: body not JSON: {e}")));
+        let p = &v["payload"];
+        let session = |p: &Value| self.sim_of(p["sessionId"].as_str().unwrap_or_default());
+        let rpc_id = v["rpcId"].as_str().map(str::to_string);
+        let (rpc_id, target) = match path {
+            "host.describe" => (rpc_id, Target::Describe),
+            "session.list" => (rpc_id, Target::List),
+            "session.history" => {
+                let call = Call::History {
+                    before_seq: p["beforeSeq"].as_u64(),
+                    max_messages: p["maxMessages"].as_u64().map(|n| n as u32),
+                };
+                (rpc_id, Target::Session { sim: session(p), call })
+            }
+            "session.planMode" => (rpc_id, Target::Session { sim: session(p), call: Call::PlanMode }),
+            "session.setPlanMode" => {
+                let active = p["active"].as_bool().unwrap_or_else(|| self.fail("setPlanMode without active"));
+                (rpc_id, Target::Session { sim: session(p), call: Call::SetPlanMode { active } })
+            }
+            "session.prompt" => {
+                let mode = if p["mode"] == "steer" { PromptMode::Steer } else { PromptMode::Queue };
+                let content = Json::from(p["content"].clone());
+                (rpc_id, Target::Session { sim: session(p), call: Call::Prompt { mode, content } })
+            }
+            "session.cancel" => (rpc_id, Target::Session { sim: session(p), call: Call::Cancel }),
+            other => self.fail(&format!("a request the model does not know: {other} {body}")),
+        };
+        if v["type"] != "client-request" || v["method"] != path {
+            self.fail(&format!("{path}: not a client-request for its path: {body}"));
+        }
+        Request { id, rpc_id, target, fate: Fate::Normal }
     }
 
-    /// Appended host events go out on the current mux stream, if one is up.
-    fn broadcast(&mut self, events: Vec<SessionEvent>) {
-        for event in events {
-            if self.net.conn == Conn::Down {
+    /// The host answers the streams the client asked for: SSE always, WebSockets unless the
+    /// host is SSE-only (then the upgrade is refused before it opens). An accepted mux starts
+    /// with `session/subscribed` for every session.
+    pub fn accept_streams(&mut self) {
+        while let Some(d) = self.net.downlinks.iter().copied().find(|d| !d.open) {
+            if d.carrier == Carrier::WebSocket && self.cfg.sse_only {
+                trace(format!("REFUSE websocket {}", d.kind.path()));
+                self.net.downlinks.retain(|x| x.id != d.id);
+                self.input(Input::StreamEnded { stream: d.id, why: "closed (1006)".into() }, "refused");
                 continue;
             }
+            for x in self.net.downlinks.iter_mut().filter(|x| x.id == d.id) {
+                x.open = true;
+            }
+            if d.kind == StreamKind::Mux {
+                self.net.conn_gen += 1;
+                self.net.stream.clear();
+                self.net.delivered.clear();
+                trace(format!("MUX OPEN (conn {})", self.net.conn_gen));
+                for i in 0..self.sims.len() {
+                    self.push_subscribed(i);
+                }
+            }
+            self.input(Input::StreamOpened { stream: d.id }, "stream opened");
+        }
+    }
+
+    fn answer(&mut self, r: Response) {
+        let reply = if r.lost {
+            Reply::Failed("lost on the network".into())
+        } else {
+            match (&r.rpc_id, &r.result) {
+                (None, Ok(receipt)) => Reply::Body(receipt.to_string()),
+                (rpc_id, result) => Reply::Body(
+                    json!({ "type": "server-response", "rpcId": rpc_id, "result": result_to_json(result) }).to_string(),
+                ),
+            }
+        };
+        self.input(Input::Response { call: r.id, reply }, "response");
+    }
+
+    fn new_token(&mut self, sim: usize) -> Token {
+        self.next_token += 1;
+        let token = Token(self.next_token);
+        self.sims[sim].ops.insert(token, None);
+        token
+    }
+
+    /// A UI operation on the focused session.
+    fn op(&mut self, op: SessionOp, what: &str) {
+        let i = self.focus;
+        let token = self.new_token(i);
+        let session = self.sims[i].id.clone();
+        self.input(Input::Session { token, session, op }, what);
+        self.one_change_per_session_input(what);
+    }
+
+    fn one_change_per_session_input(&self, what: &str) {
+        let mut seen = self.changes_this_input.clone();
+        seen.sort_unstable();
+        if seen.windows(2).any(|p| p[0] == p[1]) {
+            self.fail(&format!("{what}: more than one change reported for one session input"));
+        }
+    }
+
+    /// Invariants 1 and 2 for every session (3, no panic, is the harness itself).
+    pub fn check(&mut self) {
+        self.step += 1;
+        for i in 0..self.sims.len() {
+            let Some(session) = self.client.session(&self.sims[i].id) else {
+                self.fail("a session is not resident");
+            };
+            let sim = &mut self.sims[i];
+            if TRACE_ALL.with(|t| *t.borrow()) {
+                eprintln!(
+                    "      [{}] {} window {}..={} ({:?}) plan {:?} host log {} epoch {}",
+                    self.step,
+                    sim.id,
+                    session.base_seq(),
+                    session.tail_seq(),
+                    session.open_state(),
+                    session.plan_mode(),
+                    sim.host.log.len(),
+                    sim.host.epoch
+                );
+            }
+            let contents = std::mem::take(&mut sim.changed_since_check);
+            if let Err(e) = check_window(session, &sim.host, contents, sim.lenient, &mut sim.verified) {
+                let id = sim.id.clone();
+                self.fail(&format!("{id}: {e}"));
+            }
+            let shown = session.plan_mode();
+            if let Err(e) = sim.checker.check_plan(shown, self.cfg.service) {
+                let id = sim.id.clone();
+                self.fail(&format!("{id}: {e}"));
+            }
+        }
+    }
+
+    fn push_subscribed(&mut self, i: usize) {
+        let rpc_id = self.net.next_rpc_id();
+        let frame = Frame::Subscribed(SubscribedFrame { session_id: self.sims[i].id.clone(), last_seq: self.sims[i].host.last_seq() });
+        self.net.stream.push_back(Tagged { frame: InboundFrame { rpc_id, frame }, sim: i, meta: Meta::default() });
+    }
+
+    /// Appended host events go out on the open mux stream, if there is one.
+    fn broadcast(&mut self, i: usize, events: Vec<SessionEvent>) {
+        if self.net.mux().is_none() {
+            return;
+        }
+        for event in events {
             let mut meta = Meta::default();
             if event.kind == "plan/mode" {
                 let active = event.data_value()["active"].as_bool().expect("valid plan/mode");
-                meta.commits.push((active, (self.host.epoch, event.seq + 1)));
+                meta.commits.push((active, (self.sims[i].host.epoch, event.seq + 1)));
             }
             let rpc_id = self.net.next_rpc_id();
-            let frame = Frame::Event(EventFrame { session_id: SESSION.into(), event, view: None });
-            self.net.stream.push_back(Tagged { frame: InboundFrame { rpc_id, frame }, meta });
+            let frame = Frame::Event(EventFrame { session_id: self.sims[i].id.clone(), event, view: None });
+            self.net.stream.push_back(Tagged { frame: InboundFrame { rpc_id, frame }, sim: i, meta });
         }
     }
 
+    /// Writes a frame as the host would and hands it to the client on the mux's carrier:
+    /// one WebSocket message, or SSE bytes split at random points (inside UTF-8 sequences
+    /// and `\r\n` included) over several reads.
     fn feed_frame(&mut self, t: Tagged, what: &str) {
+        let Some(mux) = self.net.mux() else { return };
         trace(format!("{what} {}", frame_name(&t.frame)));
-        self.checker.on_frame(&t.meta);
-        let frame = if self.cfg.wire { self.through_sse(&t.frame) } else { t.frame.clone() };
-        if let Frame::Event(_) = frame.frame {
+        self.sims[t.sim].checker.on_frame(&t.meta);
+        let text = t.frame.frame.to_envelope(t.frame.rpc_id.clone()).to_json_string();
+        if let Frame::Event(_) = t.frame.frame {
             self.net.remember_delivered(t);
         }
-        self.session.on_frame(frame);
-        self.pump(what);
-    }
-
-    /// Serializes a frame as the host would, splits the bytes at random points (inside
-    /// UTF-8 sequences and `\r\n` included) and parses it back.
-    fn through_sse(&mut self, frame: &InboundFrame) -> InboundFrame {
-        let json = frame.frame.to_envelope(frame.rpc_id.clone()).to_json_string();
-        let eol = if self.rng.bool() { "\r\n" } else { "\n" };
-        let text = format!(": keep{eol}data: {json}{eol}{eol}");
-        let bytes = text.as_bytes();
-        let mut items = Vec::new();
-        let mut i = 0;
-        while i < bytes.len() {
-            let n = self.rng.range(1, 40).min(bytes.len() - i);
-            self.sse.push(&bytes[i..i + n], &mut items);
-            i += n;
-        }
-        let data: Vec<_> = items
-            .into_iter()
-            .filter_map(|it| match it {
-                SseItem::Data(d) => Some(d),
-                _ => None,
-            })
-            .collect();
-        if data.len() != 1 {
-            self.fail(&format!("SSE round trip yielded {} data items", data.len()));
-        }
-        match parse_frame(&data[0]) {
-            Ok(f) if f == *frame => f,
-            other => self.fail(&format!("frame round trip changed it: {other:?}")),
+        match mux.carrier {
+            Carrier::WebSocket => self.input(Input::StreamMessage { stream: mux.id, text }, what),
+            Carrier::Sse => {
+                let eol = if self.rng.bool() { "\r\n" } else { "\n" };
+                let bytes = format!(": keep{eol}data: {text}{eol}{eol}").into_bytes();
+                let mut i = 0;
+                while i < bytes.len() {
+                    let n = self.rng.range(1, 400).min(bytes.len() - i);
+                    let chunk = bytes[i..i + n].to_vec();
+                    self.input(Input::StreamBytes { stream: mux.id, bytes: chunk }, what);
+                    i += n;
+                }
+            }
         }
     }
 
-    // ---- UI actions ----------------------------------------------------------------
+    // ---- UI actions ------------------------------------------------------------------------
 
     pub fn ui_open(&mut self) {
-        trace("ui open".into());
-        let op = self.session.open();
-        self.op(op, "open");
+        trace(format!("ui open s{}", self.focus + 1));
+        self.op(SessionOp::Open, "open");
     }
 
     pub fn ui_resync(&mut self) {
-        trace("ui resync".into());
-        self.session.resync();
-        self.pump("resync");
+        trace(format!("ui resync s{}", self.focus + 1));
+        let session = self.sims[self.focus].id.clone();
+        self.input(Input::Resync { session }, "resync");
+        self.one_change_per_session_input("resync");
     }
 
     pub fn ui_load_older(&mut self) {
-        trace(format!("ui loadOlder (base {})", self.session.base_seq()));
-        let op = self.session.load_older();
-        self.op(op, "loadOlder");
+        trace(format!("ui loadOlder s{} (base {})", self.focus + 1, self.session().base_seq()));
+        self.op(SessionOp::LoadOlder, "loadOlder");
     }
 
     pub fn ui_prompt(&mut self) {
-        trace("ui prompt".into());
+        trace(format!("ui prompt s{}", self.focus + 1));
         let text = format!("prompt at step {}", self.step);
         let mode = if self.rng.chance(0.2) { PromptMode::Steer } else { PromptMode::Queue };
-        let op = self.session.prompt(json!([{ "type": "text", "text": text }]).into(), mode);
-        self.op(op, "prompt");
+        self.op(SessionOp::Prompt { content: json!([{ "type": "text", "text": text }]).into(), mode }, "prompt");
     }
 
     pub fn ui_cancel(&mut self) {
-        trace("ui cancel".into());
-        let op = self.session.cancel();
-        self.op(op, "cancel");
+        trace(format!("ui cancel s{}", self.focus + 1));
+        self.op(SessionOp::Cancel, "cancel");
     }
 
     pub fn ui_set_plan_mode(&mut self, active: bool) {
-        trace(format!("ui setPlanMode({active})"));
-        let op = self.session.set_plan_mode(active);
-        self.op(op, "setPlanMode");
+        trace(format!("ui setPlanMode({active}) s{}", self.focus + 1));
+        self.op(SessionOp::SetPlanMode(active), "setPlanMode");
     }
 
-    // ---- host and network ---------------------------------------------------------------
+    // ---- host and network --------------------------------------------------------------------
 
     /// The host processes request `i` of the unprocessed ones.
     pub fn host_process(&mut self, i: usize) {
         let r = self.net.requests.remove(i);
-        let (result, meta) = match r.fate {
-            Fate::LostBeforeHost => (ModelHost::transport_error("request lost"), Meta::default()),
-            Fate::Normal | Fate::LostAfterHost => {
-                let (result, meta) = self.host.process(&r.call, &mut self.rng);
-                if r.fate == Fate::LostAfterHost {
+        let (result, meta) = match (&r.target, r.fate) {
+            (_, Fate::LostBeforeHost) => (ModelHost::transport_error("request lost"), Meta::default()),
+            (Target::Session { sim, call }, fate) => {
+                let (result, meta) = self.sims[*sim].host.process(call, &mut self.rng);
+                if fate == Fate::LostAfterHost {
                     (ModelHost::transport_error("response lost"), Meta::default())
                 } else {
                     (result, meta)
                 }
             }
+            (Target::Describe, Fate::Normal) => (
+                Ok(json!({"version": "sim", "cwd": "/", "provider": "model", "model": "none", "attachedSessions": 0})),
+                Meta::default(),
+            ),
+            (Target::List, Fate::Normal) => {
+                let items: Vec<Value> = self
+                    .sims
+                    .iter()
+                    .map(|s| json!({"sessionId": s.id, "updatedAt": 0, "running": !s.host.idle()}))
+                    .collect();
+                (Ok(json!({ "items": items })), Meta::default())
+            }
+            (_, Fate::LostAfterHost) => (ModelHost::transport_error("response lost"), Meta::default()),
         };
-        trace(format!(
-            "host processes {:?} {} ({:?}) as-of {:?} -> {}",
-            r.req,
-            call_name(&r.call),
-            r.fate,
-            self.host.as_of(),
-            short(&result)
-        ));
-        self.net.responses.push(Response { req: r.req, result, meta, call: r.call });
+        let lost = r.fate != Fate::Normal;
+        trace(format!("host processes {:?} {} ({:?}) -> {}", r.id, target_name(&r.target), r.fate, short(&result)));
+        self.net.responses.push(Response { id: r.id, rpc_id: r.rpc_id, target: r.target, result, lost, meta });
     }
 
     pub fn host_process_where(&mut self, pred: impl Fn(&Call) -> bool) {
-        let i = self.net.requests.iter().position(|r| pred(&r.call)).expect("scenario: no such request");
+        let i = self.net.requests.iter().position(|r| r.call().is_some_and(&pred)).expect("scenario: no such request");
         self.host_process(i);
         self.check();
     }
@@ -312,58 +509,60 @@ impl World {
     /// Delivers response `i` of the undelivered ones.
     pub fn deliver_response(&mut self, i: usize) {
         let r = self.net.responses.remove(i);
-        trace(format!("deliver {:?} {} {}", r.req, call_name(&r.call), short(&r.result)));
-        self.checker.on_response(&r.result, &r.meta);
-        let rebuilds = self.lenient
-            && r.result.is_ok()
-            && r.meta.tail_page_epoch == Some(self.host.epoch)
-            && r.req.0 >= self.first_req_after_establish
-            && self.net.conn == Conn::Established;
-        let before = self.session.diagnostics().clone();
-        let result = if self.cfg.wire {
-            let rpc_id = format!("c-{}", r.req.0);
-            let form = r.call.response_form(&rpc_id);
-            let body = match (&form, &r.result) {
-                // `/api/respond` answers the receipt itself.
-                (ResponseForm::BareReceipt, Ok(receipt)) => receipt.to_string(),
-                _ => json!({ "type": "server-response", "rpcId": rpc_id, "result": result_to_json(&r.result) })
-                    .to_string(),
-            };
-            match parse_unary_response(&body, &form) {
-                Ok(res) if res == r.result.clone().map(agent_session::core::wire::Json::from) => res,
-                other => self.fail(&format!("response round trip changed it: {other:?}")),
-            }
-        } else {
-            r.result.map(agent_session::core::wire::Json::from)
+        trace(format!("deliver {:?} {} {}", r.id, target_name(&r.target), short(&r.result)));
+        let Target::Session { sim, .. } = r.target else {
+            return self.answer(r);
         };
-        self.session.on_response(r.req, result);
-        self.pump("response");
-        let after = self.session.diagnostics();
+        if !r.lost {
+            self.sims[sim].checker.on_response(&r.result, &r.meta);
+        }
+        let s = &self.sims[sim];
+        let rebuilds = s.lenient
+            && !r.lost
+            && r.result.is_ok()
+            && r.meta.tail_page_epoch == Some(s.host.epoch)
+            && r.id.0 >= self.first_call_after_establish
+            && self.client.connection().is_established();
+        let before = self.client.session(&s.id).expect("resident").diagnostics().clone();
+        let id = s.id.clone();
+        self.answer(r);
+        self.one_change_per_session_input("response");
+        let after = self.client.session(&id).expect("resident").diagnostics();
         if rebuilds && after.stale_responses == before.stale_responses && after.rejected_pages == before.rejected_pages
         {
-            trace("    (client rebuilt from the restarted host's log)".into());
-            self.lenient = false;
-            self.changed_since_check = true;
-            self.verified = None;
+            trace(format!("    ({id} rebuilt from the restarted host's log)"));
+            let s = &mut self.sims[sim];
+            s.lenient = false;
+            s.changed_since_check = true;
+            s.verified = None;
         }
     }
 
     pub fn deliver_response_where(&mut self, pred: impl Fn(&Call) -> bool) {
-        let i = self.net.responses.iter().position(|r| pred(&r.call)).expect("scenario: no such response");
+        let i = self.net.responses.iter().position(|r| r.call().is_some_and(&pred)).expect("scenario: no such response");
         self.deliver_response(i);
         self.check();
     }
 
-    pub fn host_advance(&mut self) {
-        let events = self.host.advance(&mut self.rng);
+    /// One host step of agent work for session `i`.
+    pub fn host_advance_at(&mut self, i: usize) {
+        let events = self.sims[i].host.advance(&mut self.rng);
         trace(format!(
-            "host logs {}",
+            "host s{} logs {}",
+            i + 1,
             events.iter().map(|e| format!("{}#{}", e.kind, e.seq)).collect::<Vec<_>>().join(" ")
         ));
-        self.broadcast(events);
+        self.broadcast(i, events);
+    }
+
+    pub fn host_advance(&mut self) {
+        self.host_advance_at(self.focus);
     }
 
     pub fn deliver_frame(&mut self) -> bool {
+        if self.net.mux().is_none() {
+            return false;
+        }
         match self.net.stream.pop_front() {
             Some(t) => {
                 self.feed_frame(t, "frame");
@@ -393,109 +592,131 @@ impl World {
         self.feed_frame(t, "DUP frame");
     }
 
-    /// The request or response at `i` (requests first) will be answered by a transport error.
+    /// The request or response at `i` (requests first) will be answered by a carrier failure.
     pub fn lose(&mut self, i: usize) {
         if i < self.net.requests.len() {
             let fate = if self.rng.bool() { Fate::LostBeforeHost } else { Fate::LostAfterHost };
-            trace(format!("LOSE request {:?} ({fate:?})", self.net.requests[i].req));
+            trace(format!("LOSE request {:?} ({fate:?})", self.net.requests[i].id));
             self.net.requests[i].fate = fate;
         } else if let Some(r) = self.net.responses.get_mut(i - self.net.requests.len()) {
-            trace(format!("LOSE response {:?}", r.req));
+            trace(format!("LOSE response {:?}", r.id));
             r.result = ModelHost::transport_error("response lost");
+            r.lost = true;
             r.meta = Meta::default();
         }
     }
 
+    /// The mux stream breaks (an end, or a `stream/error` frame): the client ends the
+    /// generation and schedules the next.
     pub fn disconnect(&mut self, p_lose: f64) {
-        if self.net.conn == Conn::Down {
-            return;
-        }
-        trace("DISCONNECT".into());
-        self.net.conn = Conn::Down;
-        self.net.stream.clear();
-        self.net.delivered.clear();
+        let Some(mux) = self.net.mux() else { return };
         let n = self.net.requests.len() + self.net.responses.len();
         for i in 0..n {
             if self.rng.chance(p_lose) {
                 self.lose(i);
             }
         }
-        self.session.connection_lost();
-        self.pump("connection_lost");
+        self.net.stream.clear();
+        if self.rng.chance(0.3) {
+            trace("DISCONNECT (stream/error frame)".into());
+            let frame = json!({"type": "server-request", "rpcId": "err", "method": "stream/error",
+                "payload": {"type": "stream/error", "error": {"code": "internal", "message": "sim"}}});
+            let text = frame.to_string();
+            match mux.carrier {
+                Carrier::WebSocket => self.input(Input::StreamMessage { stream: mux.id, text }, "stream/error"),
+                Carrier::Sse => {
+                    let bytes = format!("data: {text}\n\n").into_bytes();
+                    self.input(Input::StreamBytes { stream: mux.id, bytes }, "stream/error")
+                }
+            }
+        } else {
+            trace("DISCONNECT".into());
+            self.input(Input::StreamEnded { stream: mux.id, why: "network".into() }, "stream ended");
+        }
+        if self.net.mux().is_some() {
+            self.fail("the client kept a broken mux stream");
+        }
     }
 
-    /// A new mux connection: `session/subscribed` with the host's tail first.
+    /// Time passes to the client's next timer (a retry, a connect timeout, a session wake, a
+    /// list reseed). Returns false when nothing is scheduled.
+    pub fn time_passes(&mut self) -> bool {
+        let Some(at) = self.client.poll_timeout() else { return false };
+        self.now = self.now.max(at.as_ms());
+        trace(format!("TIME {} ms", self.now));
+        self.input(Input::Timeout, "timeout");
+        true
+    }
+
+    /// A new connection: time passes until the client starts its next generation, and the
+    /// host accepts its streams (the mux starts with `session/subscribed`).
     pub fn reconnect(&mut self) {
-        if self.net.conn != Conn::Down {
-            return;
+        let gen = self.client.connection().generation();
+        while self.client.connection().generation() == gen && self.client.connection().live_generation().is_none() {
+            if !self.time_passes() {
+                break;
+            }
         }
-        self.net.conn = Conn::Opening;
-        self.net.conn_gen += 1;
-        trace(format!("RECONNECT gen {} (host lastSeq {})", self.net.conn_gen, self.host.last_seq()));
-        self.push_subscribed();
+        self.accept_streams();
     }
 
-    /// The generation is established: the driver resyncs every session that is not cold.
+    /// The generation is established: the host answers `host.describe` (the client resyncs
+    /// every session that was open before).
     pub fn establish(&mut self) {
-        if self.net.conn != Conn::Opening {
-            return;
+        self.accept_streams();
+        while let Some(i) = self.net.requests.iter().position(|r| r.target == Target::Describe) {
+            self.host_process(i);
         }
-        self.net.conn = Conn::Established;
-        self.first_req_after_establish = self.next_req_seen;
-        trace(format!("ESTABLISHED gen {}", self.net.conn_gen));
-        if self.session.open_state() != OpenState::Cold {
-            self.session.resync();
-            self.pump("resync (established)");
+        while let Some(i) = self.net.responses.iter().position(|r| r.target == Target::Describe) {
+            self.deliver_response(i);
         }
     }
 
-    /// A host restart: the connection drops, unprocessed requests may be lost, the host
-    /// keeps its log (or, `keep = Some(n)`, loses everything past `n`).
+    /// A host restart: the connection drops, unprocessed requests may be lost, every host
+    /// keeps its log (or, `keep = Some(n)`, session 0's host loses everything past `n` and
+    /// the others a random tail).
     pub fn restart_host(&mut self, keep: Option<usize>) {
-        trace(format!("HOST RESTART keep {keep:?} (log {})", self.host.log.len()));
+        trace(format!("HOST RESTART keep {keep:?}"));
         self.disconnect(0.5);
-        let epoch = self.host.epoch;
-        let events = self.host.restart(keep, &mut self.rng);
-        if self.host.epoch != epoch {
-            self.lenient = true;
+        for i in 0..self.sims.len() {
+            let keep = match keep {
+                Some(n) if i == 0 => Some(n),
+                Some(_) => Some(self.rng.below(self.sims[i].host.log.len() + 1)),
+                None => None,
+            };
+            let epoch = self.sims[i].host.epoch;
+            let events = self.sims[i].host.restart(keep, &mut self.rng);
+            if self.sims[i].host.epoch != epoch {
+                self.sims[i].lenient = true;
+            }
+            self.broadcast(i, events); // nobody is connected: only logged
         }
-        self.broadcast(events); // nobody is connected: only logged
     }
 
-    // ---- quiescence -------------------------------------------------------------------
+    // ---- quiescence ---------------------------------------------------------------------------
 
     /// Stops the adversary and lets everything settle: every request processed and
-    /// answered, every frame delivered, the host idle.
-    /// Time passes until one pending wake-up fires.
-    pub fn fire_wake(&mut self, i: usize) {
-        let token = self.wakes.remove(i);
-        trace(format!("wake {token:?}"));
-        self.session.on_wake(token);
-        self.pump("wake");
-    }
-
+    /// answered, every stream accepted, every frame delivered, every host idle, every timer
+    /// that matters fired.
     pub fn settle(&mut self) {
         for round in 0.. {
-            if round > 10_000 {
-                self.fail("no quiescence after 10000 rounds (a request or repair loop?)");
+            if round > 20_000 {
+                self.fail("no quiescence after 20000 rounds (a request or repair loop?)");
             }
-            if self.net.conn == Conn::Down {
-                self.reconnect();
-            } else if self.net.conn == Conn::Opening {
-                self.establish();
+            let busy = self.sims.iter().position(|s| !s.host.idle());
+            if self.net.downlinks.iter().any(|d| !d.open) {
+                self.accept_streams();
             } else if !self.net.requests.is_empty() {
                 let i = self.rng.below(self.net.requests.len());
                 self.host_process(i);
             } else if !self.net.responses.is_empty() {
                 let i = self.rng.below(self.net.responses.len());
                 self.deliver_response(i);
-            } else if !self.net.stream.is_empty() {
+            } else if !self.net.stream.is_empty() && self.net.mux().is_some() {
                 self.deliver_frame();
-            } else if !self.host.idle() {
-                self.host_advance();
-            } else if !self.wakes.is_empty() {
-                self.fire_wake(0);
-            } else {
+            } else if let Some(i) = busy {
+                self.host_advance_at(i);
+            } else if !self.time_passes() {
                 break;
             }
             self.check();
@@ -528,28 +749,38 @@ impl World {
     pub fn quiesce_and_check(&mut self) {
         trace("---- quiescence".into());
         self.settle();
-        if let Err(e) = check_nodes_match_a_full_fold(&self.session) {
-            self.fail(&e);
-        }
-        // Liveness (opt-in): an open session converges with no help. A cold or errored one
-        // waits for the UI by design (`open()` again), so it is not held to it.
-        if std::env::var("SIM_LIVENESS").is_ok() && self.session.open_state() == OpenState::Open {
-            if let Err(e) = check_converged(&self.session, &self.host) {
-                self.fail(&format!("before the final resync: {e}"));
+        for i in 0..self.sims.len() {
+            let session = self.client.session(&self.sims[i].id).expect("resident");
+            if let Err(e) = check_nodes_match_a_full_fold(session) {
+                self.fail(&e);
+            }
+            // Liveness (opt-in): an open session converges with no help. A cold or errored
+            // one waits for the UI by design (`open()` again), so it is not held to it.
+            if std::env::var("SIM_LIVENESS").is_ok() && session.open_state() == OpenState::Open {
+                if let Err(e) = check_converged(session, &self.sims[i].host) {
+                    self.fail(&format!("{} before the final resync: {e}", self.sims[i].id));
+                }
             }
         }
-        match self.session.open_state() {
-            OpenState::Cold | OpenState::Error => self.ui_open(),
-            _ => self.ui_resync(),
+        for i in 0..self.sims.len() {
+            self.focus = i;
+            match self.session().open_state() {
+                OpenState::Cold | OpenState::Error => self.ui_open(),
+                _ => self.ui_resync(),
+            }
+            self.check();
         }
-        self.check();
         self.settle();
-        if let Err(e) = check_converged(&self.session, &self.host) {
-            self.fail(&e);
+        for sim in &self.sims {
+            let session = self.client.session(&sim.id).expect("resident");
+            if let Err(e) = check_converged(session, &sim.host) {
+                self.fail(&format!("{}: {e}", sim.id));
+            }
+            if let Some((op, _)) = sim.ops.iter().find(|(_, s)| s.is_none()) {
+                self.fail(&format!("{}: operation {op:?} never settled", sim.id));
+            }
         }
-        if let Some((op, _)) = self.ops.iter().find(|(_, s)| s.is_none()) {
-            self.fail(&format!("op {op:?} never settled"));
-        }
+        self.focus = 0;
     }
 }
 
@@ -567,15 +798,23 @@ pub fn call_name(call: &Call) -> String {
     }
 }
 
+fn target_name(t: &Target) -> String {
+    match t {
+        Target::Session { sim, call } => format!("s{} {}", sim + 1, call_name(call)),
+        Target::Describe => "host.describe".into(),
+        Target::List => "session.list".into(),
+    }
+}
+
 fn frame_name(f: &InboundFrame) -> String {
     match &f.frame {
-        Frame::Event(e) => format!("event {}#{}", e.event.kind, e.event.seq),
-        Frame::Subscribed(s) => format!("subscribed lastSeq {}", s.last_seq),
+        Frame::Event(e) => format!("event {} {}#{}", e.session_id, e.event.kind, e.event.seq),
+        Frame::Subscribed(s) => format!("subscribed {} lastSeq {}", s.session_id, s.last_seq),
         other => other.type_name().to_string(),
     }
 }
 
-fn short(r: &agent_session::core::wire::RpcResult<serde_json::Value>) -> String {
+fn short(r: &agent_session::core::wire::RpcResult<Value>) -> String {
     match r {
         Ok(v) if v.get("events").is_some() => {
             let ev = v["events"].as_array().map_or(0, |a| a.len());
