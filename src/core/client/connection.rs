@@ -110,25 +110,40 @@ impl GenProgress {
     }
 }
 
+/// Where the controller stands; each variant carries exactly what that phase needs.
+#[derive(Debug, Clone, Copy)]
+enum Phase {
+    /// The current generation is being attempted: what of it is up, and when it times out.
+    Attempting { progress: GenProgress, deadline: f64 },
+    /// The current generation is established.
+    Open,
+    /// No generation runs: the next starts at `retry_at`.
+    Waiting { retry_at: f64 },
+    /// `close()` was called.
+    Closed,
+}
+
+/// What has been established so far (nothing until the first generation is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Established {
+    /// Generations established so far.
+    count: u64,
+    /// The latest established generation.
+    gen: u64,
+}
+
 #[derive(Debug)]
 pub struct Connection {
     backoff: Backoff,
     /// How long a generation may take to become established before it counts as failed.
     connect_timeout_ms: f64,
-    state: ConnState,
+    phase: Phase,
+    /// The current (or last) generation's number; 0 before the first.
     generation: u64,
     /// Consecutive failed attempts; reset only when a generation is established.
     attempt: u32,
-    retry_at: Option<f64>,
     last_error: Option<String>,
-    /// The generation in flight or established; `None` while waiting for the timer.
-    live: Option<GenProgress>,
-    connect_deadline: Option<f64>,
-    established_once: bool,
-    /// Number of generations established so far.
-    established_count: u64,
-    /// Generation number of the latest established generation.
-    established_gen: Option<u64>,
+    established: Option<Established>,
     commands: VecDeque<ConnCommand>,
 }
 
@@ -137,16 +152,12 @@ impl Connection {
         Connection {
             backoff,
             connect_timeout_ms,
-            state: ConnState::Connecting,
+            // Before `start`: nothing runs and nothing is due.
+            phase: Phase::Waiting { retry_at: f64::INFINITY },
             generation: 0,
             attempt: 0,
-            retry_at: None,
             last_error: None,
-            live: None,
-            connect_deadline: None,
-            established_once: false,
-            established_count: 0,
-            established_gen: None,
+            established: None,
             commands: VecDeque::new(),
         }
     }
@@ -154,7 +165,15 @@ impl Connection {
     // ---- accessors ---------------------------------------------------------------------
 
     pub fn state(&self) -> ConnState {
-        self.state
+        match self.phase {
+            Phase::Closed => ConnState::Closed,
+            Phase::Open => ConnState::Open,
+            _ if self.established.is_some() => ConnState::Reconnecting,
+            Phase::Attempting { .. } => ConnState::Connecting,
+            // Waiting after a failed first attempt is reconnecting; before `start`, connecting.
+            Phase::Waiting { .. } if self.generation == 0 => ConnState::Connecting,
+            Phase::Waiting { .. } => ConnState::Reconnecting,
+        }
     }
     pub fn generation(&self) -> u64 {
         self.generation
@@ -163,7 +182,10 @@ impl Connection {
         self.attempt
     }
     pub fn retry_at(&self) -> Option<f64> {
-        self.retry_at
+        match self.phase {
+            Phase::Waiting { retry_at } if retry_at.is_finite() => Some(retry_at),
+            _ => None,
+        }
     }
     pub fn last_error(&self) -> Option<&str> {
         self.last_error.as_deref()
@@ -173,28 +195,29 @@ impl Connection {
     }
     /// The generation whose streams are (or may be) running.
     pub fn live_generation(&self) -> Option<u64> {
-        self.live.map(|_| self.generation)
+        matches!(self.phase, Phase::Attempting { .. } | Phase::Open).then_some(self.generation)
     }
     /// Whether the live generation is established.
     pub fn is_established(&self) -> bool {
-        self.state == ConnState::Open
+        matches!(self.phase, Phase::Open)
     }
     pub fn established_gen(&self) -> Option<u64> {
-        self.established_gen
+        self.established.map(|e| e.gen)
     }
     pub fn established_count(&self) -> u64 {
-        self.established_count
+        self.established.map_or(0, |e| e.count)
     }
     /// Whether `gen` is the generation currently running (its frames and results count).
     pub fn is_current(&self, gen: u64) -> bool {
-        self.live.is_some() && gen == self.generation && self.state != ConnState::Closed
+        self.live_generation() == Some(gen)
     }
 
     /// When the driver's single timer must fire next (epoch ms), if at all.
     pub fn deadline(&self) -> Option<f64> {
-        match self.state {
-            ConnState::Closed | ConnState::Open => None,
-            _ => self.retry_at.or(self.connect_deadline),
+        match self.phase {
+            Phase::Attempting { deadline, .. } => Some(deadline),
+            Phase::Waiting { .. } => self.retry_at(),
+            Phase::Open | Phase::Closed => None,
         }
     }
 
@@ -210,44 +233,43 @@ impl Connection {
 
     /// Starts the first generation. Idempotent; nothing after `close()`.
     pub fn start(&mut self, now_ms: f64) {
-        if self.state == ConnState::Closed || self.generation != 0 {
+        if matches!(self.phase, Phase::Closed) || self.generation != 0 {
             return;
         }
         self.connect(now_ms);
     }
 
     fn connect(&mut self, now_ms: f64) {
-        debug_assert!(self.live.is_none(), "never two connections at once");
+        debug_assert!(self.live_generation().is_none(), "never two connections at once");
         self.generation += 1;
-        self.live = Some(GenProgress::default());
-        self.retry_at = None;
-        self.connect_deadline = Some(now_ms + self.connect_timeout_ms);
-        self.state = if self.established_once { ConnState::Reconnecting } else { ConnState::Connecting };
+        self.phase = Phase::Attempting { progress: GenProgress::default(), deadline: now_ms + self.connect_timeout_ms };
         self.commands.push_back(ConnCommand::Connect { gen: self.generation });
         self.commands.push_back(ConnCommand::Changed);
     }
 
+    /// The attempt in progress for `gen`, if `gen` is being attempted.
+    fn attempting(&mut self, gen: u64) -> Option<&mut GenProgress> {
+        match &mut self.phase {
+            Phase::Attempting { progress, .. } if gen == self.generation => Some(progress),
+            _ => None,
+        }
+    }
+
     /// A stream of `gen` answered with a 2xx and its body is being read.
     pub fn stream_opened(&mut self, gen: u64, kind: StreamKind) {
-        if !self.is_current(gen) {
-            return;
-        }
-        if let Some(p) = self.live.as_mut() {
+        if let Some(p) = self.attempting(gen) {
             match kind {
                 StreamKind::Mux => p.mux = true,
                 StreamKind::Host => p.host = true,
             }
+            self.check_established();
         }
-        self.check_established();
     }
 
     /// The streams of `gen` are being opened again on another carrier (the first was
     /// refused): neither counts as open until it reports again. `describe` is unaffected.
     pub fn streams_restarted(&mut self, gen: u64) {
-        if !self.is_current(gen) || self.state == ConnState::Open {
-            return;
-        }
-        if let Some(p) = self.live.as_mut() {
+        if let Some(p) = self.attempting(gen) {
             p.mux = false;
             p.host = false;
         }
@@ -255,28 +277,22 @@ impl Connection {
 
     /// `host.describe` of `gen` answered successfully.
     pub fn described(&mut self, gen: u64) {
-        if !self.is_current(gen) {
-            return;
-        }
-        if let Some(p) = self.live.as_mut() {
+        if let Some(p) = self.attempting(gen) {
             p.described = true;
+            self.check_established();
         }
-        self.check_established();
     }
 
     fn check_established(&mut self) {
-        let Some(p) = self.live else { return };
-        if self.state == ConnState::Open || !p.established() {
+        let Phase::Attempting { progress, .. } = self.phase else { return };
+        if !progress.established() {
             return;
         }
-        let first = !self.established_once;
-        self.established_once = true;
-        self.established_count += 1;
-        self.established_gen = Some(self.generation);
-        self.state = ConnState::Open;
+        let first = self.established.is_none();
+        let count = self.established_count() + 1;
+        self.established = Some(Established { count, gen: self.generation });
+        self.phase = Phase::Open;
         self.attempt = 0;
-        self.retry_at = None;
-        self.connect_deadline = None;
         self.last_error = None;
         self.commands.push_back(ConnCommand::Established { gen: self.generation, first });
         self.commands.push_back(ConnCommand::Changed);
@@ -293,48 +309,36 @@ impl Connection {
 
     fn end_generation(&mut self, error: String, now_ms: f64, rand: f64) {
         let gen = self.generation;
-        self.live = None;
-        self.connect_deadline = None;
         self.commands.push_back(ConnCommand::Abort { gen });
         self.commands.push_back(ConnCommand::Lost { gen });
         self.attempt = self.attempt.saturating_add(1);
         let delay = self.backoff.delay(self.attempt, rand);
-        self.retry_at = Some(now_ms + delay);
+        self.phase = Phase::Waiting { retry_at: now_ms + delay };
         self.last_error = Some(error);
-        self.state = ConnState::Reconnecting;
         self.commands.push_back(ConnCommand::Changed);
     }
 
     /// The driver's timer fired (or any time at all: early calls are harmless).
     pub fn tick(&mut self, now_ms: f64, rand: f64) {
-        match self.state {
-            ConnState::Closed | ConnState::Open => {}
-            _ => {
-                if let Some(at) = self.retry_at {
-                    if now_ms >= at && self.live.is_none() {
-                        self.connect(now_ms);
-                    }
-                } else if let Some(deadline) = self.connect_deadline {
-                    if now_ms >= deadline && self.live.is_some() {
-                        self.end_generation("connect timeout".into(), now_ms, rand);
-                    }
-                }
+        match self.phase {
+            Phase::Waiting { retry_at } if now_ms >= retry_at && self.generation > 0 => self.connect(now_ms),
+            Phase::Attempting { deadline, .. } if now_ms >= deadline => {
+                self.end_generation("connect timeout".into(), now_ms, rand)
             }
+            _ => {}
         }
     }
 
     /// Stops everything. Nothing happens after this.
     pub fn close(&mut self) {
-        if self.state == ConnState::Closed {
+        if matches!(self.phase, Phase::Closed) {
             return;
         }
-        if self.live.take().is_some() {
-            self.commands.push_back(ConnCommand::Abort { gen: self.generation });
-            self.commands.push_back(ConnCommand::Lost { gen: self.generation });
+        if let Some(gen) = self.live_generation() {
+            self.commands.push_back(ConnCommand::Abort { gen });
+            self.commands.push_back(ConnCommand::Lost { gen });
         }
-        self.state = ConnState::Closed;
-        self.retry_at = None;
-        self.connect_deadline = None;
+        self.phase = Phase::Closed;
         self.commands.push_back(ConnCommand::Changed);
     }
 }

@@ -142,12 +142,10 @@ pub struct Session {
     stale: bool,
     /// A resync pull is in flight while the previous window stays visible.
     resyncing: bool,
-    repair_in_flight: Option<ReqId>,
     /// (window tail, attempts) for the repair budget.
     repair_attempts: (Seq, u32),
     /// `session/subscribed.lastSeq` of the current connection.
     host_last_seq: Option<Seq>,
-    older_in_flight: Option<ReqId>,
     older_waiters: Vec<OpId>,
     open_waiters: Vec<OpId>,
     plan: PlanTracker,
@@ -192,10 +190,8 @@ impl Session {
             buffer: BTreeMap::new(),
             stale: false,
             resyncing: false,
-            repair_in_flight: None,
             repair_attempts: (-1, 0),
             host_last_seq: None,
-            older_in_flight: None,
             older_waiters: Vec::new(),
             open_waiters: Vec::new(),
             plan: PlanTracker::default(),
@@ -239,6 +235,22 @@ impl Session {
         self.inflight.insert(req, purpose);
         self.effects.push_back(Effect::Send { req, call });
         req
+    }
+
+    /// The one in-flight request with this purpose, if any: the `inflight` table is the only
+    /// record of what is in flight.
+    fn in_flight_for(&self, which: fn(&Purpose) -> bool) -> Option<ReqId> {
+        self.inflight.iter().find(|(_, p)| which(p)).map(|(req, _)| *req)
+    }
+
+    /// The gap repair in flight (at most one).
+    fn repair_in_flight(&self) -> Option<ReqId> {
+        self.in_flight_for(|p| matches!(p, Purpose::Repair { .. }))
+    }
+
+    /// The older-page load in flight (at most one).
+    fn older_in_flight(&self) -> Option<ReqId> {
+        self.in_flight_for(|p| matches!(p, Purpose::Older { .. }))
     }
 
     fn new_op(&mut self) -> OpId {
@@ -295,7 +307,7 @@ impl Session {
         self.has_more
     }
     pub fn loading_older(&self) -> bool {
-        self.older_in_flight.is_some()
+        self.older_in_flight().is_some()
     }
     pub fn nodes(&self) -> &[Rc<Node>] {
         &self.fold.nodes

@@ -56,16 +56,15 @@ impl Session {
     /// Drops in-flight pulls bound to the window (their results would be stale) and
     /// settles the waiters of a superseded older-page load.
     pub(super) fn forget_window_requests(&mut self) {
+        if self.older_in_flight().is_some() {
+            self.dirty = true;
+        }
         self.inflight.retain(|_, p| {
             !matches!(
                 p,
                 Purpose::Open { .. } | Purpose::Repair { .. } | Purpose::Older { .. } | Purpose::PlanQuery { .. }
             )
         });
-        self.repair_in_flight = None;
-        if self.older_in_flight.take().is_some() {
-            self.dirty = true;
-        }
         for op in std::mem::take(&mut self.older_waiters) {
             self.settle(op, Outcome::Done);
         }
@@ -74,15 +73,14 @@ impl Session {
     /// Prepends the page before `baseSeq`. One in flight; later calls share it.
     pub fn load_older(&mut self) -> OpId {
         let op = self.new_op();
-        if self.older_in_flight.is_some() {
+        if self.older_in_flight().is_some() {
             self.older_waiters.push(op);
         } else if self.state != OpenState::Open || !self.has_more || self.window.is_empty() {
             self.settle(op, Outcome::Done);
         } else {
             let base = self.base_seq();
             let purpose = Purpose::Older { gen: self.gen, base_at_send: base };
-            let req = self.send(Call::History { before_seq: Some(base as u64), max_messages: None }, purpose);
-            self.older_in_flight = Some(req);
+            self.send(Call::History { before_seq: Some(base as u64), max_messages: None }, purpose);
             self.older_waiters.push(op);
             self.meta_changed();
         }
@@ -156,7 +154,7 @@ impl Session {
         self.buffer.clear();
         if self.state == OpenState::Open && !self.stale {
             self.stale = true;
-            if let Some(req) = self.repair_in_flight.take() {
+            if let Some(req) = self.repair_in_flight() {
                 self.inflight.remove(&req);
             }
         }
@@ -186,8 +184,6 @@ impl Session {
         for op in std::mem::take(&mut self.older_waiters) {
             self.settle(op, Outcome::Done);
         }
-        self.older_in_flight = None;
-        self.repair_in_flight = None;
         self.buffer.clear();
         self.retries_reset();
     }

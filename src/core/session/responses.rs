@@ -26,7 +26,7 @@ impl Session {
             }
             Purpose::Repair { .. } => {
                 let page = self.history(result);
-                self.on_repair_page(req, page);
+                self.on_repair_page(page);
             }
             Purpose::Older { base_at_send, .. } => {
                 let page = self.history(result);
@@ -162,10 +162,7 @@ impl Session {
         }
     }
 
-    fn on_repair_page(&mut self, req: ReqId, page: RpcResult<HistoryValue>) {
-        if self.repair_in_flight == Some(req) {
-            self.repair_in_flight = None;
-        }
+    fn on_repair_page(&mut self, page: RpcResult<HistoryValue>) {
         match page {
             // A page behind the window would move it backwards: keep the window.
             Ok(page) if page.events.last().map_or(-1, |i| i.event.seq()) >= self.tail_seq() => {
@@ -179,7 +176,6 @@ impl Session {
     }
 
     fn on_older_page(&mut self, base_at_send: Seq, page: RpcResult<HistoryValue>) {
-        self.older_in_flight = None;
         match page {
             Ok(page) if base_at_send == self.base_seq() => self.prepend_page(page),
             Ok(_) => self.diag.rejected_pages += 1,

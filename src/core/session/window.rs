@@ -15,7 +15,7 @@ impl Session {
         // Room to grow by as much again: the live path then never copies the window (the
         // copy is paid here, where the work is O(window) anyway).
         events.reserve(events.len().max(256));
-        if let Some(req) = self.older_in_flight.take() {
+        if let Some(req) = self.older_in_flight() {
             // The page it asked for abutted the old window, not this one.
             self.inflight.remove(&req);
             for op in std::mem::take(&mut self.older_waiters) {
@@ -93,7 +93,7 @@ impl Session {
     }
 
     pub(super) fn maybe_repair(&mut self) {
-        if self.state != OpenState::Open || self.stale || self.resyncing || self.repair_in_flight.is_some() {
+        if self.state != OpenState::Open || self.stale || self.resyncing || self.repair_in_flight().is_some() {
             return;
         }
         if !self.behind() {
@@ -113,8 +113,7 @@ impl Session {
         self.repair_attempts.1 += 1;
         self.diag.repairs += 1;
         let purpose = Purpose::Repair { gen: self.gen };
-        let req = self.send(Call::History { before_seq: None, max_messages: None }, purpose);
-        self.repair_in_flight = Some(req);
+        self.send(Call::History { before_seq: None, max_messages: None }, purpose);
     }
 
     /// Appends one event that continues the window (seq == tail + 1), folding it in O(1).
