@@ -1,12 +1,13 @@
-//! Shared host state: the store, the stream hub, the session registry and the options that
-//! shape behaviour (plan service present or not, chunk pacing, faults, downlink carriers).
+//! Shared host state: the `Base` (store, stream hub, interactions, faults, the options that
+//! shape behaviour: plan service present or not, chunk pacing, downlink carriers), the session
+//! registry and the stream tickets. The top layer (routes, streams) takes the `App`.
 
-use crate::cli::Downlinks;
+use crate::base::Base;
+pub use crate::base::Options;
 use crate::faults::Faults;
 use crate::hub::{Hub, OutFrame};
 use crate::interact::Interactions;
-use crate::provider::ProviderState;
-use crate::session::{now_ms, LogState, Session, SessionRef};
+use crate::session::{now_ms, LogState, ProviderState, Session, SessionRef};
 use crate::store::SessionUpdate;
 use crate::store::Store;
 use crate::tickets::Tickets;
@@ -14,23 +15,19 @@ use agent_session_wire::{Frame, RpcError, SessionAddedFrame};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
-use std::time::Duration;
-
-pub struct Options {
-    pub plan_mode: bool,
-    pub chunk_delay: Duration,
-    pub downlinks: Downlinks,
-    pub ticket_ttl: Duration,
-}
 
 pub struct App {
-    pub store: Store,
-    pub hub: Hub,
-    pub interactions: Interactions,
-    pub faults: Option<Faults>,
+    /// Shared with turn driver tasks; `app.store`, `app.hub`, … read through `Deref`.
+    pub base: Arc<Base>,
     pub tickets: Tickets,
-    pub options: Options,
     sessions: RwLock<HashMap<String, SessionRef>>,
+}
+
+impl std::ops::Deref for App {
+    type Target = Base;
+    fn deref(&self) -> &Base {
+        &self.base
+    }
 }
 
 impl App {
@@ -50,15 +47,15 @@ impl App {
             }
             sessions.insert(s.id.clone(), s);
         }
-        let app = App {
+        let tickets = Tickets::new(options.ticket_ttl);
+        let base = Base {
             store,
             hub: Hub::default(),
             interactions: Interactions::default(),
             faults: faults.then(Faults::default),
-            tickets: Tickets::new(options.ticket_ttl),
             options,
-            sessions: RwLock::new(sessions),
         };
+        let app = App { base: Arc::new(base), tickets, sessions: RwLock::new(sessions) };
         for s in app.sessions() {
             let mut log = s.log.try_lock().map_err(|e| e.to_string())?;
             crate::provider::drop_stale_prompts(&app, &s, &mut log).map_err(|e| e.to_string())?;

@@ -1,9 +1,11 @@
 //! agent-session-host: the reference host of the agent-session wire contract.
 
 mod adapters;
+mod admin;
 mod agent;
 mod api;
 mod app;
+mod base;
 mod check;
 mod cli;
 mod commands;

@@ -6,7 +6,7 @@ use crate::cli::Cli;
 use crate::fence::Fence;
 use crate::limits::MAX_BODY_BYTES;
 use crate::security::TokenGate;
-use crate::{api, commands, faults, fence, rpc, security, streams, tickets};
+use crate::{admin, api, commands, fence, rpc, security, streams};
 use axum::extract::DefaultBodyLimit;
 use axum::middleware::from_fn_with_state;
 use axum::routing::{get, post};
@@ -22,16 +22,16 @@ pub fn router(app: Arc<App>, cli: &Cli, bound: SocketAddr) -> Result<Router, Str
         .route("/api/commands/list", post(commands::list))
         .route("/api/{method}", post(api::call));
     if app.faults.is_some() {
-        routes = routes.route_layer(from_fn_with_state(app.clone(), faults::gate));
+        routes = routes.route_layer(from_fn_with_state(app.clone(), admin::gate));
     }
     // Below the fault gate: a ticket belongs to opening a stream, and the unary fault knobs
     // must not be spent on it.
     routes = routes
-        .route("/api/stream.ticket", post(tickets::mint))
+        .route("/api/stream.ticket", post(api::stream_ticket))
         .route("/api/events.mux", get(streams::mux))
         .route("/api/events.host", get(streams::host));
     if app.faults.is_some() {
-        routes = routes.route("/admin/faults", post(faults::admin));
+        routes = routes.route("/admin/faults", post(admin::admin));
     }
     if let Some(token) = &cli.token {
         let gate = TokenGate { token: Arc::from(token.as_str()), app: app.clone() };

@@ -10,7 +10,7 @@
 //! `maxMessages` index entries, whatever the log length.
 
 use agent_session_wire::interaction::{PROJ_CAPABILITIES, PROJ_MODE};
-use agent_session_wire::{is_message_kind, SessionEvent};
+use agent_session_wire::{is_message_kind, Frame, SessionEvent, TitleFrame};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 use std::path::Path;
@@ -34,7 +34,7 @@ pub struct LoadedSession {
     pub provider: Option<String>,
     pub created_at: f64,
     /// From the last `session/title` event (its seq and time travel in `session/title` frames).
-    pub title: Option<crate::session::TitleState>,
+    pub title: Option<TitleState>,
     pub plan_pending: Option<bool>,
     pub last_seq: i64,
     pub last_time: Option<f64>,
@@ -45,6 +45,25 @@ pub struct LoadedSession {
     pub last_request_header: Option<Value>,
     /// Extension projections of a provider session (`projections` table).
     pub projections: std::collections::BTreeMap<String, Value>,
+}
+
+/// The latest accepted title and its `session/title` event: what a `session/title` frame says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TitleState {
+    pub title: String,
+    pub event_seq: u64,
+    pub updated_at: f64,
+}
+
+impl TitleState {
+    pub fn frame(&self, session_id: &str) -> Frame {
+        Frame::Title(TitleFrame {
+            session_id: session_id.to_string(),
+            title: self.title.clone(),
+            event_seq: self.event_seq,
+            updated_at: self.updated_at,
+        })
+    }
 }
 
 /// Session-row changes committed in the same transaction as an event.
@@ -304,10 +323,10 @@ fn projections_of(conn: &Connection, pk: i64) -> StoreResult<std::collections::B
     Ok(out)
 }
 
-fn title_of(body: &str) -> Option<crate::session::TitleState> {
+fn title_of(body: &str) -> Option<TitleState> {
     let e = serde_json::from_str::<SessionEvent>(body).ok()?;
     let title = e.data.value().get("title")?.as_str()?.to_string();
-    Some(crate::session::TitleState { title, event_seq: e.seq, updated_at: e.time })
+    Some(TitleState { title, event_seq: e.seq, updated_at: e.time })
 }
 
 fn data_of(body: &str) -> Option<Value> {
