@@ -4,8 +4,9 @@
 
 use crate::app::App;
 use crate::hub::OutFrame;
-use crate::session::NewEvent;
-use agent_session_wire::{Frame, SessionIdFrame, StreamErrorFrame};
+use crate::session::{AppendError, NewEvent};
+use crate::store::StoreError;
+use agent_session_wire::{Frame, RpcError, SessionIdFrame, StreamErrorFrame};
 use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
@@ -136,12 +137,12 @@ pub async fn admin(State(app): State<Arc<App>>, body: Bytes) -> Response {
             Command::Status => json!({}),
             Command::ResetStore { keep_sessions } => match reset_store(&app, keep_sessions).await {
                 Ok(()) => json!({}),
-                Err(e) => return bad(StatusCode::INTERNAL_SERVER_ERROR, e),
+                Err(e) => return bad(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
             },
             Command::Seed { session_id, events, message_every, broadcast } => {
                 match seed(&app, session_id, events, message_every.max(1), broadcast).await {
                     Ok(v) => v,
-                    Err(e) => return bad(StatusCode::BAD_REQUEST, e),
+                    Err(e) => return bad(StatusCode::BAD_REQUEST, e.to_string()),
                 }
             }
         };
@@ -154,7 +155,7 @@ pub async fn admin(State(app): State<Arc<App>>, body: Bytes) -> Response {
 /// The host "loses its log": running turns are interrupted, every event (and, unless
 /// `keep_sessions`, every session) is deleted, pending interactions are dropped and every
 /// stream is ended so clients reconnect to the new state.
-async fn reset_store(app: &App, keep_sessions: bool) -> Result<(), String> {
+async fn reset_store(app: &App, keep_sessions: bool) -> Result<(), StoreError> {
     let sessions = app.sessions();
     for s in &sessions {
         let mut ctl = s.ctl.lock().await;
@@ -209,6 +210,27 @@ fn seed_event(seq: u64, every: u64) -> (&'static str, Value) {
     }
 }
 
+#[derive(Debug)]
+enum SeedError {
+    TooMany,
+    NoSession(RpcError),
+    Store(StoreError),
+    Append(AppendError),
+}
+
+impl std::fmt::Display for SeedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SeedError::TooMany => write!(f, "seed: at most {MAX_SEED_EVENTS} events"),
+            SeedError::NoSession(e) => f.write_str(&e.message),
+            SeedError::Store(e) => write!(f, "{e}"),
+            SeedError::Append(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for SeedError {}
+
 /// Hidden load-check helper: appends `events` synthetic events, either in one silent bulk
 /// transaction or one by one through the live path (commit + broadcast).
 async fn seed(
@@ -217,24 +239,24 @@ async fn seed(
     events: u64,
     every: u64,
     broadcast: bool,
-) -> Result<Value, String> {
+) -> Result<Value, SeedError> {
     if events > MAX_SEED_EVENTS {
-        return Err(format!("seed: at most {MAX_SEED_EVENTS} events"));
+        return Err(SeedError::TooMany);
     }
     let s = match session_id {
-        Some(id) => app.session(&id).map_err(|e| e.message)?,
-        None => app.create_session(None, None)?,
+        Some(id) => app.session(&id).map_err(SeedError::NoSession)?,
+        None => app.create_session(None, None).map_err(SeedError::Store)?,
     };
     let started = Instant::now();
     let last_seq = if broadcast {
         let mut last = s.last_seq.load(std::sync::atomic::Ordering::SeqCst);
         for _ in 0..events {
             let (kind, data) = seed_event((last + 1) as u64, every);
-            last = s.append(app, NewEvent::new(kind, data)).await.map_err(|e| e.to_string())?.seq as i64;
+            last = s.append(app, NewEvent::new(kind, data)).await.map_err(SeedError::Append)?.seq as i64;
         }
         last
     } else {
-        s.seed_silent(app, |seq| seed_event(seq, every), events).await.map_err(|e| e.to_string())?
+        s.seed_silent(app, |seq| seed_event(seq, every), events).await.map_err(SeedError::Append)?
     };
     Ok(json!({ "sessionId": s.id, "lastSeq": last_seq, "elapsedMs": started.elapsed().as_secs_f64() * 1000.0 }))
 }

@@ -430,8 +430,7 @@ impl Run<'_> {
     /// interrupted. The question is resolved either way.
     async fn ask(&mut self, question: Value) -> Result<Option<agent_session_wire::RpcResult<Value>>, Stop> {
         let rpc_id = uuid::Uuid::new_v4().to_string();
-        let questions =
-            serde_json::from_value(json!([question])).map_err(|e| Stop::Failed(AppendError::Store(e.to_string())))?;
+        let questions = serde_json::from_value(json!([question])).map_err(|e| Stop::Failed(AppendError::Encode(e)))?;
         let frame = Frame::QuestionRequested(QuestionRequested { session_id: self.s.id.clone(), questions });
         let out = OutFrame::with_rpc_id(&frame, rpc_id.clone());
         let rx = self.app.interactions.register(&self.s.id, Kind::Question, out.clone());
@@ -523,16 +522,15 @@ impl Run<'_> {
 
 /// Logs `turn/end {interrupted}` for turns a previous process left open (killed mid-turn),
 /// so the log is consistent before anyone reads it.
-pub fn close_dangling_turns(app: &Base, dangling: &[(SessionRef, u64)]) -> Result<(), String> {
+pub fn close_dangling_turns(app: &Base, dangling: &[(SessionRef, u64)]) -> Result<(), AppendError> {
     for (s, turn) in dangling {
-        let mut log = s.log.try_lock().map_err(|e| e.to_string())?;
+        let mut log = s.log.try_lock().map_err(AppendError::Locked)?;
         s.append_locked(
             app,
             &mut log,
             NewEvent::new("turn/end", json!({ "turn": turn, "reason": { "kind": "interrupted" } })),
             &[],
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
     }
     Ok(())
 }

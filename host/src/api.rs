@@ -97,7 +97,7 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
         wire::SESSION_CREATE => {
             let p: CreatePayload = payload(method, &optional_payload(p))?;
             if let Err(e) = Profile::parse(p.provider.as_deref()) {
-                return Err(invalid_payload(method, vec![custom_issue(vec![json!("provider")], &e)]));
+                return Err(invalid_payload(method, vec![custom_issue(vec![json!("provider")], &e.to_string())]));
             }
             let s = app.create_session(p.cwd, p.provider).map_err(internal)?;
             to_value(CreateValue { session_id: s.id.clone() })

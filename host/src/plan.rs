@@ -10,7 +10,7 @@
 use crate::base::Base;
 use crate::hub::OutFrame;
 use crate::session::{AppendError, LogState, NewEvent, PlanState, Session};
-use crate::store::SessionUpdate;
+use crate::store::{SessionUpdate, StoreError};
 use agent_session_wire::{Frame, PlanModeState, ProjectionFrame};
 use serde_json::{json, Value};
 
@@ -35,7 +35,7 @@ fn publish_projection(app: &Base, session: &Session, log: &LogState) {
 }
 
 /// `session.setPlanMode`: record the selection, persist it, announce the new value.
-pub async fn select(app: &Base, session: &Session, active: bool) -> Result<PlanModeState, String> {
+pub async fn select(app: &Base, session: &Session, active: bool) -> Result<PlanModeState, StoreError> {
     let mut log = session.log.lock().await;
     let mut next = log.plan;
     if next.select(active) {

@@ -5,7 +5,7 @@ use crate::app::App;
 use crate::cli::Cli;
 use crate::fence::Fence;
 use crate::limits::MAX_BODY_BYTES;
-use crate::security::TokenGate;
+use crate::security::{BadOrigin, TokenGate};
 use crate::{admin, api, commands, fence, rpc, security, streams};
 use axum::extract::DefaultBodyLimit;
 use axum::middleware::from_fn_with_state;
@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use tower_http::services::ServeDir;
 
-pub fn router(app: Arc<App>, cli: &Cli, bound: SocketAddr) -> Result<Router, String> {
+pub fn router(app: Arc<App>, cli: &Cli, bound: SocketAddr) -> Result<Router, BadOrigin> {
     let mut routes = Router::new()
         .route("/api/respond", post(api::respond))
         .route("/api/commands/execute", post(commands::execute))

@@ -11,7 +11,7 @@ use crate::base::Base;
 use crate::hub::OutFrame;
 use crate::profiles::Profile;
 pub use crate::store::TitleState;
-use crate::store::{LoadedSession, SessionUpdate};
+use crate::store::{LoadedSession, SessionUpdate, StoreError};
 use agent_session_wire::interaction::{PROJ_CAPABILITIES, PROJ_MODE};
 use agent_session_wire::{EventFrame, Frame, SessionEvent, SessionStatusFrame};
 use serde_json::Value;
@@ -93,7 +93,11 @@ pub struct Session {
 #[derive(Debug)]
 pub enum AppendError {
     Removed,
-    Store(String),
+    Store(StoreError),
+    /// The log lock was held where it must be free (startup).
+    Locked(tokio::sync::TryLockError),
+    /// Data for the event (or its frame) that does not serialize or fit its shape.
+    Encode(serde_json::Error),
 }
 
 impl std::fmt::Display for AppendError {
@@ -101,9 +105,13 @@ impl std::fmt::Display for AppendError {
         match self {
             AppendError::Removed => write!(f, "session was removed"),
             AppendError::Store(e) => write!(f, "{e}"),
+            AppendError::Locked(e) => write!(f, "{e}"),
+            AppendError::Encode(e) => write!(f, "{e}"),
         }
     }
 }
+
+impl std::error::Error for AppendError {}
 
 /// One event to append; `seq` and `time` are assigned by the log.
 pub struct NewEvent {

@@ -16,10 +16,31 @@ use serde_json::Value;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
-pub type StoreResult<T> = Result<T, String>;
+#[derive(Debug)]
+pub enum StoreError {
+    Sqlite(rusqlite::Error),
+    /// An event that does not serialize.
+    Encode(serde_json::Error),
+    /// A stored event row that does not parse.
+    CorruptRow(serde_json::Error),
+}
 
-fn err(e: rusqlite::Error) -> String {
-    format!("store: {e}")
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Sqlite(e) => write!(f, "store: {e}"),
+            StoreError::Encode(e) => write!(f, "store: {e}"),
+            StoreError::CorruptRow(e) => write!(f, "store: corrupt event row: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+fn err(e: rusqlite::Error) -> StoreError {
+    StoreError::Sqlite(e)
 }
 
 pub struct Store {
@@ -182,7 +203,7 @@ impl Store {
 
     /// Appends one event (and any session-row changes) in one transaction.
     pub fn append(&self, pk: i64, event: &SessionEvent, updates: &[SessionUpdate]) -> StoreResult<()> {
-        let body = serde_json::to_string(event).map_err(|e| format!("store: {e}"))?;
+        let body = serde_json::to_string(event).map_err(StoreError::Encode)?;
         let mut conn = self.conn();
         let tx = conn.transaction().map_err(err)?;
         tx.execute(
@@ -205,7 +226,7 @@ impl Store {
                 .prepare("INSERT INTO events (sid, seq, kind, is_msg, body) VALUES (?1, ?2, ?3, ?4, ?5)")
                 .map_err(err)?;
             for event in events {
-                let body = serde_json::to_string(event).map_err(|e| format!("store: {e}"))?;
+                let body = serde_json::to_string(event).map_err(StoreError::Encode)?;
                 stmt.execute(params![pk, event.seq as i64, event.kind, is_message_kind(&event.kind) as i64, body])
                     .map_err(err)?;
             }
@@ -249,8 +270,7 @@ impl Store {
         let mut events = Vec::new();
         for body in bodies {
             let body = body.map_err(err)?;
-            let event: SessionEvent =
-                serde_json::from_str(&body).map_err(|e| format!("store: corrupt event row: {e}"))?;
+            let event: SessionEvent = serde_json::from_str(&body).map_err(StoreError::CorruptRow)?;
             events.push(event);
         }
         Ok((events, start))

@@ -13,6 +13,18 @@ pub const STREAM_TICKET: &str = "stream.ticket";
 /// without upgrading cannot grow the table without bound.
 const MAX_OUTSTANDING: usize = 1024;
 
+/// The OS gave no random bytes for a ticket.
+#[derive(Debug)]
+pub struct NoRandomness(pub getrandom::Error);
+
+impl std::fmt::Display for NoRandomness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "no randomness for a ticket: {}", self.0)
+    }
+}
+
+impl std::error::Error for NoRandomness {}
+
 pub struct Tickets {
     ttl: Duration,
     /// Ticket → expiry.
@@ -29,9 +41,9 @@ impl Tickets {
     }
 
     /// A fresh ticket: 256 random bits, hex (URL-safe as is).
-    pub fn mint(&self) -> Result<String, String> {
+    pub fn mint(&self) -> Result<String, NoRandomness> {
         let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).map_err(|e| format!("no randomness for a ticket: {e}"))?;
+        getrandom::fill(&mut bytes).map_err(NoRandomness)?;
         let ticket: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         let now = Instant::now();
         let mut live = self.live();
