@@ -7,7 +7,7 @@
 //! new turn with the steering message as its `user/message`. `session.cancel` interrupts the
 //! turn, drops queued prompts and answers once `turn/end` is committed.
 
-use crate::app::App;
+use crate::base::Base;
 use crate::hub::OutFrame;
 use crate::interact::Kind;
 use crate::plan;
@@ -55,7 +55,7 @@ fn internal(e: impl std::fmt::Display) -> RpcError {
     RpcError::new(agent_session_wire::ErrorCode::Internal, e.to_string(), json!({}))
 }
 
-pub async fn prompt(app: &Arc<App>, s: &SessionRef, mode: PromptMode, prompt: Prompt) -> Result<(), RpcError> {
+pub async fn prompt(app: &Arc<Base>, s: &SessionRef, mode: PromptMode, prompt: Prompt) -> Result<(), RpcError> {
     let mut ctl = s.ctl.lock().await;
     if ctl.running {
         match mode {
@@ -94,18 +94,18 @@ pub async fn cancel(s: &Session) {
     let _ = tokio::time::timeout(CANCEL_WAIT, running.wait_for(|r| !*r)).await;
 }
 
-fn status(app: &App, s: &Session, running: bool) {
+fn status(app: &Base, s: &Session, running: bool) {
     s.publish_status(app, running);
 }
 
 /// The `session/title` frame right after the title event's own `session/event` frame.
-fn title_frame(app: &App, s: &Session, title: &str, event_seq: u64, time: f64) {
+fn title_frame(app: &Base, s: &Session, title: &str, event_seq: u64, time: f64) {
     let t = TitleState { title: title.to_string(), event_seq, updated_at: time };
     app.hub.mux(OutFrame::new(&t.frame(&s.id)));
 }
 
 /// `turn/start`, the pending plan commit, `user/message` and (first message) the title.
-async fn begin_turn(app: &App, s: &Session, p: Prompt) -> Result<Turn, AppendError> {
+async fn begin_turn(app: &Base, s: &Session, p: Prompt) -> Result<Turn, AppendError> {
     let mut log = s.log.lock().await;
     let number = log.turn + 1;
     let source = json!({ "kind": "user", "rpcId": p.rpc_id });
@@ -149,7 +149,7 @@ async fn begin_turn(app: &App, s: &Session, p: Prompt) -> Result<Turn, AppendErr
 }
 
 /// Runs turns until the queue is empty.
-async fn drive(app: Arc<App>, s: SessionRef, mut turn: Turn, mut interrupt: watch::Receiver<bool>) {
+async fn drive(app: Arc<Base>, s: SessionRef, mut turn: Turn, mut interrupt: watch::Receiver<bool>) {
     loop {
         let mut run = Run { app: &app, s: &s, turn: &turn, interrupt: &mut interrupt, title_due: turn.title_request };
         let outcome = run.body().await;
@@ -190,7 +190,7 @@ async fn drive(app: Arc<App>, s: SessionRef, mut turn: Turn, mut interrupt: watc
 }
 
 struct Run<'a> {
-    app: &'a App,
+    app: &'a Base,
     s: &'a Session,
     turn: &'a Turn,
     interrupt: &'a mut watch::Receiver<bool>,
@@ -430,8 +430,7 @@ impl Run<'_> {
     /// interrupted. The question is resolved either way.
     async fn ask(&mut self, question: Value) -> Result<Option<agent_session_wire::RpcResult<Value>>, Stop> {
         let rpc_id = uuid::Uuid::new_v4().to_string();
-        let questions =
-            serde_json::from_value(json!([question])).map_err(|e| Stop::Failed(AppendError::Store(e.to_string())))?;
+        let questions = serde_json::from_value(json!([question])).map_err(|e| Stop::Failed(AppendError::Encode(e)))?;
         let frame = Frame::QuestionRequested(QuestionRequested { session_id: self.s.id.clone(), questions });
         let out = OutFrame::with_rpc_id(&frame, rpc_id.clone());
         let rx = self.app.interactions.register(&self.s.id, Kind::Question, out.clone());
@@ -523,16 +522,15 @@ impl Run<'_> {
 
 /// Logs `turn/end {interrupted}` for turns a previous process left open (killed mid-turn),
 /// so the log is consistent before anyone reads it.
-pub fn close_dangling_turns(app: &App, dangling: &[(SessionRef, u64)]) -> Result<(), String> {
+pub fn close_dangling_turns(app: &Base, dangling: &[(SessionRef, u64)]) -> Result<(), AppendError> {
     for (s, turn) in dangling {
-        let mut log = s.log.try_lock().map_err(|e| e.to_string())?;
+        let mut log = s.log.try_lock().map_err(AppendError::Locked)?;
         s.append_locked(
             app,
             &mut log,
             NewEvent::new("turn/end", json!({ "turn": turn, "reason": { "kind": "interrupted" } })),
             &[],
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
     }
     Ok(())
 }

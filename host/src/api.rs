@@ -6,14 +6,16 @@
 //! `/api/respond` the bare receipt.
 
 use crate::app::App;
+use crate::check::payload;
 use crate::profiles::Profile;
-use crate::rpc::{self, custom_issue, internal, invalid_payload, payload};
+use crate::rpc::{self, custom_issue, internal, invalid_payload};
 use crate::session::Prompt;
+use crate::tickets::STREAM_TICKET;
 use crate::{agent, history, plan, provider, script};
 use agent_session_wire::interaction::{AnswerPayload, SESSION_ANSWER};
 use agent_session_wire::{
     self as wire, ClientResponse, CreatePayload, CreateValue, HostDescription, ListPayload, ListValue, PromptPayload,
-    Receipt, ReceiptReason, RpcResult, SessionRef, SessionSummary, SetPlanModePayload,
+    Receipt, ReceiptReason, RpcError, RpcResult, SessionRef, SessionSummary, SetPlanModePayload,
 };
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -95,7 +97,7 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
         wire::SESSION_CREATE => {
             let p: CreatePayload = payload(method, &optional_payload(p))?;
             if let Err(e) = Profile::parse(p.provider.as_deref()) {
-                return Err(invalid_payload(method, vec![custom_issue(vec![json!("provider")], &e)]));
+                return Err(invalid_payload(method, vec![custom_issue(vec![json!("provider")], &e.to_string())]));
             }
             let s = app.create_session(p.cwd, p.provider).map_err(internal)?;
             to_value(CreateValue { session_id: s.id.clone() })
@@ -108,7 +110,7 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
         wire::SESSION_PROMPT => {
             let p: PromptPayload = payload(method, p)?;
             let s = app.session(&p.session_id)?;
-            agent::prompt(app, &s, p.mode, Prompt { content: p.content, rpc_id: rpc_id.to_string() }).await?;
+            agent::prompt(&app.base, &s, p.mode, Prompt { content: p.content, rpc_id: rpc_id.to_string() }).await?;
             Ok(json!({ "accepted": true }))
         }
         wire::SESSION_CANCEL => {
@@ -161,4 +163,28 @@ pub async fn respond(State(app): State<Arc<App>>, body: BodyResult) -> Response 
             },
         };
     Json(receipt).into_response()
+}
+
+/// `POST /api/stream.ticket` (payload `{}`): `{ticket, expiresInMs}`.
+pub async fn stream_ticket(State(app): State<Arc<App>>, body: Bytes) -> Response {
+    let Ok(v) = serde_json::from_slice::<Value>(&body) else { return rpc::not_json() };
+    let rpc_id = rpc::rpc_id_of(&v);
+    let result = rpc::check_envelope(&v, "client-request").and_then(|()| {
+        match v.get("method").and_then(Value::as_str) {
+            Some(STREAM_TICKET) => {}
+            other => {
+                return Err(RpcError::bad_request(
+                    format!("method {:?} does not match path {STREAM_TICKET:?}", other.unwrap_or_default()),
+                    vec![],
+                ))
+            }
+        }
+        match v.get("payload") {
+            None | Some(Value::Null | Value::Object(_)) => {}
+            Some(_) => return Err(invalid_payload(STREAM_TICKET, vec![rpc::issue(vec![], "expected object")])),
+        }
+        let ticket = app.tickets.mint().map_err(rpc::internal)?;
+        Ok(json!({ "ticket": ticket, "expiresInMs": app.tickets.ttl().as_millis() as u64 }))
+    });
+    rpc::respond(&rpc_id, result)
 }

@@ -1,43 +1,58 @@
-//! Shared host state: the store, the stream hub, the session registry and the options that
-//! shape behaviour (plan service present or not, chunk pacing, faults, downlink carriers).
+//! Shared host state: the `Base` (store, stream hub, interactions, faults, the options that
+//! shape behaviour: plan service present or not, chunk pacing, downlink carriers), the session
+//! registry and the stream tickets. The top layer (routes, streams) takes the `App`.
 
-use crate::cli::Downlinks;
+use crate::base::Base;
+pub use crate::base::Options;
 use crate::faults::Faults;
 use crate::hub::{Hub, OutFrame};
 use crate::interact::Interactions;
-use crate::provider::ProviderState;
-use crate::session::{now_ms, LogState, Session, SessionRef};
-use crate::store::SessionUpdate;
-use crate::store::Store;
+use crate::session::{now_ms, AppendError, LogState, ProviderState, Session, SessionRef};
+use crate::store::{SessionUpdate, Store, StoreError};
 use crate::tickets::Tickets;
 use agent_session_wire::{Frame, RpcError, SessionAddedFrame};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
-use std::time::Duration;
 
-pub struct Options {
-    pub plan_mode: bool,
-    pub chunk_delay: Duration,
-    pub downlinks: Downlinks,
-    pub ticket_ttl: Duration,
+/// Why the host could not open its sessions at startup.
+#[derive(Debug)]
+pub enum OpenError {
+    Store(StoreError),
+    /// Closing a turn a previous process left open (or its stale prompts) failed.
+    Append(AppendError),
 }
 
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpenError::Store(e) => write!(f, "{e}"),
+            OpenError::Append(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for OpenError {}
+
 pub struct App {
-    pub store: Store,
-    pub hub: Hub,
-    pub interactions: Interactions,
-    pub faults: Option<Faults>,
+    /// Shared with turn driver tasks; `app.store`, `app.hub`, … read through `Deref`.
+    pub base: Arc<Base>,
     pub tickets: Tickets,
-    pub options: Options,
     sessions: RwLock<HashMap<String, SessionRef>>,
 }
 
+impl std::ops::Deref for App {
+    type Target = Base;
+    fn deref(&self) -> &Base {
+        &self.base
+    }
+}
+
 impl App {
-    pub fn new(store: Store, options: Options, faults: bool) -> Result<App, String> {
+    pub fn new(store: Store, options: Options, faults: bool) -> Result<App, OpenError> {
         let mut dangling = Vec::new();
         let mut sessions = HashMap::new();
-        for l in store.load_sessions()? {
+        for l in store.load_sessions().map_err(OpenError::Store)? {
             let open_turn = match (&l.last_turn_start, l.last_turn_end_seq) {
                 (Some((start, data)), end) if end.is_none_or(|e| e < *start) => {
                     data.get("turn").and_then(|t| t.as_u64())
@@ -50,20 +65,20 @@ impl App {
             }
             sessions.insert(s.id.clone(), s);
         }
-        let app = App {
+        let tickets = Tickets::new(options.ticket_ttl);
+        let base = Base {
             store,
             hub: Hub::default(),
             interactions: Interactions::default(),
             faults: faults.then(Faults::default),
-            tickets: Tickets::new(options.ticket_ttl),
             options,
-            sessions: RwLock::new(sessions),
         };
+        let app = App { base: Arc::new(base), tickets, sessions: RwLock::new(sessions) };
         for s in app.sessions() {
-            let mut log = s.log.try_lock().map_err(|e| e.to_string())?;
-            crate::provider::drop_stale_prompts(&app, &s, &mut log).map_err(|e| e.to_string())?;
+            let mut log = s.log.try_lock().map_err(|e| OpenError::Append(AppendError::Locked(e)))?;
+            crate::provider::drop_stale_prompts(&app, &s, &mut log).map_err(OpenError::Append)?;
         }
-        crate::agent::close_dangling_turns(&app, &dangling)?;
+        crate::agent::close_dangling_turns(&app, &dangling).map_err(OpenError::Append)?;
         Ok(app)
     }
 
@@ -83,7 +98,7 @@ impl App {
         all
     }
 
-    pub fn create_session(&self, cwd: Option<String>, provider: Option<String>) -> Result<SessionRef, String> {
+    pub fn create_session(&self, cwd: Option<String>, provider: Option<String>) -> Result<SessionRef, StoreError> {
         let id = format!("session-{}", uuid::Uuid::new_v4());
         let created_at = now_ms();
         let pk = self.store.create_session(&id, cwd.as_deref(), provider.as_deref(), created_at)?;

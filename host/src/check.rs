@@ -1,9 +1,10 @@
 //! Top-level payload checks that report every bad field at once (serde stops at the first).
 //! Issues keep the origin's zod shape `{code, path, message}`; what this table does not
-//! cover (nested shapes) is still caught by the typed deserialization after it.
+//! cover (nested shapes) is still caught by the typed deserialization after it (`payload`).
 
-use crate::rpc::invalid_payload;
+use crate::rpc::{invalid_payload, issue};
 use agent_session_wire::{self as wire, interaction::SESSION_ANSWER, RpcError};
+use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 #[derive(Clone, Copy)]
@@ -121,9 +122,32 @@ pub fn payload_fields(method: &str, payload: &Value) -> Result<(), RpcError> {
     }
 }
 
+/// Deserializes a method payload; a failure names the path and reason like the origin.
+pub fn payload<T: DeserializeOwned>(method: &str, payload: &Value) -> Result<T, RpcError> {
+    payload_fields(method, payload)?;
+    serde_path_to_error::deserialize(payload).map_err(|e| {
+        let mut path: Vec<Value> = e
+            .path()
+            .iter()
+            .filter_map(|seg| match seg {
+                serde_path_to_error::Segment::Seq { index } => Some(json!(index)),
+                serde_path_to_error::Segment::Map { key } => Some(json!(key)),
+                serde_path_to_error::Segment::Enum { variant } => Some(json!(variant)),
+                serde_path_to_error::Segment::Unknown => None,
+            })
+            .collect();
+        let message = e.inner().to_string();
+        if let Some(field) = message.strip_prefix("missing field `").and_then(|m| m.split('`').next()) {
+            path.push(json!(field));
+        }
+        invalid_payload(method, vec![issue(path, message)])
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agent_session_wire::SetPlanModePayload;
 
     fn paths(method: &str, p: Value) -> Vec<Value> {
         let e = payload_fields(method, &p).unwrap_err();
@@ -155,5 +179,14 @@ mod tests {
         assert_eq!(e.details.value()["issues"][0]["message"], "Required");
         let e = payload_fields(wire::SESSION_SET_PLAN_MODE, &json!({ "sessionId": "s", "active": 1 })).unwrap_err();
         assert_eq!(e.details.value()["issues"][0]["message"], "Expected boolean, received number");
+    }
+
+    #[test]
+    fn missing_field_names_its_path() {
+        let err = payload::<SetPlanModePayload>("session.setPlanMode", &json!({ "sessionId": "s" })).unwrap_err();
+        assert_eq!(err.message, "invalid payload for session.setPlanMode");
+        assert_eq!(err.details.value()["issues"][0]["path"], json!(["active"]));
+        let err = payload::<SetPlanModePayload>("m", &json!({ "sessionId": "s", "active": 1 })).unwrap_err();
+        assert_eq!(err.details.value()["issues"][0]["path"], json!(["active"]));
     }
 }

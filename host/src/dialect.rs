@@ -12,6 +12,7 @@
 //!   (`POST /api/commands/execute`);
 //! - the title as the `title` projection instead of `session/title` frames.
 
+use agent_session_wire::interaction::PROJ_PLAN;
 use agent_session_wire::{Frame, Json, ProjectionFrame, SessionEvent};
 use clap::ValueEnum;
 use serde_json::{json, Map, Value};
@@ -112,7 +113,7 @@ fn pick(d: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
 /// A projection value as this generation writes it: today's `plan` carries `pending` as a
 /// flag (a selection of the other state is pending), not the selected value.
 pub fn projection_out(key: &str, value: &Json) -> Json {
-    if !is_upstream() || key != crate::plan::PROJECTION_KEY {
+    if !is_upstream() || key != PROJ_PLAN {
         return value.clone();
     }
     upstream_plan(value)

@@ -1,23 +1,10 @@
-//! Fault injection (`--faults` only): `POST /admin/faults` takes one command object or an
-//! array of them; see host/README.md. Without the flag the route does not exist (404).
+//! Fault knobs (`--faults` only): what `POST /admin/faults` (`crate::admin`) sets and the
+//! log path and the response gate spend. See host/README.md.
 
-use crate::app::App;
-use crate::hub::OutFrame;
-use crate::session::NewEvent;
-use agent_session_wire::{Frame, SessionIdFrame, StreamErrorFrame};
-use axum::body::Bytes;
-use axum::extract::{Request, State};
-use axum::http::{header, StatusCode};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
 use serde_json::{json, Value};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Mutex;
+use std::time::Duration;
 use tokio::sync::watch;
-
-/// Upper bound of a seed, to keep a typo from filling the disk.
-const MAX_SEED_EVENTS: u64 = 2_000_000;
 
 #[derive(Default)]
 struct Knobs {
@@ -58,6 +45,18 @@ impl Faults {
         }
     }
 
+    /// Withholds the response until `release`, or delays it, if a knob says so.
+    pub async fn hold(&self) {
+        match self.take_hold() {
+            Some(Hold::Withhold) => {
+                let mut release = self.release.subscribe();
+                let _ = release.changed().await;
+            }
+            Some(Hold::Delay(d)) => tokio::time::sleep(d).await,
+            None => {}
+        }
+    }
+
     fn take_hold(&self) -> Option<Hold> {
         let mut k = self.knobs();
         if k.withhold > 0 {
@@ -72,7 +71,7 @@ impl Faults {
     }
 
     /// The response to `path` is to be replaced by a carrier error.
-    fn take_fail(&self, path: &str) -> bool {
+    pub fn take_fail(&self, path: &str) -> bool {
         let mut k = self.knobs();
         let matches = k.fail_method.as_deref().is_none_or(|m| path.strip_prefix("/api/") == Some(m));
         if k.fail > 0 && matches {
@@ -83,241 +82,40 @@ impl Faults {
         }
     }
 
-    fn status(&self) -> Value {
+    pub fn withhold(&self, count: u32) {
+        self.knobs().withhold += count;
+    }
+
+    pub fn delay(&self, count: u32, ms: u64) {
+        let mut k = self.knobs();
+        k.delay += count;
+        k.delay_ms = ms;
+    }
+
+    /// Sends every withheld response.
+    pub fn release(&self) {
+        self.release.send_modify(|e| *e += 1);
+    }
+
+    pub fn skip_mux_events(&self, count: u32) {
+        self.knobs().skip_mux_events += count;
+    }
+
+    pub fn fail(&self, count: u32, method: Option<String>) {
+        let mut k = self.knobs();
+        k.fail += count;
+        k.fail_method = method;
+    }
+
+    /// Every knob back to zero, and every withheld response sent.
+    pub fn clear(&self) {
+        *self.knobs() = Knobs::default();
+        self.release();
+    }
+
+    pub fn status(&self) -> Value {
         let k = self.knobs();
         json!({ "withhold": k.withhold, "delay": k.delay, "delayMs": k.delay_ms, "skipMuxEvents": k.skip_mux_events,
                 "fail": k.fail, "failMethod": k.fail_method })
     }
-}
-
-/// Unary responses pass here: the handler has run (its effects are committed) and the
-/// response is then withheld until `release`, delayed, or replaced by a carrier error.
-pub async fn gate(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
-    let path = req.uri().path().to_string();
-    let response = next.run(req).await;
-    let Some(faults) = &app.faults else { return response };
-    if faults.take_fail(&path) {
-        return bad(StatusCode::SERVICE_UNAVAILABLE, "injected failure".into());
-    }
-    match faults.take_hold() {
-        Some(Hold::Withhold) => {
-            let mut release = faults.release.subscribe();
-            let _ = release.changed().await;
-        }
-        Some(Hold::Delay(d)) => tokio::time::sleep(d).await,
-        None => {}
-    }
-    response
-}
-
-#[derive(Deserialize)]
-#[serde(tag = "command", rename_all = "kebab-case", rename_all_fields = "camelCase")]
-enum Command {
-    DropStreams,
-    /// Sends one `stream/error` frame on the mux stream (the client must end the generation).
-    StreamError,
-    Withhold {
-        #[serde(default = "one")]
-        count: u32,
-    },
-    Delay {
-        #[serde(default = "one")]
-        count: u32,
-        ms: u64,
-    },
-    Release,
-    SkipMuxEvent {
-        #[serde(default = "one")]
-        count: u32,
-    },
-    Fail {
-        #[serde(default = "one")]
-        count: u32,
-        method: Option<String>,
-    },
-    ResetStore {
-        #[serde(default)]
-        keep_sessions: bool,
-    },
-    Clear,
-    Status,
-    Seed {
-        session_id: Option<String>,
-        events: u64,
-        #[serde(default = "ten")]
-        message_every: u64,
-        #[serde(default)]
-        broadcast: bool,
-    },
-}
-
-fn one() -> u32 {
-    1
-}
-fn ten() -> u64 {
-    10
-}
-
-fn bad(status: StatusCode, message: String) -> Response {
-    (status, [(header::CONTENT_TYPE, "text/plain;charset=UTF-8")], message).into_response()
-}
-
-pub async fn admin(State(app): State<Arc<App>>, body: Bytes) -> Response {
-    let Some(faults) = &app.faults else { return crate::rpc::not_found() };
-    let commands: Vec<Command> = match serde_json::from_slice::<Value>(&body) {
-        Ok(Value::Array(items)) => match items.into_iter().map(serde_json::from_value).collect() {
-            Ok(c) => c,
-            Err(e) => return bad(StatusCode::BAD_REQUEST, format!("bad fault command: {e}")),
-        },
-        Ok(v) => match serde_json::from_value(v) {
-            Ok(c) => vec![c],
-            Err(e) => return bad(StatusCode::BAD_REQUEST, format!("bad fault command: {e}")),
-        },
-        Err(_) => return crate::rpc::not_json(),
-    };
-    let mut results = Vec::new();
-    for c in commands {
-        let r = match c {
-            Command::DropStreams => {
-                app.hub.drop_streams();
-                json!({})
-            }
-            Command::StreamError => {
-                let error = json!({ "code": "injected", "message": "injected stream/error" });
-                app.hub.mux(OutFrame::new(&Frame::StreamError(StreamErrorFrame { error: error.into() })));
-                json!({})
-            }
-            Command::Withhold { count } => {
-                faults.knobs().withhold += count;
-                json!({})
-            }
-            Command::Delay { count, ms } => {
-                let mut k = faults.knobs();
-                k.delay += count;
-                k.delay_ms = ms;
-                json!({})
-            }
-            Command::Release => {
-                faults.release.send_modify(|e| *e += 1);
-                json!({})
-            }
-            Command::SkipMuxEvent { count } => {
-                faults.knobs().skip_mux_events += count;
-                json!({})
-            }
-            Command::Fail { count, method } => {
-                let mut k = faults.knobs();
-                k.fail += count;
-                k.fail_method = method;
-                json!({})
-            }
-            Command::Clear => {
-                *faults.knobs() = Knobs::default();
-                faults.release.send_modify(|e| *e += 1);
-                json!({})
-            }
-            Command::Status => json!({}),
-            Command::ResetStore { keep_sessions } => match reset_store(&app, keep_sessions).await {
-                Ok(()) => json!({}),
-                Err(e) => return bad(StatusCode::INTERNAL_SERVER_ERROR, e),
-            },
-            Command::Seed { session_id, events, message_every, broadcast } => {
-                match seed(&app, session_id, events, message_every.max(1), broadcast).await {
-                    Ok(v) => v,
-                    Err(e) => return bad(StatusCode::BAD_REQUEST, e),
-                }
-            }
-        };
-        results.push(r);
-    }
-    let body = json!({ "ok": true, "results": results, "faults": faults.status() });
-    ([(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
-}
-
-/// The host "loses its log": running turns are interrupted, every event (and, unless
-/// `keep_sessions`, every session) is deleted, pending interactions are dropped and every
-/// stream is ended so clients reconnect to the new state.
-async fn reset_store(app: &App, keep_sessions: bool) -> Result<(), String> {
-    let sessions = app.sessions();
-    for s in &sessions {
-        let mut ctl = s.ctl.lock().await;
-        ctl.queue.clear();
-        if let Some(tx) = &ctl.interrupt {
-            tx.send_replace(true);
-        }
-    }
-    let mut logs = Vec::new();
-    for s in &sessions {
-        logs.push(s.log.lock().await);
-    }
-    app.store.reset(keep_sessions)?;
-    for (s, log) in sessions.iter().zip(logs.iter_mut()) {
-        if keep_sessions {
-            s.clear_log(log);
-        } else {
-            s.removed.store(true, std::sync::atomic::Ordering::SeqCst);
-        }
-    }
-    drop(logs);
-    app.interactions.clear(None);
-    if !keep_sessions {
-        for s in app.forget_sessions() {
-            app.hub.host(OutFrame::new(&Frame::SessionRemoved(SessionIdFrame { session_id: s.id.clone() })));
-        }
-    }
-    app.hub.drop_streams();
-    Ok(())
-}
-
-/// Synthetic event `seq` of a seeded log: a user and an assistant message every
-/// `every` events, text-delta chunks between.
-fn seed_event(seq: u64, every: u64) -> (&'static str, Value) {
-    if seq % every == 0 {
-        (
-            "user/message",
-            json!({ "content": [{ "type": "text", "text": format!("seed message {seq}") }],
-                                  "source": { "kind": "user", "rpcId": "seed" } }),
-        )
-    } else if seq % every == every / 2 {
-        (
-            "assistant/message",
-            json!({ "turn": 1, "step": 1, "content": [{ "type": "text", "text": format!("seed reply {seq}") }],
-                                       "provenance": { "provider": "seed", "model": "seed" } }),
-        )
-    } else {
-        (
-            "assistant/chunk",
-            json!({ "turn": 1, "step": 1, "chunk": { "type": "text-delta", "index": 0, "text": " seed" } }),
-        )
-    }
-}
-
-/// Hidden load-check helper: appends `events` synthetic events, either in one silent bulk
-/// transaction or one by one through the live path (commit + broadcast).
-async fn seed(
-    app: &App,
-    session_id: Option<String>,
-    events: u64,
-    every: u64,
-    broadcast: bool,
-) -> Result<Value, String> {
-    if events > MAX_SEED_EVENTS {
-        return Err(format!("seed: at most {MAX_SEED_EVENTS} events"));
-    }
-    let s = match session_id {
-        Some(id) => app.session(&id).map_err(|e| e.message)?,
-        None => app.create_session(None, None)?,
-    };
-    let started = Instant::now();
-    let last_seq = if broadcast {
-        let mut last = s.last_seq.load(std::sync::atomic::Ordering::SeqCst);
-        for _ in 0..events {
-            let (kind, data) = seed_event((last + 1) as u64, every);
-            last = s.append(app, NewEvent::new(kind, data)).await.map_err(|e| e.to_string())?.seq as i64;
-        }
-        last
-    } else {
-        s.seed_silent(app, |seq| seed_event(seq, every), events).await.map_err(|e| e.to_string())?
-    };
-    Ok(json!({ "sessionId": s.id, "lastSeq": last_seq, "elapsedMs": started.elapsed().as_secs_f64() * 1000.0 }))
 }

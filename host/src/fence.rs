@@ -95,25 +95,52 @@ impl Fence {
     }
 
     /// `Err` names the reason (for the host's log; the client only sees `forbidden`).
-    fn trust(&self, headers: &HeaderMap) -> Result<(), String> {
-        let host = header_str(headers, &header::HOST).ok_or("no Host header")?;
-        let (name, port) = authority(host).ok_or_else(|| format!("unparsable Host {host:?}"))?;
+    fn trust(&self, headers: &HeaderMap) -> Result<(), Untrusted> {
+        let host = header_str(headers, &header::HOST).ok_or(Untrusted::NoHost)?;
+        let (name, port) = authority(host).ok_or_else(|| Untrusted::UnparsableHost(host.to_string()))?;
         if !self.serves(&name, port) {
-            return Err(format!("Host {host:?} is not an authority of this host"));
+            return Err(Untrusted::ForeignHost(host.to_string()));
         }
         let origin = header_str(headers, &header::ORIGIN);
         let allowed = origin.is_some_and(|o| self.allowed.iter().any(|a| a.eq_ignore_ascii_case(o)));
         if !allowed && header_str(headers, &header::HeaderName::from_static("sec-fetch-site")) == Some("cross-site") {
-            return Err("Sec-Fetch-Site: cross-site from an origin not on --allow-origin".into());
+            return Err(Untrusted::CrossSite);
         }
         match origin {
             None => Ok(()),
             Some(_) if allowed => Ok(()),
             Some(o) if o.strip_prefix("http://").and_then(authority) == Some((name, port)) => Ok(()),
-            Some(o) => Err(format!("Origin {o:?} is neither this host's origin nor on --allow-origin")),
+            Some(o) => Err(Untrusted::ForeignOrigin(o.to_string())),
         }
     }
 }
+
+/// Why a request is refused (403 `forbidden`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Untrusted {
+    NoHost,
+    UnparsableHost(String),
+    /// A Host that is not an authority of this host (DNS rebinding).
+    ForeignHost(String),
+    CrossSite,
+    ForeignOrigin(String),
+}
+
+impl std::fmt::Display for Untrusted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Untrusted::NoHost => f.write_str("no Host header"),
+            Untrusted::UnparsableHost(h) => write!(f, "unparsable Host {h:?}"),
+            Untrusted::ForeignHost(h) => write!(f, "Host {h:?} is not an authority of this host"),
+            Untrusted::CrossSite => f.write_str("Sec-Fetch-Site: cross-site from an origin not on --allow-origin"),
+            Untrusted::ForeignOrigin(o) => {
+                write!(f, "Origin {o:?} is neither this host's origin nor on --allow-origin")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Untrusted {}
 
 fn fenced(path: &str) -> bool {
     ["/api", "/admin"].iter().any(|p| path.strip_prefix(p).is_some_and(|rest| rest.is_empty() || rest.starts_with('/')))

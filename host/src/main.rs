@@ -1,9 +1,11 @@
 //! agent-session-host: the reference host of the agent-session wire contract.
 
 mod adapters;
+mod admin;
 mod agent;
 mod api;
 mod app;
+mod base;
 mod check;
 mod cli;
 mod commands;
@@ -29,6 +31,7 @@ mod tickets;
 use app::{App, Options};
 use clap::Parser;
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,23 +49,50 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(cli: cli::Cli) -> Result<(), String> {
+/// Why the host did not start (or stopped serving).
+#[derive(Debug)]
+enum RunError {
+    CreateDir(PathBuf, std::io::Error),
+    Store(store::StoreError),
+    Open(app::OpenError),
+    Listen(String, std::io::Error),
+    Router(security::BadOrigin),
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::CreateDir(dir, e) => write!(f, "cannot create {}: {e}", dir.display()),
+            RunError::Store(e) => write!(f, "{e}"),
+            RunError::Open(e) => write!(f, "{e}"),
+            RunError::Listen(addr, e) => f.write_str(&listen_error(addr, e)),
+            RunError::Router(e) => write!(f, "{e}"),
+            RunError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+async fn run(cli: cli::Cli) -> Result<(), RunError> {
     let db = cli.db_path();
     if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|e| RunError::CreateDir(dir.to_path_buf(), e))?;
     }
-    let store = store::Store::open(&db)?;
+    let store = store::Store::open(&db).map_err(RunError::Store)?;
     let options = Options {
         plan_mode: !cli.no_plan_mode,
         chunk_delay: Duration::from_millis(cli.chunk_delay_ms),
         downlinks: cli.downlinks,
         ticket_ttl: Duration::from_millis(cli.ticket_ttl_ms),
     };
-    let app = Arc::new(App::new(store, options, cli.faults)?);
-    let listener = tokio::net::TcpListener::bind(&cli.listen).await.map_err(|e| listen_error(&cli.listen, &e))?;
-    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let app = Arc::new(App::new(store, options, cli.faults).map_err(RunError::Open)?);
+    let listener =
+        tokio::net::TcpListener::bind(&cli.listen).await.map_err(|e| RunError::Listen(cli.listen.clone(), e))?;
+    let addr = listener.local_addr().map_err(RunError::Io)?;
     // The fence needs the bound port (`--listen …:0` picks one).
-    let router = server::router(app.clone(), &cli, addr)?;
+    let router = server::router(app.clone(), &cli, addr).map_err(RunError::Router)?;
     {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "listening on http://{addr}");
@@ -70,7 +100,7 @@ async fn run(cli: cli::Cli) -> Result<(), String> {
     }
     eprintln!("agent-session-host: db {}", db.display());
     tokio::select! {
-        r = axum::serve(listener, router) => r.map_err(|e| e.to_string()),
+        r = axum::serve(listener, router) => r.map_err(RunError::Io),
         // Every commit is already durable: on a signal there is nothing to flush, and
         // open streams would keep a graceful shutdown waiting forever.
         _ = shutdown_signal() => Ok(()),

@@ -7,58 +7,24 @@
 //! event). `PlanModeState.pending` carries the *selected value*, so it always differs from
 //! `active` when present.
 
-use crate::app::App;
+use crate::base::Base;
 use crate::hub::OutFrame;
-use crate::session::{AppendError, LogState, NewEvent, Session};
-use crate::store::SessionUpdate;
+use crate::session::{AppendError, LogState, NewEvent, PlanState, Session};
+use crate::store::{SessionUpdate, StoreError};
 use agent_session_wire::{Frame, PlanModeState, ProjectionFrame};
 use serde_json::{json, Value};
 
 /// The projection key of the plan value (Extension 1).
-pub const PROJECTION_KEY: &str = "plan";
+pub const PROJECTION_KEY: &str = agent_session_wire::interaction::PROJ_PLAN;
 
 /// What the origin logs when the user leaves plan mode.
 const LEAVE_TEXT: &str = "The user switched this session back to the default mode.";
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PlanState {
-    pub active: bool,
-    pending: Option<bool>,
-}
-
-impl PlanState {
-    pub fn restore(active: bool, pending: Option<bool>) -> Self {
-        PlanState { active, pending: pending.filter(|p| *p != active) }
-    }
-
-    pub fn state(&self) -> PlanModeState {
-        PlanModeState { active: self.active, pending: self.pending }
-    }
-
-    pub fn pending(&self) -> Option<bool> {
-        self.pending
-    }
-
-    /// Records a selection; true when the readable state changed.
-    pub fn select(&mut self, want: bool) -> bool {
-        let before = *self;
-        self.pending = (want != self.active).then_some(want);
-        *self != before
-    }
-
-    /// At a turn start: the selection to commit, if any.
-    fn take_commit(&mut self) -> Option<bool> {
-        let p = self.pending.take()?;
-        self.active = p;
-        Some(p)
-    }
-}
 
 pub fn value(state: PlanModeState) -> Value {
     serde_json::to_value(state).unwrap_or(Value::Null)
 }
 
-fn publish_projection(app: &App, session: &Session, log: &LogState) {
+fn publish_projection(app: &Base, session: &Session, log: &LogState) {
     let frame = Frame::Projection(ProjectionFrame {
         session_id: session.id.clone(),
         key: PROJECTION_KEY.to_string(),
@@ -69,7 +35,7 @@ fn publish_projection(app: &App, session: &Session, log: &LogState) {
 }
 
 /// `session.setPlanMode`: record the selection, persist it, announce the new value.
-pub async fn select(app: &App, session: &Session, active: bool) -> Result<PlanModeState, String> {
+pub async fn select(app: &Base, session: &Session, active: bool) -> Result<PlanModeState, StoreError> {
     let mut log = session.log.lock().await;
     let mut next = log.plan;
     if next.select(active) {
@@ -82,7 +48,7 @@ pub async fn select(app: &App, session: &Session, active: bool) -> Result<PlanMo
 
 /// An approved plan review leaves plan mode at once, inside the running turn (as today's
 /// upstream host does when the user approves `exit_plan_mode`).
-pub fn leave_now(app: &App, session: &Session, log: &mut LogState) -> Result<(), AppendError> {
+pub fn leave_now(app: &Base, session: &Session, log: &mut LogState) -> Result<(), AppendError> {
     if !log.plan.active {
         return Ok(());
     }
@@ -92,12 +58,12 @@ pub fn leave_now(app: &App, session: &Session, log: &mut LogState) -> Result<(),
 
 /// At the start of a turn (after `turn/start`): commit a pending selection. Leaving plan
 /// mode also tells the model so with a `context/message`, as the origin does.
-pub fn commit_at_turn_start(app: &App, session: &Session, log: &mut LogState) -> Result<(), AppendError> {
+pub fn commit_at_turn_start(app: &Base, session: &Session, log: &mut LogState) -> Result<(), AppendError> {
     let mut next = log.plan;
     commit(app, session, log, &mut next)
 }
 
-fn commit(app: &App, session: &Session, log: &mut LogState, next: &mut PlanState) -> Result<(), AppendError> {
+fn commit(app: &Base, session: &Session, log: &mut LogState, next: &mut PlanState) -> Result<(), AppendError> {
     let Some(active) = next.take_commit() else { return Ok(()) };
     session.append_locked(
         app,
@@ -122,25 +88,4 @@ fn commit(app: &App, session: &Session, log: &mut LogState, next: &mut PlanState
     }
     publish_projection(app, session, log);
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn selection_semantics_match_the_captures() {
-        let mut p = PlanState::default();
-        assert!(p.select(true));
-        assert_eq!(p.state(), PlanModeState { active: false, pending: Some(true) });
-        assert_eq!(p.take_commit(), Some(true));
-        assert_eq!(p.state(), PlanModeState::committed(true));
-        assert!(p.select(false));
-        assert_eq!(p.state(), PlanModeState { active: true, pending: Some(false) });
-        // Re-selecting the committed value is net zero.
-        assert!(p.select(true));
-        assert_eq!(p.state(), PlanModeState::committed(true));
-        assert!(!p.select(true));
-        assert_eq!(p.take_commit(), None);
-    }
 }

@@ -12,10 +12,10 @@
 //! - Projections persist (SQLite `projections`); a prompt left pending by a killed process is
 //!   resolved `cancelled` at startup.
 
-use crate::adapters::{capabilities_projection, Answered, Canonical, ProviderAdapter};
-use crate::app::App;
+use crate::adapters::Canonical;
+use crate::base::Base;
 use crate::hub::OutFrame;
-use crate::profiles::{self, Ctx, Profile};
+use crate::profiles::{self, Ctx};
 use crate::session::{AppendError, LogState, NewEvent, Session};
 use crate::store::SessionUpdate;
 use agent_session_wire::interaction::{
@@ -24,49 +24,10 @@ use agent_session_wire::interaction::{
 };
 use agent_session_wire::{Frame, ProjectionFrame, Receipt, ReceiptReason, SessionEvent};
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
-use tokio::sync::oneshot;
-
-pub struct ProviderState {
-    pub profile: Profile,
-    pub adapter: ProviderAdapter,
-    /// Prompts a running turn waits on: prompt id -> where the accepted answer goes.
-    pub waiters: HashMap<String, oneshot::Sender<Answered>>,
-}
-
-impl ProviderState {
-    /// A fresh adapter primed with the session's mode, and the projections that yields
-    /// (capabilities and mode).
-    pub fn new(
-        profile: Profile,
-        session_id: &str,
-        plan_active: bool,
-    ) -> Option<(ProviderState, BTreeMap<String, Value>)> {
-        let mut adapter = ProviderAdapter::for_provider(profile.name())?;
-        let mut projections = BTreeMap::new();
-        let ctx = Ctx { session_id, turn: 0, prompt: "" };
-        let mut outs = vec![capabilities_projection(adapter.capabilities())];
-        outs.extend(ingest_initial(&mut adapter, profile, &ctx, plan_active));
-        for o in outs {
-            if let Canonical::Projection { key, value } = o {
-                projections.insert(key.to_string(), value);
-            }
-        }
-        Some((ProviderState { profile, adapter, waiters: HashMap::new() }, projections))
-    }
-}
-
-fn ingest_initial(adapter: &mut ProviderAdapter, profile: Profile, ctx: &Ctx, plan: bool) -> Vec<Canonical> {
-    let payload = profiles::initial_payload(profile, ctx, plan);
-    match adapter {
-        ProviderAdapter::Cursor(a) => a.ingest_session_result(&payload),
-        other => other.ingest(&payload),
-    }
-}
 
 /// Sets a projection value (persisted) and announces it at the log's last seq. No-op when
 /// unchanged.
-pub fn set_projection(app: &App, s: &Session, log: &mut LogState, key: &str, value: Value) -> Result<(), AppendError> {
+pub fn set_projection(app: &Base, s: &Session, log: &mut LogState, key: &str, value: Value) -> Result<(), AppendError> {
     if log.projections.get(key) == Some(&value) {
         return Ok(());
     }
@@ -78,7 +39,7 @@ pub fn set_projection(app: &App, s: &Session, log: &mut LogState, key: &str, val
     Ok(())
 }
 
-pub fn publish(app: &App, s: &Session, key: &str, value: Value, seq: i64) {
+pub fn publish(app: &Base, s: &Session, key: &str, value: Value, seq: i64) {
     let frame =
         Frame::Projection(ProjectionFrame { session_id: s.id.clone(), key: key.to_string(), value: value.into(), seq });
     app.hub.mux(OutFrame::new(&frame));
@@ -86,7 +47,7 @@ pub fn publish(app: &App, s: &Session, key: &str, value: Value, seq: i64) {
 
 /// Logs a canonical event of the current turn (`turn` added to its data).
 pub fn log_event(
-    app: &App,
+    app: &Base,
     s: &Session,
     log: &mut LogState,
     kind: &'static str,
@@ -100,7 +61,7 @@ pub fn log_event(
 
 /// Applies the outputs that are events or projections; anything else is reported on stderr
 /// (only turn scripts produce assistant text and tool calls, and they apply those themselves).
-pub fn apply_basic(app: &App, s: &Session, log: &mut LogState, outs: Vec<Canonical>) -> Result<(), AppendError> {
+pub fn apply_basic(app: &Base, s: &Session, log: &mut LogState, outs: Vec<Canonical>) -> Result<(), AppendError> {
     for o in outs {
         match o {
             Canonical::Event { kind, data } => {
@@ -116,7 +77,7 @@ pub fn apply_basic(app: &App, s: &Session, log: &mut LogState, outs: Vec<Canonic
 
 /// At a turn start, after the plan commit: the mode payload through the adapter, and the
 /// proposed plan cleared once plan mode is off.
-pub fn at_turn_start(app: &App, s: &Session, log: &mut LogState, prompt: &str) -> Result<(), AppendError> {
+pub fn at_turn_start(app: &Base, s: &Session, log: &mut LogState, prompt: &str) -> Result<(), AppendError> {
     let active = log.plan.active;
     let turn = log.turn;
     let Some(ps) = log.provider.as_mut() else { return Ok(()) };
@@ -131,7 +92,7 @@ pub fn at_turn_start(app: &App, s: &Session, log: &mut LogState, prompt: &str) -
 }
 
 /// `session.answer`.
-pub async fn answer(app: &App, s: &Session, p: AnswerPayload) -> Result<Receipt, AppendError> {
+pub async fn answer(app: &Base, s: &Session, p: AnswerPayload) -> Result<Receipt, AppendError> {
     let mut log = s.log.lock().await;
     let Some(ps) = log.provider.as_mut() else { return Ok(Receipt::refused(ReceiptReason::NotPending)) };
     let answered = match ps.adapter.answer(&p.prompt_id, &p.answers) {
@@ -149,7 +110,7 @@ pub async fn answer(app: &App, s: &Session, p: AnswerPayload) -> Result<Receipt,
 
 /// Startup: prompts a killed process left pending are resolved `cancelled` (their turn is
 /// closed as interrupted right after).
-pub fn drop_stale_prompts(app: &App, s: &Session, log: &mut LogState) -> Result<(), AppendError> {
+pub fn drop_stale_prompts(app: &Base, s: &Session, log: &mut LogState) -> Result<(), AppendError> {
     let Some(v) = log.projections.get(PROJ_USER_INPUT).cloned() else { return Ok(()) };
     let Ok(pending) = serde_json::from_value::<PendingPrompts>(v) else { return Ok(()) };
     if pending.prompts.is_empty() {

@@ -4,7 +4,6 @@
 use agent_session_wire::{Envelope, RpcError, RpcResult, ServerResponse};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 pub fn text(status: StatusCode, body: &'static str) -> Response {
@@ -91,28 +90,6 @@ pub fn request_payload(v: &Value, method: &str) -> Result<Value, RpcError> {
     }
 }
 
-/// Deserializes a method payload; a failure names the path and reason like the origin.
-pub fn payload<T: DeserializeOwned>(method: &str, payload: &Value) -> Result<T, RpcError> {
-    crate::check::payload_fields(method, payload)?;
-    serde_path_to_error::deserialize(payload).map_err(|e| {
-        let mut path: Vec<Value> = e
-            .path()
-            .iter()
-            .filter_map(|seg| match seg {
-                serde_path_to_error::Segment::Seq { index } => Some(json!(index)),
-                serde_path_to_error::Segment::Map { key } => Some(json!(key)),
-                serde_path_to_error::Segment::Enum { variant } => Some(json!(variant)),
-                serde_path_to_error::Segment::Unknown => None,
-            })
-            .collect();
-        let message = e.inner().to_string();
-        if let Some(field) = message.strip_prefix("missing field `").and_then(|m| m.split('`').next()) {
-            path.push(json!(field));
-        }
-        invalid_payload(method, vec![issue(path, message)])
-    })
-}
-
 pub fn invalid_payload(method: &str, issues: Vec<Value>) -> RpcError {
     RpcError::bad_request(format!("invalid payload for {method}"), issues)
 }
@@ -123,19 +100,4 @@ pub fn custom_issue(path: Vec<Value>, message: &str) -> Value {
 
 pub fn internal(e: impl std::fmt::Display) -> RpcError {
     RpcError::new(agent_session_wire::ErrorCode::Internal, e.to_string(), json!({}))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use agent_session_wire::SetPlanModePayload;
-
-    #[test]
-    fn missing_field_names_its_path() {
-        let err = payload::<SetPlanModePayload>("session.setPlanMode", &json!({ "sessionId": "s" })).unwrap_err();
-        assert_eq!(err.message, "invalid payload for session.setPlanMode");
-        assert_eq!(err.details.value()["issues"][0]["path"], json!(["active"]));
-        let err = payload::<SetPlanModePayload>("m", &json!({ "sessionId": "s", "active": 1 })).unwrap_err();
-        assert_eq!(err.details.value()["issues"][0]["path"], json!(["active"]));
-    }
 }

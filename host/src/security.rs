@@ -43,12 +43,24 @@ pub async fn require_token(State(gate): State<TokenGate>, req: Request, next: Ne
         .into_response()
 }
 
+/// An `--allow-origin` value that is not a header value.
+#[derive(Debug)]
+pub struct BadOrigin(pub String);
+
+impl std::fmt::Display for BadOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "bad --allow-origin {:?}", self.0)
+    }
+}
+
+impl std::error::Error for BadOrigin {}
+
 /// Preflights from listed origins are answered; every response (streams included) carries
 /// the CORS headers for them.
-pub fn cors(origins: &[String]) -> Result<CorsLayer, String> {
+pub fn cors(origins: &[String]) -> Result<CorsLayer, BadOrigin> {
     let list = origins
         .iter()
-        .map(|o| HeaderValue::from_str(o.trim_end_matches('/')).map_err(|_| format!("bad --allow-origin {o:?}")))
+        .map(|o| HeaderValue::from_str(o.trim_end_matches('/')).map_err(|_| BadOrigin(o.clone())))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(CorsLayer::new()
         .allow_origin(AllowOrigin::list(list))

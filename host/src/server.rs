@@ -5,8 +5,8 @@ use crate::app::App;
 use crate::cli::Cli;
 use crate::fence::Fence;
 use crate::limits::MAX_BODY_BYTES;
-use crate::security::TokenGate;
-use crate::{api, commands, faults, fence, rpc, security, streams, tickets};
+use crate::security::{BadOrigin, TokenGate};
+use crate::{admin, api, commands, fence, rpc, security, streams};
 use axum::extract::DefaultBodyLimit;
 use axum::middleware::from_fn_with_state;
 use axum::routing::{get, post};
@@ -15,23 +15,23 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use tower_http::services::ServeDir;
 
-pub fn router(app: Arc<App>, cli: &Cli, bound: SocketAddr) -> Result<Router, String> {
+pub fn router(app: Arc<App>, cli: &Cli, bound: SocketAddr) -> Result<Router, BadOrigin> {
     let mut routes = Router::new()
         .route("/api/respond", post(api::respond))
         .route("/api/commands/execute", post(commands::execute))
         .route("/api/commands/list", post(commands::list))
         .route("/api/{method}", post(api::call));
     if app.faults.is_some() {
-        routes = routes.route_layer(from_fn_with_state(app.clone(), faults::gate));
+        routes = routes.route_layer(from_fn_with_state(app.clone(), admin::gate));
     }
     // Below the fault gate: a ticket belongs to opening a stream, and the unary fault knobs
     // must not be spent on it.
     routes = routes
-        .route("/api/stream.ticket", post(tickets::mint))
+        .route("/api/stream.ticket", post(api::stream_ticket))
         .route("/api/events.mux", get(streams::mux))
         .route("/api/events.host", get(streams::host));
     if app.faults.is_some() {
-        routes = routes.route("/admin/faults", post(faults::admin));
+        routes = routes.route("/admin/faults", post(admin::admin));
     }
     if let Some(token) = &cli.token {
         let gate = TokenGate { token: Arc::from(token.as_str()), app: app.clone() };

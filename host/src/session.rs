@@ -1,14 +1,19 @@
 //! In-memory state of one session and the only path that writes its log: seq assignment,
 //! commit, then broadcast, all under the session's log lock so frames leave in seq order.
 
-use crate::app::App;
+mod plan_state;
+mod provider_state;
+
+pub use plan_state::PlanState;
+pub use provider_state::ProviderState;
+
+use crate::base::Base;
 use crate::hub::OutFrame;
-use crate::plan::PlanState;
 use crate::profiles::Profile;
-use crate::provider::ProviderState;
-use crate::store::{LoadedSession, SessionUpdate};
+pub use crate::store::TitleState;
+use crate::store::{LoadedSession, SessionUpdate, StoreError};
 use agent_session_wire::interaction::{PROJ_CAPABILITIES, PROJ_MODE};
-use agent_session_wire::{EventFrame, Frame, SessionEvent, SessionStatusFrame, TitleFrame};
+use agent_session_wire::{EventFrame, Frame, SessionEvent, SessionStatusFrame};
 use serde_json::Value;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
@@ -17,25 +22,6 @@ use tokio::sync::{watch, Mutex};
 
 pub fn now_ms() -> f64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as f64).unwrap_or(0.0)
-}
-
-/// The latest accepted title and its `session/title` event: what a `session/title` frame says.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TitleState {
-    pub title: String,
-    pub event_seq: u64,
-    pub updated_at: f64,
-}
-
-impl TitleState {
-    pub fn frame(&self, session_id: &str) -> Frame {
-        Frame::Title(TitleFrame {
-            session_id: session_id.to_string(),
-            title: self.title.clone(),
-            event_seq: self.event_seq,
-            updated_at: self.updated_at,
-        })
-    }
 }
 
 /// State that changes only together with the log (guarded by the log lock).
@@ -107,7 +93,11 @@ pub struct Session {
 #[derive(Debug)]
 pub enum AppendError {
     Removed,
-    Store(String),
+    Store(StoreError),
+    /// The log lock was held where it must be free (startup).
+    Locked(tokio::sync::TryLockError),
+    /// Data for the event (or its frame) that does not serialize or fit its shape.
+    Encode(serde_json::Error),
 }
 
 impl std::fmt::Display for AppendError {
@@ -115,9 +105,13 @@ impl std::fmt::Display for AppendError {
         match self {
             AppendError::Removed => write!(f, "session was removed"),
             AppendError::Store(e) => write!(f, "{e}"),
+            AppendError::Locked(e) => write!(f, "{e}"),
+            AppendError::Encode(e) => write!(f, "{e}"),
         }
     }
 }
+
+impl std::error::Error for AppendError {}
 
 /// One event to append; `seq` and `time` are assigned by the log.
 pub struct NewEvent {
@@ -213,7 +207,7 @@ impl Session {
 
     /// `host/session-status`: `running` as given (the caller knows the turn's edge), with
     /// whether the turn waits on the user and the log's last activity.
-    pub fn publish_status(&self, app: &App, running: bool) {
+    pub fn publish_status(&self, app: &Base, running: bool) {
         let frame = Frame::SessionStatus(SessionStatusFrame {
             session_id: self.id.clone(),
             running,
@@ -227,7 +221,7 @@ impl Session {
     /// The caller holds the log lock, so seqs stay contiguous and frames leave in order.
     pub fn append_locked(
         &self,
-        app: &App,
+        app: &Base,
         log: &mut LogState,
         ev: NewEvent,
         updates: &[SessionUpdate],
@@ -262,7 +256,7 @@ impl Session {
     }
 
     /// Appends one event under a short-lived log lock.
-    pub async fn append(&self, app: &App, ev: NewEvent) -> Result<SessionEvent, AppendError> {
+    pub async fn append(&self, app: &Base, ev: NewEvent) -> Result<SessionEvent, AppendError> {
         let mut log = self.log.lock().await;
         self.append_locked(app, &mut log, ev, &[])
     }
@@ -270,7 +264,7 @@ impl Session {
     /// Bulk append for load checks: one transaction, no broadcast.
     pub async fn seed_silent(
         &self,
-        app: &App,
+        app: &Base,
         make: impl Fn(u64) -> (&'static str, Value),
         count: u64,
     ) -> Result<i64, AppendError> {
@@ -314,12 +308,12 @@ pub type SessionRef = Arc<Session>;
 /// Marks the running turn as waiting on the user while alive; the first wait and the last
 /// one's end each announce a `host/session-status`.
 pub struct Waiting<'a> {
-    app: &'a App,
+    app: &'a Base,
     s: &'a Session,
 }
 
 impl<'a> Waiting<'a> {
-    pub fn start(app: &'a App, s: &'a Session) -> Waiting<'a> {
+    pub fn start(app: &'a Base, s: &'a Session) -> Waiting<'a> {
         if s.waiting.fetch_add(1, Ordering::SeqCst) == 0 {
             s.publish_status(app, true);
         }

@@ -10,16 +10,37 @@
 //! `maxMessages` index entries, whatever the log length.
 
 use agent_session_wire::interaction::{PROJ_CAPABILITIES, PROJ_MODE};
-use agent_session_wire::{is_message_kind, SessionEvent};
+use agent_session_wire::{is_message_kind, Frame, SessionEvent, TitleFrame};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
-pub type StoreResult<T> = Result<T, String>;
+#[derive(Debug)]
+pub enum StoreError {
+    Sqlite(rusqlite::Error),
+    /// An event that does not serialize.
+    Encode(serde_json::Error),
+    /// A stored event row that does not parse.
+    CorruptRow(serde_json::Error),
+}
 
-fn err(e: rusqlite::Error) -> String {
-    format!("store: {e}")
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Sqlite(e) => write!(f, "store: {e}"),
+            StoreError::Encode(e) => write!(f, "store: {e}"),
+            StoreError::CorruptRow(e) => write!(f, "store: corrupt event row: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+fn err(e: rusqlite::Error) -> StoreError {
+    StoreError::Sqlite(e)
 }
 
 pub struct Store {
@@ -34,7 +55,7 @@ pub struct LoadedSession {
     pub provider: Option<String>,
     pub created_at: f64,
     /// From the last `session/title` event (its seq and time travel in `session/title` frames).
-    pub title: Option<crate::session::TitleState>,
+    pub title: Option<TitleState>,
     pub plan_pending: Option<bool>,
     pub last_seq: i64,
     pub last_time: Option<f64>,
@@ -45,6 +66,25 @@ pub struct LoadedSession {
     pub last_request_header: Option<Value>,
     /// Extension projections of a provider session (`projections` table).
     pub projections: std::collections::BTreeMap<String, Value>,
+}
+
+/// The latest accepted title and its `session/title` event: what a `session/title` frame says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TitleState {
+    pub title: String,
+    pub event_seq: u64,
+    pub updated_at: f64,
+}
+
+impl TitleState {
+    pub fn frame(&self, session_id: &str) -> Frame {
+        Frame::Title(TitleFrame {
+            session_id: session_id.to_string(),
+            title: self.title.clone(),
+            event_seq: self.event_seq,
+            updated_at: self.updated_at,
+        })
+    }
 }
 
 /// Session-row changes committed in the same transaction as an event.
@@ -163,7 +203,7 @@ impl Store {
 
     /// Appends one event (and any session-row changes) in one transaction.
     pub fn append(&self, pk: i64, event: &SessionEvent, updates: &[SessionUpdate]) -> StoreResult<()> {
-        let body = serde_json::to_string(event).map_err(|e| format!("store: {e}"))?;
+        let body = serde_json::to_string(event).map_err(StoreError::Encode)?;
         let mut conn = self.conn();
         let tx = conn.transaction().map_err(err)?;
         tx.execute(
@@ -186,7 +226,7 @@ impl Store {
                 .prepare("INSERT INTO events (sid, seq, kind, is_msg, body) VALUES (?1, ?2, ?3, ?4, ?5)")
                 .map_err(err)?;
             for event in events {
-                let body = serde_json::to_string(event).map_err(|e| format!("store: {e}"))?;
+                let body = serde_json::to_string(event).map_err(StoreError::Encode)?;
                 stmt.execute(params![pk, event.seq as i64, event.kind, is_message_kind(&event.kind) as i64, body])
                     .map_err(err)?;
             }
@@ -230,8 +270,7 @@ impl Store {
         let mut events = Vec::new();
         for body in bodies {
             let body = body.map_err(err)?;
-            let event: SessionEvent =
-                serde_json::from_str(&body).map_err(|e| format!("store: corrupt event row: {e}"))?;
+            let event: SessionEvent = serde_json::from_str(&body).map_err(StoreError::CorruptRow)?;
             events.push(event);
         }
         Ok((events, start))
@@ -304,10 +343,10 @@ fn projections_of(conn: &Connection, pk: i64) -> StoreResult<std::collections::B
     Ok(out)
 }
 
-fn title_of(body: &str) -> Option<crate::session::TitleState> {
+fn title_of(body: &str) -> Option<TitleState> {
     let e = serde_json::from_str::<SessionEvent>(body).ok()?;
     let title = e.data.value().get("title")?.as_str()?.to_string();
-    Some(crate::session::TitleState { title, event_seq: e.seq, updated_at: e.time })
+    Some(TitleState { title, event_seq: e.seq, updated_at: e.time })
 }
 
 fn data_of(body: &str) -> Option<Value> {

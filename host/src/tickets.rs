@@ -1,16 +1,10 @@
 //! Stream tickets: browsers cannot set headers on a WebSocket and the `--token` must never
 //! travel in a URL, so an authenticated `POST /api/stream.ticket` mints a random, single-use,
-//! short-lived ticket that one upgrade on either downlink presents as `?ticket=`.
+//! short-lived ticket that one upgrade on either downlink presents as `?ticket=`. The route is
+//! `api::stream_ticket`.
 
-use crate::app::App;
-use crate::rpc::{self, invalid_payload, issue};
-use agent_session_wire::RpcError;
-use axum::body::Bytes;
-use axum::extract::State;
-use axum::response::Response;
-use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 pub const STREAM_TICKET: &str = "stream.ticket";
@@ -18,6 +12,18 @@ pub const STREAM_TICKET: &str = "stream.ticket";
 /// Outstanding tickets beyond this evict the one closest to expiry, so a client that mints
 /// without upgrading cannot grow the table without bound.
 const MAX_OUTSTANDING: usize = 1024;
+
+/// The OS gave no random bytes for a ticket.
+#[derive(Debug)]
+pub struct NoRandomness(pub getrandom::Error);
+
+impl std::fmt::Display for NoRandomness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "no randomness for a ticket: {}", self.0)
+    }
+}
+
+impl std::error::Error for NoRandomness {}
 
 pub struct Tickets {
     ttl: Duration,
@@ -35,9 +41,9 @@ impl Tickets {
     }
 
     /// A fresh ticket: 256 random bits, hex (URL-safe as is).
-    pub fn mint(&self) -> Result<String, String> {
+    pub fn mint(&self) -> Result<String, NoRandomness> {
         let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).map_err(|e| format!("no randomness for a ticket: {e}"))?;
+        getrandom::fill(&mut bytes).map_err(NoRandomness)?;
         let ticket: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         let now = Instant::now();
         let mut live = self.live();
@@ -59,30 +65,6 @@ impl Tickets {
     pub fn ttl(&self) -> Duration {
         self.ttl
     }
-}
-
-/// `POST /api/stream.ticket` (payload `{}`): `{ticket, expiresInMs}`.
-pub async fn mint(State(app): State<Arc<App>>, body: Bytes) -> Response {
-    let Ok(v) = serde_json::from_slice::<Value>(&body) else { return rpc::not_json() };
-    let rpc_id = rpc::rpc_id_of(&v);
-    let result = rpc::check_envelope(&v, "client-request").and_then(|()| {
-        match v.get("method").and_then(Value::as_str) {
-            Some(STREAM_TICKET) => {}
-            other => {
-                return Err(RpcError::bad_request(
-                    format!("method {:?} does not match path {STREAM_TICKET:?}", other.unwrap_or_default()),
-                    vec![],
-                ))
-            }
-        }
-        match v.get("payload") {
-            None | Some(Value::Null | Value::Object(_)) => {}
-            Some(_) => return Err(invalid_payload(STREAM_TICKET, vec![issue(vec![], "expected object")])),
-        }
-        let ticket = app.tickets.mint().map_err(rpc::internal)?;
-        Ok(json!({ "ticket": ticket, "expiresInMs": app.tickets.ttl().as_millis() as u64 }))
-    });
-    rpc::respond(&rpc_id, result)
 }
 
 #[cfg(test)]

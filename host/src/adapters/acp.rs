@@ -17,6 +17,7 @@
 use super::ApprovalRequest;
 use super::{
     capabilities_projection, diagnostic, id_key, str_field, to_value, with_native, AnswerError, Canonical, ModeTracker,
+    NativeError,
 };
 use agent_session_wire::interaction::{
     Capabilities, ModeState, OperatingMode, PlanStep, PlanSteps, Provenance, StepStatus, PROJ_PLAN_STEPS,
@@ -100,9 +101,9 @@ pub fn mode_from_id(id: &str) -> ModeState {
 }
 
 /// `plan` entries -> structured plan steps (source `native`; priority has no canonical field).
-pub fn plan_steps(update: &Value) -> Result<PlanSteps, String> {
+pub fn plan_steps(update: &Value) -> Result<PlanSteps, NativeError> {
     let entries: Vec<PlanEntry> =
-        serde_json::from_value(update.get("entries").cloned().ok_or("no entries")?).map_err(|e| e.to_string())?;
+        serde_json::from_value(update.get("entries").cloned().ok_or(NativeError::Missing("no entries"))?)?;
     Ok(PlanSteps {
         explanation: None,
         steps: entries
@@ -134,16 +135,16 @@ pub fn permission_response(
     id: &Value,
     options: &[PermissionOption],
     outcome: ApprovalOutcome,
-) -> Result<Value, String> {
+) -> Result<Value, NativeError> {
     let pick =
         |kinds: &[&str]| kinds.iter().find_map(|k| options.iter().find(|o| o.kind == *k)).map(|o| o.option_id.clone());
     let outcome = match outcome {
         ApprovalOutcome::AllowedOnce => {
-            let id = pick(&["allow_once"]).ok_or("no allow_once option")?;
+            let id = pick(&["allow_once"]).ok_or(NativeError::Missing("no allow_once option"))?;
             json!({ "outcome": "selected", "optionId": id })
         }
         ApprovalOutcome::Rejected => {
-            let id = pick(&["reject_once", "reject_always"]).ok_or("no reject option")?;
+            let id = pick(&["reject_once", "reject_always"]).ok_or(NativeError::Missing("no reject option"))?;
             json!({ "outcome": "selected", "optionId": id })
         }
         ApprovalOutcome::Cancelled | ApprovalOutcome::Unavailable => json!({ "outcome": "cancelled" }),
@@ -262,7 +263,7 @@ impl AcpAdapter {
             }
             "plan" => match plan_steps(update) {
                 Ok(steps) => vec![Canonical::Projection { key: PROJ_PLAN_STEPS, value: to_value(&steps) }],
-                Err(e) => return bad(&e),
+                Err(e) => return bad(&e.to_string()),
             },
             // User echoes are logged by the host; commands and the rest carry nothing canonical.
             _ => Vec::new(),
@@ -293,7 +294,7 @@ impl AcpAdapter {
     /// The JSON-RPC response for a pending approval (see [`permission_response`]).
     pub fn respond_approval(&mut self, approval_id: &str, outcome: ApprovalOutcome) -> Result<Value, AnswerError> {
         let (id, options) = self.approvals.get(approval_id).ok_or(AnswerError::NotPending)?;
-        let reply = permission_response(id, options, outcome).map_err(AnswerError::BadResponse)?;
+        let reply = permission_response(id, options, outcome).map_err(|e| AnswerError::BadResponse(e.to_string()))?;
         self.approvals.remove(approval_id);
         Ok(reply)
     }

@@ -19,7 +19,7 @@
 
 use super::{
     answer_strings, diagnostic, str_field, to_value, with_native, AnswerError, Answered, Canonical, ModeTracker,
-    PendingSet,
+    NativeError, PendingSet,
 };
 use agent_session_wire::interaction::{
     Answer, Capabilities, ModeState, OperatingMode, PlanStep, PlanSteps, PromptOption, PromptOutcome, PromptQuestion,
@@ -86,10 +86,10 @@ pub fn prompt_id(tool_use_id: &str) -> String {
 
 /// AskUserQuestion input -> a prompt. Question ids are `q<index>`, option ids `o<index>`;
 /// free text is always allowed (Claude's question UI always offers "Other").
-pub fn prompt_from_tool_use(tool_use_id: &str, input: &Value) -> Result<UserInputPrompt, String> {
-    let input: AskInput = serde_json::from_value(input.clone()).map_err(|e| e.to_string())?;
+pub fn prompt_from_tool_use(tool_use_id: &str, input: &Value) -> Result<UserInputPrompt, NativeError> {
+    let input: AskInput = serde_json::from_value(input.clone())?;
     if input.questions.is_empty() {
-        return Err("no questions".into());
+        return Err(NativeError::Missing("no questions"));
     }
     let questions = input
         .questions

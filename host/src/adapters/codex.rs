@@ -15,7 +15,7 @@
 
 use super::{
     answer_strings, diagnostic, id_key, str_field, to_value, with_native, AnswerError, Answered, Canonical,
-    ModeTracker, PendingSet,
+    ModeTracker, NativeError, PendingSet,
 };
 use agent_session_wire::interaction::{
     Answer, Capabilities, ModeState, OperatingMode, PlanStep, PlanSteps, PlanTextDelta, PlanTextDone, PromptOption,
@@ -97,8 +97,8 @@ struct ResolvedParams {
 // ---- pure mappings ----
 
 /// `turn/plan/updated` params -> structured plan steps (source `native`; Codex steps have no id).
-pub fn plan_steps(params: &Value) -> Result<PlanSteps, String> {
-    let p: PlanUpdatedParams = serde_json::from_value(params.clone()).map_err(|e| e.to_string())?;
+pub fn plan_steps(params: &Value) -> Result<PlanSteps, NativeError> {
+    let p: PlanUpdatedParams = serde_json::from_value(params.clone())?;
     Ok(PlanSteps {
         explanation: p.explanation.filter(|e| !e.is_empty()),
         steps: p
@@ -126,18 +126,18 @@ pub fn prompt_id(request_id: &Value) -> Option<String> {
 /// `item/tool/requestUserInput` -> a prompt. Option ids are the option's index (`o0`, `o1`,
 /// ..), stable across re-deliveries; free text is allowed with `isOther` or without options.
 /// Also returns warnings for what the canonical model cannot carry (`isSecret`).
-pub fn prompt_from_request(request_id: &Value, params: &Value) -> Result<(UserInputPrompt, Vec<String>), String> {
-    let prompt_id = prompt_id(request_id).ok_or("request id is neither a number nor a string")?;
-    let p: RequestUserInputParams = serde_json::from_value(params.clone()).map_err(|e| e.to_string())?;
+pub fn prompt_from_request(request_id: &Value, params: &Value) -> Result<(UserInputPrompt, Vec<String>), NativeError> {
+    let prompt_id = prompt_id(request_id).ok_or(NativeError::Missing("request id is neither a number nor a string"))?;
+    let p: RequestUserInputParams = serde_json::from_value(params.clone())?;
     if p.questions.is_empty() {
-        return Err("no questions".into());
+        return Err(NativeError::Missing("no questions"));
     }
     let mut warnings = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut questions = Vec::with_capacity(p.questions.len());
     for q in p.questions {
         if !seen.insert(q.id.clone()) {
-            return Err(format!("duplicate question id {:?}", q.id));
+            return Err(NativeError::DuplicateQuestion(q.id));
         }
         if q.is_secret {
             warnings.push(format!("question {:?} is secret; its answer is not masked in the canonical prompt", q.id));
@@ -307,17 +307,17 @@ impl CodexAdapter {
         }
     }
 
-    fn item_completed(&mut self, params: &Value) -> Result<Vec<Canonical>, String> {
-        let item = params.get("item").filter(|i| i.is_object()).ok_or("no item")?;
+    fn item_completed(&mut self, params: &Value) -> Result<Vec<Canonical>, NativeError> {
+        let item = params.get("item").filter(|i| i.is_object()).ok_or(NativeError::Missing("no item"))?;
         if str_field(item, "type") != Some("plan") {
             return Ok(Vec::new());
         }
-        let id = str_field(item, "id").ok_or("plan item without id")?.to_string();
+        let id = str_field(item, "id").ok_or(NativeError::Missing("plan item without id"))?.to_string();
         let streamed = self.plan_text.remove(&id);
         let text = match (str_field(item, "text"), streamed) {
             (Some(t), _) => t.to_string(),
             (None, Some(s)) => s,
-            (None, None) => return Err(format!("plan item {id:?} has no text and nothing was streamed")),
+            (None, None) => return Err(NativeError::PlanWithoutText(id)),
         };
         let done = PlanTextDone { item_id: id.clone(), text: text.clone() };
         let proposed = ProposedPlan { plan_id: id, markdown: text, source: Provenance::Synthesized };

@@ -87,6 +87,37 @@ impl ApprovalRequest {
     }
 }
 
+/// Why a native payload could not be mapped (reported as a [`Canonical::Diagnostic`]).
+#[derive(Debug)]
+pub enum NativeError {
+    /// Not the native shape.
+    Shape(serde_json::Error),
+    /// A required part is absent (what is missing, as the diagnostic says it).
+    Missing(&'static str),
+    DuplicateQuestion(String),
+    /// A completed plan item with no text of its own and none streamed before.
+    PlanWithoutText(String),
+}
+
+impl std::fmt::Display for NativeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NativeError::Shape(e) => write!(f, "{e}"),
+            NativeError::Missing(what) => f.write_str(what),
+            NativeError::DuplicateQuestion(id) => write!(f, "duplicate question id {id:?}"),
+            NativeError::PlanWithoutText(id) => write!(f, "plan item {id:?} has no text and nothing was streamed"),
+        }
+    }
+}
+
+impl std::error::Error for NativeError {}
+
+impl From<serde_json::Error> for NativeError {
+    fn from(e: serde_json::Error) -> Self {
+        NativeError::Shape(e)
+    }
+}
+
 /// Why an answer was refused; maps onto the receipt's reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AnswerError {

@@ -22,15 +22,27 @@ pub enum Profile {
 /// What `session.create`'s `provider` accepts.
 pub const NAMES: &[&str] = &["default", "codex", "claude", "cursor"];
 
+/// A `provider` that names no profile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownProvider(pub String);
+
+impl std::fmt::Display for UnknownProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown provider {:?}: expected one of {}", self.0, NAMES.join(", "))
+    }
+}
+
+impl std::error::Error for UnknownProvider {}
+
 impl Profile {
     /// `Ok(None)` for the default agent (absent or `default`), `Err` for an unknown name.
-    pub fn parse(name: Option<&str>) -> Result<Option<Profile>, String> {
+    pub fn parse(name: Option<&str>) -> Result<Option<Profile>, UnknownProvider> {
         match name {
             None | Some("default") => Ok(None),
             Some("codex") => Ok(Some(Profile::Codex)),
             Some("claude") => Ok(Some(Profile::Claude)),
             Some("cursor") => Ok(Some(Profile::Cursor)),
-            Some(other) => Err(format!("unknown provider {other:?}: expected one of {}", NAMES.join(", "))),
+            Some(other) => Err(UnknownProvider(other.to_string())),
         }
     }
 

@@ -1,0 +1,26 @@
+//! What the layers under the `App` share: the store, the stream hub, the pending
+//! interactions, the fault knobs and the options. Sessions, the plan service, the provider glue
+//! and the scripted agent take this (`&Base`, or `Arc<Base>` for a turn's driver task) rather
+//! than the `App`, which holds it with the session registry and the stream tickets.
+
+use crate::cli::Downlinks;
+use crate::faults::Faults;
+use crate::hub::Hub;
+use crate::interact::Interactions;
+use crate::store::Store;
+use std::time::Duration;
+
+pub struct Options {
+    pub plan_mode: bool,
+    pub chunk_delay: Duration,
+    pub downlinks: Downlinks,
+    pub ticket_ttl: Duration,
+}
+
+pub struct Base {
+    pub store: Store,
+    pub hub: Hub,
+    pub interactions: Interactions,
+    pub faults: Option<Faults>,
+    pub options: Options,
+}

@@ -1,0 +1,321 @@
+#!/usr/bin/env node
+// Import-graph check: for each Rust crate source directory given (e.g. `host/src`), builds the
+// graph of its top-level modules from `use crate::…`/`use super::…`/`self::…`, `crate::a::b`
+// paths in code and `mod` declarations (test modules and `#[cfg(test)]` items left out), and
+// exits 1 printing the cycle if the graph has one, else prints the layers it draws (each module
+// imports only from layers below it). It also fails if a file of the crate's package (not the
+// client crate itself) references the client crate: `agent_session::` in code or an
+// `agent-session` dependency in its Cargo.toml (`agent_session_wire` is fine).
+// Usage: node scripts/imports.mjs host/src [wire/src ...]   (no dependencies; node 18+)
+import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
+import { join, relative, dirname, basename, resolve } from 'node:path';
+
+const CLIENT_CRATE = 'agent-session';
+
+// Blanks comments and string/char literal contents (newlines kept), so paths are only found in code.
+function stripCode(src) {
+  let out = '';
+  let i = 0;
+  const n = src.length;
+  const blank = (s) => s.replace(/[^\n]/g, ' ');
+  while (i < n) {
+    const c = src[i];
+    const d = src[i + 1];
+    if (c === '/' && d === '/') {
+      const j = src.indexOf('\n', i);
+      const end = j < 0 ? n : j;
+      out += blank(src.slice(i, end));
+      i = end;
+    } else if (c === '/' && d === '*') {
+      let depth = 1;
+      let j = i + 2;
+      while (j < n && depth > 0) {
+        if (src[j] === '/' && src[j + 1] === '*') { depth++; j += 2; }
+        else if (src[j] === '*' && src[j + 1] === '/') { depth--; j += 2; }
+        else j++;
+      }
+      out += blank(src.slice(i, j));
+      i = j;
+    } else if ((c === 'r' || (c === 'b' && d === 'r')) && /^b?r#*"/.test(src.slice(i, i + 260)) && !/[A-Za-z0-9_]/.test(src[i - 1] ?? '')) {
+      const m = /^b?r(#*)"/.exec(src.slice(i));
+      const close = '"' + m[1];
+      const j = src.indexOf(close, i + m[0].length);
+      const end = j < 0 ? n : j + close.length;
+      out += '""' + blank(src.slice(i + 2, end));
+      i = end;
+    } else if (c === '"') {
+      let j = i + 1;
+      while (j < n && src[j] !== '"') j += src[j] === '\\' ? 2 : 1;
+      out += '""' + blank(src.slice(i + 2, j + 1));
+      i = j + 1;
+    } else if (c === '\'') {
+      // A char literal ('x', '\n', '\u{..}'), else a lifetime ('a).
+      let end = -1;
+      if (d === '\\') end = src.indexOf('\'', i + 2);
+      else if (src[i + 2] === '\'') end = i + 2;
+      else if (d && src.codePointAt(i + 1) > 0xffff && src[i + 3] === '\'') end = i + 3;
+      if (end < 0) { out += c; i++; }
+      else { out += blank(src.slice(i, end + 1)); i = end + 1; }
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+// From `start` (just after an attribute), the end of the item it applies to: the first `;` or the
+// matching `}` of the first `{` at depth 0, after any further attributes.
+function itemEnd(code, start) {
+  let depth = 0;
+  for (let j = start; j < code.length; j++) {
+    const c = code[j];
+    if (c === '{' || c === '(' || c === '[') depth++;
+    else if (c === '}' || c === ')' || c === ']') {
+      depth--;
+      if (depth === 0 && c === '}') return j + 1;
+    } else if (c === ';' && depth === 0) return j + 1;
+  }
+  return code.length;
+}
+
+// Removes `#[cfg(test)]` items (test modules, test-only uses and helpers); returns the names of
+// test modules declared out of line (`#[cfg(test)] mod tests;`).
+function stripTestItems(code) {
+  const testMods = [];
+  const re = /#\s*\[\s*cfg\s*\(\s*test\s*\)\s*\]/g;
+  let m;
+  while ((m = re.exec(code))) {
+    const end = itemEnd(code, m.index + m[0].length);
+    const item = code.slice(m.index + m[0].length, end);
+    const decl = /^\s*(?:#\s*\[[^\]]*\]\s*)*(?:pub(?:\([^)]*\))?\s+)?mod\s+([A-Za-z_][A-Za-z0-9_]*)\s*;/.exec(item);
+    if (decl) testMods.push(decl[1]);
+    code = code.slice(0, m.index) + item.replace(/[^\n]/g, ' ') + code.slice(end);
+    re.lastIndex = m.index + 1;
+  }
+  return { code, testMods };
+}
+
+function rsFiles(dir) {
+  const out = [];
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...rsFiles(p));
+    else if (name.endsWith('.rs')) out.push(p);
+  }
+  return out;
+}
+
+// The module path of a file: src/agent.rs -> [agent], src/agent/turn.rs -> [agent, turn],
+// src/adapters/mod.rs -> [adapters], src/main.rs or src/lib.rs -> [].
+function modulePath(srcDir, file) {
+  const parts = relative(srcDir, file).replace(/\.rs$/, '').split(/[\\/]/);
+  if (parts.length === 1 && (parts[0] === 'main' || parts[0] === 'lib')) return [];
+  if (parts[parts.length - 1] === 'mod') parts.pop();
+  return parts;
+}
+
+// The paths a piece of code names: each `use` tree expanded, plus every `crate::`/`super::`/`self::`
+// path elsewhere. Each path is an array of segments starting with crate, super or self.
+function pathsIn(code) {
+  const paths = [];
+  const useRe = /\buse\s+([^;]*);/g;
+  let m;
+  const expand = (prefix, tree) => {
+    tree = tree.trim();
+    if (!tree) return;
+    const brace = tree.indexOf('{');
+    if (brace < 0) {
+      paths.push([...prefix, ...tree.split(/\s+as\s+/)[0].split('::').map((s) => s.trim()).filter(Boolean)]);
+      return;
+    }
+    const head = tree.slice(0, brace).split('::').map((s) => s.trim()).filter(Boolean);
+    const inner = tree.slice(brace + 1, tree.lastIndexOf('}'));
+    let depth = 0, last = 0;
+    for (let j = 0; j <= inner.length; j++) {
+      const c = inner[j];
+      if (c === '{') depth++;
+      else if (c === '}') depth--;
+      else if ((c === ',' && depth === 0) || j === inner.length) {
+        expand([...prefix, ...head], inner.slice(last, j));
+        last = j + 1;
+      }
+    }
+  };
+  const rest = code.replace(useRe, (all, tree) => {
+    expand([], tree.replace(/^::/, ''));
+    return all.replace(/[^\n]/g, ' ');
+  });
+  const pathRe = /(?<![A-Za-z0-9_:])\$?((?:crate|super|self)(?:\s*::\s*[A-Za-z_][A-Za-z0-9_]*)+)/g;
+  while ((m = pathRe.exec(rest))) paths.push(m[1].split('::').map((s) => s.trim()));
+  return paths;
+}
+
+// Resolves a path named in the module at `here` to the top-level module it lands in ('' = the
+// crate root's own items), or null if it leaves the crate or names nothing.
+function resolveTop(here, path, topModules) {
+  let at = [...here];
+  let k = 0;
+  if (path[0] === 'crate') { at = []; k = 1; }
+  while (path[k] === 'super') { at.pop(); k++; }
+  if (path[k] === 'self') k++;
+  if (path[0] !== 'crate' && path[0] !== 'super' && path[0] !== 'self') return null;
+  const full = [...at, ...path.slice(k)];
+  if (full.length === 0) return null;
+  if (topModules.has(full[0])) return full[0];
+  return full[0] === '*' || at.length === 0 ? '' : null;
+}
+
+function packageDir(dir) {
+  let d = resolve(dir);
+  while (d !== dirname(d)) {
+    if (existsSync(join(d, 'Cargo.toml'))) return d;
+    d = dirname(d);
+  }
+  return null;
+}
+
+function checkClient(pkgDir, problems) {
+  const toml = readFileSync(join(pkgDir, 'Cargo.toml'), 'utf8');
+  const name = /^\s*name\s*=\s*"([^"]+)"/m.exec(toml)?.[1];
+  if (name === CLIENT_CRATE) return;
+  const dep = new RegExp(`^\\s*(?:${CLIENT_CRATE}\\s*=|.*package\\s*=\\s*"${CLIENT_CRATE}")`, 'm');
+  if (dep.test(toml)) problems.push(`${relative('.', join(pkgDir, 'Cargo.toml'))}: depends on the client crate ${CLIENT_CRATE}`);
+  const walk = (d) => {
+    for (const e of readdirSync(d)) {
+      if (e === 'target' || e === 'node_modules' || e.startsWith('.')) continue;
+      const p = join(d, e);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (e.endsWith('.rs')) {
+        const code = stripCode(readFileSync(p, 'utf8'));
+        code.split('\n').forEach((line, i) => {
+          if (/(?<![A-Za-z0-9_])agent_session\s*::/.test(line) || /\bextern\s+crate\s+agent_session\b/.test(line)) {
+            problems.push(`${relative('.', p)}:${i + 1}: references the client crate (agent_session::)`);
+          }
+        });
+      }
+    }
+  };
+  walk(pkgDir);
+}
+
+// Tarjan's strongly connected components.
+function sccs(nodes, edges) {
+  let index = 0;
+  const idx = new Map(), low = new Map(), on = new Set(), stack = [], out = [];
+  const visit = (v) => {
+    idx.set(v, index); low.set(v, index); index++;
+    stack.push(v); on.add(v);
+    for (const w of edges.get(v)) {
+      if (!idx.has(w)) { visit(w); low.set(v, Math.min(low.get(v), low.get(w))); }
+      else if (on.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const c = [];
+      let w;
+      do { w = stack.pop(); on.delete(w); c.push(w); } while (w !== v);
+      out.push(c);
+    }
+  };
+  for (const v of nodes) if (!idx.has(v)) visit(v);
+  return out;
+}
+
+// One concrete cycle inside a strongly connected component, as a path a -> b -> ... -> a.
+function cycleIn(comp, edges) {
+  const inComp = new Set(comp);
+  const start = [...comp].sort()[0];
+  const prev = new Map([[start, null]]);
+  const queue = [start];
+  while (queue.length) {
+    const v = queue.shift();
+    for (const w of [...edges.get(v)].sort()) {
+      if (!inComp.has(w)) continue;
+      if (w === start) {
+        const path = [];
+        for (let x = v; x !== null; x = prev.get(x)) path.unshift(x);
+        return [...path, start];
+      }
+      if (!prev.has(w)) { prev.set(w, v); queue.push(w); }
+    }
+  }
+  return [start];
+}
+
+function checkCrate(srcDir) {
+  const problems = [];
+  const files = rsFiles(srcDir);
+  const parsed = files.map((f) => {
+    const { code, testMods } = stripTestItems(stripCode(readFileSync(f, 'utf8')));
+    return { file: f, path: modulePath(srcDir, f), code, testMods };
+  });
+  // Out-of-line test modules (`#[cfg(test)] mod tests;`) and `tests.rs` files are left out.
+  const testFiles = new Set();
+  for (const p of parsed) {
+    for (const t of p.testMods) {
+      const base = p.path.length === 0 ? srcDir : join(srcDir, ...p.path);
+      const dirOf = basename(p.file) === 'mod.rs' || p.path.length === 0 ? dirname(p.file) : base;
+      testFiles.add(resolve(dirOf, `${t}.rs`));
+      testFiles.add(resolve(dirOf, t, 'mod.rs'));
+    }
+  }
+  const kept = parsed.filter((p) => !testFiles.has(resolve(p.file)) && basename(p.file) !== 'tests.rs' && !p.path.includes('tests'));
+  const root = kept.find((p) => p.path.length === 0);
+  const rootName = root ? basename(root.file, '.rs') : 'crate';
+  const tops = new Set(kept.filter((p) => p.path.length > 0).map((p) => p.path[0]));
+  const name = (t) => (t === '' ? rootName : t);
+  const nodes = [rootName, ...[...tops].sort()].filter((v, i, a) => a.indexOf(v) === i);
+  const edges = new Map(nodes.map((v) => [v, new Set()]));
+  const why = new Map();
+  for (const p of kept) {
+    const from = p.path.length === 0 ? rootName : p.path[0];
+    const add = (to, what) => {
+      if (to === from) return;
+      edges.get(from).add(to);
+      const k = `${from}->${to}`;
+      if (!why.has(k)) why.set(k, `${relative('.', p.file)}: ${what}`);
+    };
+    if (p.path.length === 0) {
+      for (const m of p.code.matchAll(/\bmod\s+([A-Za-z_][A-Za-z0-9_]*)\s*[;{]/g)) if (tops.has(m[1])) add(m[1], `mod ${m[1]}`);
+    }
+    for (const path of pathsIn(p.code)) {
+      const t = resolveTop(p.path, path, tops);
+      if (t !== null) add(name(t), path.join('::'));
+    }
+  }
+  const cyclic = sccs(nodes, edges).filter((c) => c.length > 1);
+  for (const c of cyclic) {
+    const cyc = cycleIn(c, edges);
+    const steps = cyc.slice(1).map((to, i) => `    ${cyc[i]} -> ${to}   (${why.get(`${cyc[i]}->${to}`)})`);
+    problems.push(`module cycle among {${c.sort().join(', ')}}:\n${steps.join('\n')}`);
+  }
+  const pkg = packageDir(srcDir);
+  if (pkg) checkClient(pkg, problems);
+  if (problems.length) {
+    console.log(`${srcDir}: FAILED`);
+    for (const p of problems) console.log(`  ${p}`);
+    return false;
+  }
+  // Layer of a module: 0 if it imports nothing in the crate, else one above its highest import.
+  const layer = new Map();
+  const layerOf = (v) => {
+    if (!layer.has(v)) layer.set(v, Math.max(-1, ...[...edges.get(v)].map(layerOf)) + 1);
+    return layer.get(v);
+  };
+  nodes.forEach(layerOf);
+  const top = Math.max(...layer.values());
+  console.log(`${srcDir}: ${nodes.length} modules, no import cycle; layers (each imports only from below):`);
+  for (let l = top; l >= 0; l--) {
+    console.log(`  ${String(l).padStart(2)}  ${nodes.filter((v) => layer.get(v) === l).sort().join(' ')}`);
+  }
+  return true;
+}
+
+const dirs = process.argv.slice(2);
+if (dirs.length === 0) {
+  console.error('usage: node scripts/imports.mjs <crate src dir>...   e.g. host/src wire/src');
+  process.exit(2);
+}
+let ok = true;
+for (const d of dirs) ok = checkCrate(d) && ok;
+process.exit(ok ? 0 : 1);
