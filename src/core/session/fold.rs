@@ -32,19 +32,30 @@ pub struct Fold {
     pub running_rev: u64,
     /// callId -> index into `nodes` of its tool node.
     tool_index: HashMap<String, usize>,
-    /// Newest valid plan commit folded, by seq.
-    pub newest_plan: Option<(Seq, bool)>,
+    /// Every valid plan commit folded, in seq order: (seq, active). The window's commits
+    /// are read here, never by scanning the window's events again.
+    pub plan_commits: Vec<(Seq, bool)>,
+    /// Whether the last turn folded is open (`None`: no turn boundary folded yet).
+    pub turn_open: Option<bool>,
     /// The newest plan-text item, accumulating deltas until its done event.
     pub plan_text: Option<Rc<PlanText>>,
 }
 
 impl Fold {
+    /// The newest valid plan commit folded.
+    pub fn newest_plan(&self) -> Option<(Seq, bool)> {
+        self.plan_commits.last().copied()
+    }
+
     pub fn apply(&mut self, ev: &SessionEvent, stamps: &mut Stamps) -> Touched {
         let mut t = Touched::default();
         let seq = ev.seq();
         let Some(body) = ev.body() else { return t };
         match body {
-            EventBody::TurnStart(_) => t.turn_running = Some(true),
+            EventBody::TurnStart(_) => {
+                t.turn_running = Some(true);
+                self.turn_open = Some(true);
+            }
             EventBody::UserMessage(m) | EventBody::SteeringMessage(m) => {
                 let steering = ev.kind == "steering/message";
                 self.push(seq, None, NodeKind::User { content: m.content, source: m.source, steering }, stamps);
@@ -103,6 +114,7 @@ impl Fold {
             }
             EventBody::TurnEnd(end) => {
                 t.turn_running = Some(false);
+                self.turn_open = Some(false);
                 let reason = end.reason.kind;
                 // A content-bearing partial of this turn is frozen; other turns' are untouched.
                 if let Some(p) = self.partial.as_ref().filter(|p| p.turn == end.turn).cloned() {
@@ -125,8 +137,8 @@ impl Fold {
                 }
             }
             EventBody::PlanMode(p) => {
-                if self.newest_plan.map_or(true, |(s, _)| seq > s) {
-                    self.newest_plan = Some((seq, p.active));
+                if self.newest_plan().is_none_or(|(s, _)| seq > s) {
+                    self.plan_commits.push((seq, p.active));
                 }
                 self.push(seq, None, NodeKind::PlanMode { active: p.active }, stamps);
                 t.nodes = true;
@@ -347,8 +359,16 @@ impl Fold {
             running: current.running.clone(),
             running_rev: current.running_rev,
             tool_index,
-            newest_plan: current.newest_plan.or(head.newest_plan),
+            // The head may have folded into the window while settling: its commits there are
+            // `current`'s too.
+            plan_commits: head
+                .plan_commits
+                .into_iter()
+                .filter(|(s, _)| window.first().is_none_or(|w| *s < w.seq()))
+                .chain(current.plan_commits.iter().copied())
+                .collect(),
             plan_text: current.plan_text.clone().or(head.plan_text),
+            turn_open: current.turn_open.or(head.turn_open),
         }
     }
 }

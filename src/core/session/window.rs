@@ -33,19 +33,14 @@ impl Session {
         if let Some(b) = page.projections {
             self.projections.apply_baseline(b.as_of_seq, &b.values, self.stamps.next());
         }
-        if let Some((seq, active)) = self.fold.newest_plan {
+        if let Some((seq, active)) = self.fold.newest_plan() {
             // Whether the window shows every commit after the previous one observed.
             let prev = self.plan.version().0;
             let covers = self.base_seq() <= prev.map_or(0, |p| p + 1);
-            let newer = self
-                .window
-                .iter()
-                .filter(|e| e.kind == "plan/mode" && prev.map_or(true, |p| e.seq() > p))
-                .filter(|e| matches!(e.body(), Some(crate::core::wire::EventBody::PlanMode(_))))
-                .count();
+            let newer = self.fold.plan_commits.iter().filter(|(s, _)| prev.is_none_or(|p| *s > p)).count();
             self.commit_plan(seq, active, covers && newer == 1);
         }
-        if let Some(running) = self.fold_turn_running() {
+        if let Some(running) = self.fold.turn_open {
             self.running = running;
         }
         let rev = self.stamps.next();
@@ -56,15 +51,6 @@ impl Session {
         self.dirty = true;
         self.meta_changed();
         self.stitch();
-    }
-
-    /// Whether the window's last turn is still open, if the window says anything about it.
-    fn fold_turn_running(&self) -> Option<bool> {
-        self.window.iter().rev().find_map(|e| match e.kind.as_str() {
-            "turn/start" => Some(true),
-            "turn/end" => Some(false),
-            _ => None,
-        })
     }
 
     /// Applies buffered frames that continue the window, drops the ones it already holds,

@@ -12,7 +12,7 @@ fn view(f: &Fold) -> String {
     let partial = f.partial.as_ref().map(|p| (p.turn, p.step, p.text.clone(), p.first_seq, p.last_seq));
     let running: Vec<_> = f.running.iter().map(|c| c.call_id.clone()).collect();
     let prose = f.plan_text.as_ref().map(|p| (p.item_id.clone(), p.text.clone(), p.done));
-    format!("{nodes:?}\n{partial:?}\n{running:?}\n{:?}\n{prose:?}", f.newest_plan)
+    format!("{nodes:?}\n{partial:?}\n{running:?}\n{:?}\n{prose:?}", f.plan_commits)
 }
 
 fn prose(seq: u64, item: &str, text: &str, done: bool) -> SessionEvent {
