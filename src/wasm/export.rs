@@ -386,7 +386,7 @@ impl ConnExport {
             c.generation(),
             c.attempt(),
             c.retry_at().map(f64::to_bits),
-            c.last_error().map(str::to_string),
+            c.last_error().map(ToString::to_string),
             transport,
         );
         if let Some((k, snap)) = &self.snapshot {
@@ -399,7 +399,7 @@ impl ConnExport {
             ("generation", num(key.1 as f64)),
             ("attempt", num(key.2)),
             ("retryAt", c.retry_at().map_or(JsValue::NULL, JsValue::from_f64)),
-            ("lastError", opt_str(c.last_error())),
+            ("lastError", opt_str(c.last_error().map(ToString::to_string).as_deref())),
             ("transport", opt_str(transport.map(Carrier::as_str))),
         ]);
         self.snapshot = Some((key, snap.clone()));

@@ -58,7 +58,7 @@ impl Driver {
                 self.conn.streams_restarted(gen);
                 self.opened.push((gen, c));
             }
-            None => self.conn.failed(gen, "refused", self.now, 0.0),
+            None => self.conn.failed(gen, GenerationEnd::Describe("refused".into()), self.now, 0.0),
         }
         self.pump();
     }
@@ -74,7 +74,7 @@ impl Driver {
 
     /// Ends the current generation (established or not) and starts the next one.
     fn fail_and_retry(&mut self) {
-        self.conn.failed(self.gen(), "ended", self.now, 0.0);
+        self.conn.failed(self.gen(), GenerationEnd::Describe("ended".into()), self.now, 0.0);
         self.pump();
         self.now = self.conn.retry_at().expect("retry scheduled");
         self.conn.tick(self.now, 0.0);
@@ -227,7 +227,7 @@ fn streams_restarted_is_ignored_for_stale_or_established_generations() {
     c.streams_restarted(1);
     assert_eq!(c.state(), ConnState::Open, "an established generation is not reset");
     c.drain_commands();
-    c.failed(1, "x", 0.0, 0.0);
+    c.failed(1, GenerationEnd::Describe("x".into()), 0.0, 0.0);
     assert!(c.drain_commands().contains(&ConnCommand::Lost { gen: 1 }));
 }
 
@@ -263,6 +263,6 @@ fn tickets_are_read_from_the_value_and_bad_values_are_errors() {
     assert_eq!(read_ticket(&v(r#"{"ticket":"t-1","expiresInMs":30000}"#)).as_deref(), Ok("t-1"));
     for bad in [r#"{}"#, r#"{"ticket":7}"#, r#"{"ticket":""}"#, r#"{"ticket":null}"#, r#"[]"#, r#""t""#] {
         let e = read_ticket(&v(bad)).unwrap_err();
-        assert!(e.starts_with("stream.ticket:"), "{bad}: {e}");
+        assert!(e.to_string().starts_with("stream.ticket:"), "{bad}: {e}");
     }
 }

@@ -51,6 +51,36 @@ impl StreamKind {
     }
 }
 
+/// Why a connection generation ended (shown as `lastError` in the connection snapshot).
+#[derive(Debug, Clone, PartialEq)]
+pub enum GenerationEnd {
+    /// A downlink ended or failed after it opened, or (SSE) could not be opened.
+    Stream { kind: StreamKind, websocket: bool, why: String },
+    /// A WebSocket was refused before it opened and no other carrier was left to try.
+    Refused { kind: StreamKind, why: String },
+    /// The host sent `stream/error` (its error object, as JSON text).
+    StreamError(String),
+    /// `host.describe` failed (its error message).
+    Describe(String),
+    /// The generation was not established within the connect timeout.
+    ConnectTimeout,
+}
+
+impl std::fmt::Display for GenerationEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GenerationEnd::Stream { kind, websocket: false, why } => write!(f, "{}: {why}", kind.path()),
+            GenerationEnd::Stream { kind, websocket: true, why } => write!(f, "{}: websocket {why}", kind.path()),
+            GenerationEnd::Refused { kind, why } => write!(f, "{}: websocket {why} before open", kind.path()),
+            GenerationEnd::StreamError(error) => write!(f, "stream/error: {error}"),
+            GenerationEnd::Describe(message) => write!(f, "host.describe failed: {message}"),
+            GenerationEnd::ConnectTimeout => f.write_str("connect timeout"),
+        }
+    }
+}
+
+impl std::error::Error for GenerationEnd {}
+
 /// Backoff parameters: the n-th consecutive failure (n ≥ 1) waits a delay drawn uniformly
 /// from `[cap/2, cap]` where `cap = min(max_ms, base_ms · 2^(n-1))`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -142,7 +172,7 @@ pub struct Connection {
     generation: u64,
     /// Consecutive failed attempts; reset only when a generation is established.
     attempt: u32,
-    last_error: Option<String>,
+    last_error: Option<GenerationEnd>,
     established: Option<Established>,
     commands: VecDeque<ConnCommand>,
 }
@@ -187,8 +217,8 @@ impl Connection {
             _ => None,
         }
     }
-    pub fn last_error(&self) -> Option<&str> {
-        self.last_error.as_deref()
+    pub fn last_error(&self) -> Option<&GenerationEnd> {
+        self.last_error.as_ref()
     }
     pub fn backoff(&self) -> Backoff {
         self.backoff
@@ -300,14 +330,14 @@ impl Connection {
 
     /// Generation `gen` failed or ended: a stream ended or threw, a `stream/error` frame
     /// arrived, or `describe` failed. Stale generations are ignored.
-    pub fn failed(&mut self, gen: u64, error: impl Into<String>, now_ms: f64, rand: f64) {
+    pub fn failed(&mut self, gen: u64, error: GenerationEnd, now_ms: f64, rand: f64) {
         if !self.is_current(gen) {
             return;
         }
-        self.end_generation(error.into(), now_ms, rand);
+        self.end_generation(error, now_ms, rand);
     }
 
-    fn end_generation(&mut self, error: String, now_ms: f64, rand: f64) {
+    fn end_generation(&mut self, error: GenerationEnd, now_ms: f64, rand: f64) {
         let gen = self.generation;
         self.commands.push_back(ConnCommand::Abort { gen });
         self.commands.push_back(ConnCommand::Lost { gen });
@@ -323,7 +353,7 @@ impl Connection {
         match self.phase {
             Phase::Waiting { retry_at } if now_ms >= retry_at && self.generation > 0 => self.connect(now_ms),
             Phase::Attempting { deadline, .. } if now_ms >= deadline => {
-                self.end_generation("connect timeout".into(), now_ms, rand)
+                self.end_generation(GenerationEnd::ConnectTimeout, now_ms, rand)
             }
             _ => {}
         }

@@ -45,11 +45,30 @@ fn percent_encode(s: &str, out: &mut String) {
     }
 }
 
+/// Why a `stream.ticket` value holds no usable ticket.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TicketError {
+    /// The value is not `{ticket: string, …}` (what was wrong with it).
+    Shape(String),
+    Empty,
+}
+
+impl std::fmt::Display for TicketError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TicketError::Shape(e) => write!(f, "stream.ticket: {e}"),
+            TicketError::Empty => f.write_str("stream.ticket: empty ticket"),
+        }
+    }
+}
+
+impl std::error::Error for TicketError {}
+
 /// The ticket from a `stream.ticket` value.
-pub fn read_ticket(value: &Json) -> Result<String, String> {
-    let ticket = Obj::parse(value.text()).and_then(|o| o.str("ticket")).map_err(|e| format!("stream.ticket: {e}"))?;
+pub fn read_ticket(value: &Json) -> Result<String, TicketError> {
+    let ticket = Obj::parse(value.text()).and_then(|o| o.str("ticket")).map_err(|e| TicketError::Shape(e.to_string()))?;
     if ticket.is_empty() {
-        return Err("stream.ticket: empty ticket".into());
+        return Err(TicketError::Empty);
     }
     Ok(ticket)
 }

@@ -31,7 +31,7 @@
 //! ```
 
 use super::carrier::{Carrier, Carriers, Transport};
-use super::connection::{Backoff, ConnCommand, Connection, StreamKind};
+use super::connection::{Backoff, ConnCommand, Connection, GenerationEnd, StreamKind};
 use super::downlink::{read_ticket, STREAM_TICKET};
 use super::router::Router;
 use super::sessions::SessionList;
@@ -432,7 +432,7 @@ impl HostClient {
         (self.rng.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
     }
 
-    fn fail_generation(&mut self, gen: u64, why: String) {
+    fn fail_generation(&mut self, gen: u64, why: GenerationEnd) {
         let rand = self.random();
         self.conn.failed(gen, why, self.now.0, rand);
     }
@@ -595,7 +595,7 @@ impl HostClient {
             Ok(inbound) => {
                 self.diag.frames += 1;
                 if let Frame::StreamError(f) = &inbound.frame {
-                    let why = format!("stream/error: {}", f.error.text());
+                    let why = GenerationEnd::StreamError(f.error.text().to_string());
                     self.fail_generation(gen, why);
                     return false;
                 }
@@ -613,17 +613,15 @@ impl HostClient {
         let Some(gen) = self.live_stream(id) else { return };
         let i = self.stream_index(id).expect("live");
         let (kind, carrier, opened) = (self.streams[i].kind, self.streams[i].carrier, self.streams[i].state == StreamState::Open);
-        let path = kind.path();
         match carrier {
-            Carrier::Sse => self.fail_generation(gen, format!("{path}: {why}")),
-            Carrier::WebSocket if opened => self.fail_generation(gen, format!("{path}: websocket {why}")),
-            Carrier::WebSocket => self.refused(gen, format!("{path}: websocket {why} before open")),
+            Carrier::WebSocket if !opened => self.refused(gen, GenerationEnd::Refused { kind, why }),
+            _ => self.fail_generation(gen, GenerationEnd::Stream { kind, websocket: carrier == Carrier::WebSocket, why }),
         }
     }
 
     /// A WebSocket of `gen` was refused (closed before it opened, or no ticket): the carrier
     /// policy says whether to reopen both streams over SSE in the same generation.
-    fn refused(&mut self, gen: u64, why: String) {
+    fn refused(&mut self, gen: u64, why: GenerationEnd) {
         match self.carriers.refused(gen) {
             Some(carrier) => {
                 self.close_streams(|s| s.gen == gen);
@@ -649,15 +647,15 @@ impl HostClient {
         if self.closed || !self.conn.is_current(gen) {
             return;
         }
-        let path = self.streams[i].kind.path();
-        match result.map_err(|e| e.message).and_then(|v| read_ticket(&v)) {
+        let kind = self.streams[i].kind;
+        match result.map_err(|e| e.message).and_then(|v| read_ticket(&v).map_err(|e| e.to_string())) {
             Ok(ticket) => {
                 let s = &mut self.streams[i];
                 s.state = StreamState::Opening;
                 let (kind, carrier) = (s.kind, s.carrier);
                 self.outputs.push_back(Output::OpenStream { stream, kind, carrier, ticket: Some(ticket) });
             }
-            Err(e) => self.refused(gen, format!("{path}: {e}")),
+            Err(why) => self.refused(gen, GenerationEnd::Refused { kind, why }),
         }
     }
 
@@ -731,7 +729,7 @@ impl HostClient {
             }
             CallFor::Describe { gen } => match result.and_then(|v| checked(wire::HOST_DESCRIBE, v)) {
                 Ok(_) => self.conn.described(gen),
-                Err(e) => self.fail_generation(gen, format!("host.describe failed: {}", e.message)),
+                Err(e) => self.fail_generation(gen, GenerationEnd::Describe(e.message)),
             },
             CallFor::Ticket { gen, stream } => self.on_ticket(gen, stream, result),
             CallFor::Seed { gen } => {

@@ -16,7 +16,7 @@ pub use host::{
     CallId, ClientDiagnostics, Config, HostCall, HostClient, Input, Instant, Output, Reply, SessionOp, Settlement,
     StreamId, Token,
 };
-pub use connection::{Backoff, ConnCommand, ConnState, Connection, StreamKind};
+pub use connection::{Backoff, ConnCommand, ConnState, Connection, GenerationEnd, StreamKind};
 pub use router::Router;
 pub use sessions::{ListItem, ListState, SessionList};
 

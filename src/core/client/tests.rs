@@ -68,7 +68,7 @@ fn consecutive_failures_schedule_retries_with_growing_capped_delays() {
     let mut now = 0.0;
     for n in 1..=8u32 {
         let gen = c.generation();
-        c.failed(gen, "boom", now, 0.999_999);
+        c.failed(gen, GenerationEnd::Describe("boom".into()), now, 0.999_999);
         assert_eq!(c.attempt(), n);
         assert_eq!(c.state(), ConnState::Reconnecting);
         let at = c.retry_at().expect("retry scheduled");
@@ -92,14 +92,14 @@ fn consecutive_failures_schedule_retries_with_growing_capped_delays() {
 fn attempt_resets_only_after_a_generation_is_established() {
     let mut c = conn();
     c.start(0.0);
-    c.failed(1, "refused", 0.0, 0.0);
+    c.failed(1, GenerationEnd::Describe("refused".into()), 0.0, 0.0);
     c.tick(1_000.0, 0.0);
     // Gen 2 opens both streams but describe never answers: not established.
     c.stream_opened(2, StreamKind::Mux);
     c.stream_opened(2, StreamKind::Host);
     assert_eq!(c.state(), ConnState::Connecting);
     assert_eq!(c.attempt(), 1, "streams alone do not reset the attempt");
-    c.failed(2, "stream ended", 1_000.0, 0.0);
+    c.failed(2, GenerationEnd::Describe("stream ended".into()), 1_000.0, 0.0);
     assert_eq!(c.attempt(), 2);
     c.tick(10_000.0, 0.0);
     establish(&mut c, 3);
@@ -108,7 +108,7 @@ fn attempt_resets_only_after_a_generation_is_established() {
     assert_eq!(c.retry_at(), None);
     assert_eq!(c.last_error(), None);
     // The next failure starts again from the base delay.
-    c.failed(3, "dropped", 20_000.0, 1.0);
+    c.failed(3, GenerationEnd::Describe("dropped".into()), 20_000.0, 1.0);
     assert_eq!(c.attempt(), 1);
     assert_eq!(c.retry_at(), Some(20_500.0));
 }
@@ -145,9 +145,9 @@ fn no_double_connect_while_a_generation_is_live() {
     c.tick(1_000_000.0, 0.0);
     assert!(connects(&c.drain_commands()).is_empty());
     // A failure aborts the old generation before the next one connects.
-    c.failed(1, "x", 0.0, 0.0);
+    c.failed(1, GenerationEnd::Describe("x".into()), 0.0, 0.0);
     // Reports about the dead generation (duplicates, late streams) change nothing.
-    c.failed(1, "again", 0.0, 0.0);
+    c.failed(1, GenerationEnd::Describe("again".into()), 0.0, 0.0);
     c.stream_opened(1, StreamKind::Mux);
     c.described(1);
     assert_eq!(c.attempt(), 1);
@@ -170,7 +170,7 @@ fn a_connect_that_never_completes_times_out_into_a_retry() {
     assert_eq!(c.state(), ConnState::Connecting);
     c.tick(5_000.0, 0.0);
     assert_eq!(c.state(), ConnState::Reconnecting);
-    assert_eq!(c.last_error(), Some("connect timeout"));
+    assert_eq!(c.last_error(), Some(&GenerationEnd::ConnectTimeout));
     assert_eq!(c.live_generation(), None);
 }
 
@@ -184,7 +184,7 @@ fn nothing_happens_after_close() {
     let cmds = c.drain_commands();
     assert!(cmds.contains(&ConnCommand::Abort { gen: 1 }));
     assert_eq!(c.state(), ConnState::Closed);
-    c.failed(1, "late", 10.0, 0.0);
+    c.failed(1, GenerationEnd::Describe("late".into()), 10.0, 0.0);
     c.tick(1e12, 0.0);
     c.start(0.0);
     c.stream_opened(1, StreamKind::Mux);
@@ -196,7 +196,7 @@ fn nothing_happens_after_close() {
     // Closing while waiting for a retry cancels the retry too.
     let mut c = conn();
     c.start(0.0);
-    c.failed(1, "x", 0.0, 0.0);
+    c.failed(1, GenerationEnd::Describe("x".into()), 0.0, 0.0);
     c.close();
     assert_eq!(c.retry_at(), None);
     c.drain_commands();
@@ -212,7 +212,7 @@ fn state_is_connecting_until_first_established_then_reconnecting() {
     assert_eq!(c.state(), ConnState::Connecting);
     establish(&mut c, 1);
     assert_eq!(c.state(), ConnState::Open);
-    c.failed(1, "dropped", 0.0, 0.0);
+    c.failed(1, GenerationEnd::Describe("dropped".into()), 0.0, 0.0);
     assert_eq!(c.state(), ConnState::Reconnecting);
     c.tick(1e6, 0.0);
     assert_eq!(c.state(), ConnState::Reconnecting);
