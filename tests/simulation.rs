@@ -1,9 +1,10 @@
-//! Deterministic simulation test of the session core.
+//! Deterministic simulation test of the client core as users get it.
 //!
-//! A model host (the truth: event log, plan service with boundary semantics) and an
-//! adversarial network (reordered responses vs frames, dropped and duplicated frames,
-//! disconnects, lost requests, host restarts with and without log loss) drive one
-//! `Session` through seeded random schedules. Invariants are checked after every step and
+//! Model hosts (the truth: one event log and plan service with boundary semantics per
+//! session) and an adversarial network (reordered responses vs frames, dropped and
+//! duplicated frames, stream ends and `stream/error`, lost requests, host restarts with and
+//! without log loss, SSE-only hosts) drive one `HostClient` core holding 1–3 sessions
+//! through seeded random schedules; time passes to the client's own timer. Invariants are checked after every step and
 //! convergence at quiescence. A failure prints `SIM_SEED=<seed>`; rerun one seed with
 //! `SIM_SEED=<seed> cargo test --test simulation random_schedules -- --nocapture`
 //! (add `SIM_TRACE=1` to print every action). `SIM_SCHEDULES=<n>` sets the count,

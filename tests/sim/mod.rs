@@ -1,5 +1,5 @@
-//! Deterministic simulation of one session against a model host over an adversarial
-//! network. See `tests/simulation.rs` for the entry points.
+//! Deterministic simulation of the `HostClient` core and its sessions against model hosts
+//! over an adversarial network. See `tests/simulation.rs` for the entry points.
 
 pub mod invariants;
 pub mod model_host;
