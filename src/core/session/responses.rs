@@ -6,11 +6,38 @@ use super::plan::PlanApply;
 use super::{OpenState, PromptOp, Purpose, ReqId, Session};
 use crate::core::wire::{self, HistoryValue, Json, PlanModeState, Receipt, ReceiptReason, RpcResult, Seq};
 
+/// A reply to one session request.
+enum Answer {
+    /// The value as JSON text (or the failure).
+    Value(RpcResult<Json>),
+    /// A history page the driver already read.
+    Page(HistoryValue),
+}
+
+impl Answer {
+    fn into_value(self) -> RpcResult<Json> {
+        match self {
+            Answer::Value(result) => result,
+            Answer::Page(page) => Ok(Json::from_serialize(&page)),
+        }
+    }
+}
+
 impl Session {
     /// The result of request `req`: the business result, or a transport failure already
     /// folded into `Err(RpcError{code: internal})` by the driver. The value is checked here
     /// against its method's schema; a failing value is a transport error too.
     pub fn on_response(&mut self, req: ReqId, result: RpcResult<Json>) {
+        self.on_answer(req, Answer::Value(result))
+    }
+
+    /// The result of history request `req` when the driver already read the page (the
+    /// one-pass reader of a `session.history` response); it is validated here.
+    pub fn on_page(&mut self, req: ReqId, page: HistoryValue) {
+        self.on_answer(req, Answer::Page(page))
+    }
+
+    fn on_answer(&mut self, req: ReqId, answer: Answer) {
         let Some(purpose) = self.inflight.remove(&req) else {
             self.diag.stale_responses += 1;
             return self.flush();
@@ -20,18 +47,29 @@ impl Session {
                 self.diag.stale_responses += 1;
             }
             Purpose::PlanQuery { gen, .. } if gen != self.gen => self.diag.stale_responses += 1,
-            Purpose::Open { .. } => {
-                let page = self.history(result);
-                self.on_open_page(page);
+            purpose @ (Purpose::Open { .. } | Purpose::Repair { .. } | Purpose::Older { .. }) => {
+                let page = self.history(answer);
+                self.on_history(purpose, page);
             }
-            Purpose::Repair { .. } => {
-                let page = self.history(result);
-                self.on_repair_page(page);
-            }
-            Purpose::Older { base_at_send, .. } => {
-                let page = self.history(result);
-                self.on_older_page(base_at_send, page);
-            }
+            purpose => self.on_value(purpose, answer.into_value()),
+        }
+        self.flush();
+    }
+
+    fn on_history(&mut self, purpose: Purpose, page: RpcResult<HistoryValue>) {
+        match purpose {
+            Purpose::Open { .. } => self.on_open_page(page),
+            Purpose::Repair { .. } => self.on_repair_page(page),
+            Purpose::Older { base_at_send, .. } => self.on_older_page(base_at_send, page),
+            // Only history purposes come here (see `on_answer`).
+            _ => {}
+        }
+    }
+
+    fn on_value(&mut self, purpose: Purpose, result: RpcResult<Json>) {
+        match purpose {
+            // History purposes go to `on_history` (see `on_answer`).
+            Purpose::Open { .. } | Purpose::Repair { .. } | Purpose::Older { .. } => {}
             Purpose::PlanQuery { ticket, .. } => {
                 match self.plan_value(wire::SESSION_PLAN_MODE, result) {
                     Ok(value) => {
@@ -119,10 +157,12 @@ impl Session {
     }
 
     /// Parsed once, then checked (a page is the largest value the core reads).
-    fn history(&mut self, result: RpcResult<Json>) -> RpcResult<HistoryValue> {
-        let page = wire::read::read::<HistoryValue>(result?.text())
-            .map_err(String::from)
-            .and_then(|p| p.validate().map(|_| p));
+    fn history(&mut self, answer: Answer) -> RpcResult<HistoryValue> {
+        let page = match answer {
+            Answer::Page(page) => Ok(page),
+            Answer::Value(result) => wire::read::read::<HistoryValue>(result?.text()).map_err(String::from),
+        };
+        let page = page.and_then(|p| p.validate().map(|_| p));
         page.map_err(|e| {
             self.diag.bad_values += 1;
             schema_error(wire::SESSION_HISTORY, e)
