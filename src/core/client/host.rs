@@ -223,6 +223,9 @@ pub struct ClientDiagnostics {
 /// A failed `session.list` seed is asked again after this long while its generation lives.
 pub const RESEED_MS: f64 = 2000.0;
 
+/// How long a WebSocket upgrade may hang before it counts as refused.
+pub const UPGRADE_TIMEOUT_MS: f64 = 5000.0;
+
 /// What a call in flight answers.
 #[derive(Debug)]
 enum CallFor {
@@ -273,6 +276,9 @@ enum Timer {
     Wake { session: String, token: WakeToken },
     /// Ask `session.list` again for generation `gen`.
     Reseed { gen: u64 },
+    /// A WebSocket of `gen` that has neither opened nor failed by now counts as refused (a
+    /// proxy that swallows the upgrade must not cost the whole connect timeout).
+    Upgrade { gen: u64, stream: StreamId },
 }
 
 /// Operations waiting for their session to settle them: (session, op) → (token, kind).
@@ -478,6 +484,14 @@ impl HostClient {
                     }
                 }
                 Timer::Reseed { gen } => self.seed_sessions(gen),
+                Timer::Upgrade { gen, stream } => {
+                    let hanging = self.stream_index(stream).map(|i| &self.streams[i]);
+                    let hanging = hanging.filter(|s| s.state == StreamState::Opening).map(|s| s.kind);
+                    if let Some(kind) = hanging.filter(|_| self.conn.is_current(gen)) {
+                        let why = format!("upgrade not answered in {} ms", UPGRADE_TIMEOUT_MS as u64);
+                        self.refused(gen, GenerationEnd::Refused { kind, why });
+                    }
+                }
             }
         }
     }
@@ -527,6 +541,7 @@ impl HostClient {
         let (gone, kept) = std::mem::take(&mut self.streams).into_iter().partition(|s| which(s));
         self.streams = kept;
         let gone: Vec<Stream> = gone;
+        self.timers.retain(|t| !matches!(t.1, Timer::Upgrade { stream, .. } if gone.iter().any(|s| s.id == stream)));
         for s in gone {
             if s.state != StreamState::Ticketing {
                 self.outputs.push_back(Output::CloseStream { stream: s.id });
@@ -545,9 +560,17 @@ impl HostClient {
             if ticketing {
                 self.send(CallFor::Ticket { gen, stream: id }, STREAM_TICKET, &Json::empty_object());
             } else {
-                self.outputs.push_back(Output::OpenStream { stream: id, kind, carrier, ticket: None });
+                self.open_stream(gen, id, kind, carrier, None);
             }
         }
+    }
+
+    /// Asks the driver to open a downlink; a WebSocket also gets its upgrade deadline.
+    fn open_stream(&mut self, gen: u64, stream: StreamId, kind: StreamKind, carrier: Carrier, ticket: Option<String>) {
+        if carrier == Carrier::WebSocket {
+            self.timers.push((self.now.after_ms(UPGRADE_TIMEOUT_MS), Timer::Upgrade { gen, stream }));
+        }
+        self.outputs.push_back(Output::OpenStream { stream, kind, carrier, ticket });
     }
 
     fn stream_index(&self, id: StreamId) -> Option<usize> {
@@ -564,6 +587,7 @@ impl HostClient {
         let Some(gen) = self.live_stream(id) else { return };
         let i = self.stream_index(id).expect("live");
         self.streams[i].state = StreamState::Open;
+        self.timers.retain(|t| !matches!(t.1, Timer::Upgrade { stream, .. } if stream == id));
         self.conn.stream_opened(gen, self.streams[i].kind);
     }
 
@@ -653,7 +677,7 @@ impl HostClient {
                 let s = &mut self.streams[i];
                 s.state = StreamState::Opening;
                 let (kind, carrier) = (s.kind, s.carrier);
-                self.outputs.push_back(Output::OpenStream { stream, kind, carrier, ticket: Some(ticket) });
+                self.open_stream(gen, stream, kind, carrier, Some(ticket));
             }
             Err(why) => self.refused(gen, GenerationEnd::Refused { kind, why }),
         }

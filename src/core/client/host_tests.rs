@@ -1,6 +1,6 @@
 //! Native tests of the sans-IO host client as a driver sees it, named after the scenario.
 
-use super::host::RESEED_MS;
+use super::host::{RESEED_MS, UPGRADE_TIMEOUT_MS};
 use super::*;
 use crate::core::session::OpenState;
 use serde_json::{json, Value};
@@ -322,4 +322,26 @@ fn frames_of_an_ended_generation_are_ignored() {
     d.input(Input::StreamEnded { stream: old, why: "reset".into() });
     d.input(Input::StreamBytes { stream: old, bytes: b"data: {}\n\n".to_vec() });
     assert_eq!(d.client.diagnostics().malformed_frames, 0, "not read at all");
+}
+
+#[test]
+fn a_websocket_upgrade_that_hangs_counts_as_refused_after_the_upgrade_timeout() {
+    let mut d = Driver::new(Config::default());
+    let at = d.client.poll_timeout().expect("the upgrade deadline is armed");
+    assert_eq!(at.as_ms(), d.now + UPGRADE_TIMEOUT_MS, "well before the connect timeout");
+    d.advance_to_timeout();
+    assert_eq!(d.client.connection().generation(), 1, "the same generation");
+    assert_eq!(d.closed.len(), 2, "the hanging sockets are closed");
+    assert_eq!(d.opened.iter().filter(|o| o.2 == Carrier::Sse).count(), 2, "SSE in the same generation");
+    d.establish();
+    assert_eq!(d.client.transport(), Some(Carrier::Sse));
+    assert_eq!(d.client.poll_timeout(), None, "no stale upgrade deadline is left");
+}
+
+#[test]
+fn an_opened_websocket_drops_its_upgrade_deadline() {
+    let mut d = Driver::new(Config::default());
+    d.establish();
+    assert_eq!(d.client.transport(), Some(Carrier::WebSocket));
+    assert_eq!(d.client.poll_timeout(), None);
 }
