@@ -25,7 +25,7 @@ pub fn event_frame(data: &str) -> Option<InboundFrame> {
 }
 
 /// `Ok(true)` when `got` is `want`; otherwise the pass stops (the general reader decides).
-fn expect<E: serde::de::Error>(got: Text<'_>, want: &str) -> Result<bool, E> {
+pub(crate) fn expect<E: serde::de::Error>(got: Text<'_>, want: &str) -> Result<bool, E> {
     if got.0 == want {
         Ok(true)
     } else {
@@ -34,7 +34,7 @@ fn expect<E: serde::de::Error>(got: Text<'_>, want: &str) -> Result<bool, E> {
 }
 
 /// Stops the pass: the general reader takes over.
-fn fallback<E: serde::de::Error>() -> E {
+pub(crate) fn fallback<E: serde::de::Error>() -> E {
     E::custom("not the hot shape")
 }
 
@@ -102,7 +102,7 @@ impl<'de> Visitor<'de> for PayloadSeed {
     }
 }
 
-struct EventSeed;
+pub(crate) struct EventSeed;
 
 impl<'de> DeserializeSeed<'de> for EventSeed {
     type Value = SessionEvent;

@@ -19,6 +19,7 @@ pub(crate) mod hot;
 pub mod interaction;
 pub mod json;
 pub mod methods;
+pub mod page;
 pub mod plan;
 pub mod read;
 pub mod sse;

@@ -740,6 +740,23 @@ impl HostClient {
 
     fn on_response(&mut self, call: CallId, reply: Reply) {
         let Some(p) = self.calls.remove(&call) else { return };
+        // A history page, the largest body read, goes through the one-pass reader.
+        let reply = match (&p.what, &p.form, reply) {
+            (CallFor::Session { session, req }, ResponseForm::Envelope { rpc_id }, Reply::Body(text))
+                if p.path == wire::SESSION_HISTORY =>
+            {
+                match wire::page::history_response(&text, rpc_id) {
+                    Some(page) => {
+                        if let Some(s) = self.router.get_mut(session).filter(|_| !self.closed) {
+                            s.on_page(*req, page);
+                        }
+                        return;
+                    }
+                    None => Reply::Body(text),
+                }
+            }
+            (_, _, reply) => reply,
+        };
         let result = Self::read_reply(&p, reply);
         match p.what {
             CallFor::Session { session, req } => {
