@@ -120,9 +120,7 @@ impl Session {
 
     /// Parsed once, then checked (a page is the largest value the core reads).
     fn history(&mut self, result: RpcResult<Json>) -> RpcResult<HistoryValue> {
-        let page = wire::read::read::<HistoryValue>(result?.text())
-            .map_err(String::from)
-            .and_then(|p| p.validate().map(|_| p));
+        let page = wire::read::read::<HistoryValue>(result?.text()).and_then(|p| p.validate().map(|_| p));
         page.map_err(|e| {
             self.diag.bad_values += 1;
             schema_error(wire::SESSION_HISTORY, e)
