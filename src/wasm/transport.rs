@@ -95,7 +95,7 @@ async fn unary_inner(
     let text = resp.text().map_err(|e| js::describe(&e))?;
     let text = JsFuture::from(text).await.map_err(|e| js::describe(&e))?;
     let text = text.as_string().ok_or("body is not text")?;
-    parse_unary_response(&text, form)
+    Ok(parse_unary_response(&text, form)?)
 }
 
 /// Opens a stream. `Ok(reader)` once the host answered 2xx with a body.
