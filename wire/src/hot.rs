@@ -1,5 +1,5 @@
 //! One pass over the hot frame (a `session/event` envelope), read straight through (the hot
-//! event body, an `assistant/chunk`'s data, has its own pass in [`super::chunk`]).
+//! event body, an `assistant/chunk`'s data, has its own pass in the `chunk` module).
 //!
 //! Why a second reader: [`super::read::Obj`] splits one level at a time, so a value nested
 //! four deep (envelope → payload → event → data) is scanned four times; live streaming is

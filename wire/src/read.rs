@@ -21,11 +21,24 @@ use std::fmt;
 /// Why a value did not read: what was wrong ([`ReadErrorKind`]) and where (the member path,
 /// `a.b[2].c`, empty for the whole text), with the context of the reading that failed
 /// (`bad envelope`, …) when there is one.
+///
+/// Boxed: a reader's `Result` stays a word or two wide and its error paths one call (a wide
+/// error, moved through every `?` of every reader, was ~20 KB of wasm).
 #[derive(Debug, Clone, PartialEq)]
-pub struct ReadError {
+pub struct ReadError(Box<ReadErrorData>);
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadErrorData {
     pub kind: ReadErrorKind,
     pub path: String,
     pub context: Option<&'static str>,
+}
+
+impl std::ops::Deref for ReadError {
+    type Target = ReadErrorData;
+    fn deref(&self) -> &ReadErrorData {
+        &self.0
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -45,31 +58,42 @@ pub enum ReadErrorKind {
 }
 
 impl ReadError {
+    #[cold]
+    #[inline(never)]
     pub fn new(kind: ReadErrorKind, path: impl Into<String>) -> ReadError {
-        ReadError { kind, path: path.into(), context: None }
+        ReadError(Box::new(ReadErrorData { kind, path: path.into(), context: None }))
     }
+    #[cold]
+    #[inline(never)]
     pub fn missing(name: &str) -> ReadError {
         ReadError::new(ReadErrorKind::Missing, name)
     }
+    #[cold]
+    #[inline(never)]
     pub fn expected(name: &str, what: &'static str) -> ReadError {
         ReadError::new(ReadErrorKind::WrongType(what), name)
     }
+    #[cold]
+    #[inline(never)]
     pub fn unknown_variant(name: &str, found: &str, expected: &'static [&'static str]) -> ReadError {
         ReadError::new(ReadErrorKind::UnknownVariant { found: found.to_string(), expected }, name)
     }
     /// A broken rule of the whole value (no member path).
+    #[cold]
+    #[inline(never)]
     pub fn invalid(reason: impl Into<String>) -> ReadError {
         ReadError::new(ReadErrorKind::Invalid(reason.into()), "")
     }
     /// The same error, said of the reading `context` (`bad envelope: …`).
     pub fn context(mut self, context: &'static str) -> ReadError {
-        self.context = Some(context);
+        self.0.context = Some(context);
         self
     }
     /// The same error inside member `name` (`name.path`, `name[i]…`).
+    #[cold]
     #[inline(never)]
     pub fn inside(mut self, name: &str) -> ReadError {
-        self.path = match self.path.as_str() {
+        self.0.path = match self.path.as_str() {
             "" => name.to_string(),
             p if p.starts_with('[') => format!("{name}{p}"),
             p => format!("{name}.{p}"),
@@ -132,7 +156,7 @@ pub struct Obj<'a> {
 
 /// The readers are never inlined: one call per field keeps each type's reader a few
 /// instructions per member (inlined, they were ~35 KB of wasm); the hot frame does not come
-/// through here ([`super::hot`]).
+/// through here (the `hot` module).
 impl<'a> Obj<'a> {
     /// Splits `text` (exactly one JSON object) into its members.
     #[inline(never)]
@@ -452,7 +476,7 @@ mod tests {
         assert!(read::<Probe>(r#"{"s":"a","n":-1}"#).is_err());
         assert!(read::<Probe>(r#"{"s":"a","n":1.5}"#).is_err());
         let e = read::<Probe>(r#"{"s":"a","n":1,"n":2}"#).err().unwrap();
-        assert_eq!((e.kind, e.path.as_str()), (ReadErrorKind::Duplicate, "n"));
+        assert_eq!((&e.kind, e.path.as_str()), (&ReadErrorKind::Duplicate, "n"));
         assert!(matches!(read::<Probe>("{").err().unwrap().kind, ReadErrorKind::Syntax(_)));
         assert!(read::<Probe>(r#"{"s":"a","n":1} x"#).is_err(), "trailing text");
         assert!(read::<Probe>(r#"{"s":"a","n":1,"z":[}"#).is_err(), "every byte is validated");
@@ -481,7 +505,7 @@ mod tests {
             }
         }
         let e = read::<Outer>(r#"{"items":[{"s":"a","n":1},{"s":"b"}]}"#).err().unwrap();
-        assert_eq!((e.kind, e.path.as_str()), (ReadErrorKind::Missing, "items[1].n"));
+        assert_eq!((&e.kind, e.path.as_str()), (&ReadErrorKind::Missing, "items[1].n"));
         let e = read::<Outer>(r#"{"items":[{"s":"a","n":1},3]}"#).err().unwrap();
         assert_eq!(e.to_string(), "`items[1]`: expected an object");
         let e: &dyn std::error::Error = &e;

@@ -105,7 +105,7 @@ impl Field for BTreeMap<String, Json> {
     fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
         let raw = o.raw(name).ok_or_else(|| ReadError::missing(name))?;
         let values = Obj::parse(raw.get()).map_err(|e| match e.kind {
-            ReadErrorKind::Duplicate => ReadError { path: format!("{name}.{}", e.path), ..e },
+            ReadErrorKind::Duplicate => e.inside(name),
             _ => ReadError::expected(name, "an object"),
         })?;
         // Inserted one by one: `collect()` sorts first, which links a stable sort (~4 KB).
