@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Import-graph check: for each Rust crate source directory given (e.g. `host/src`), builds the
-// graph of its top-level modules from `use crate::…`/`use super::…`/`self::…`, `crate::a::b`
-// paths in code and `mod` declarations (test modules and `#[cfg(test)]` items left out), and
-// exits 1 printing the cycle if the graph has one, else prints the layers it draws (each module
+// graph of its top-level modules from `use crate::…`/`use super::…`/`self::…` and `crate::a::b`
+// paths in code (test modules and `#[cfg(test)]` items left out; `super` inside an inline
+// `mod x { … }` is resolved from that module; a name the crate root only re-exports counts as
+// the module that defines it, since the root's `mod` and `pub use` lines are its facade, not
+// imports), and exits 1 printing the cycle if the graph has one, else prints the layers it draws (each module
 // imports only from layers below it). It also fails if a file of the crate's package (not the
 // client crate itself) references the client crate: `agent_session::` in code or an
 // `agent-session` dependency in its Cargo.toml (`agent_session_wire` is fine).
@@ -151,6 +153,27 @@ function pathsIn(code) {
   return paths;
 }
 
+// Splits a file's code into (module path, code) pieces: each inline `mod x { … }` is its own
+// piece under `here` + x, blanked out of the enclosing one.
+function segments(code, here) {
+  const out = [];
+  const re = /\bmod\s+([A-Za-z_][A-Za-z0-9_]*)\s*\{/g;
+  let m;
+  while ((m = re.exec(code))) {
+    const open = m.index + m[0].length - 1;
+    let depth = 0, end = code.length;
+    for (let j = open; j < code.length; j++) {
+      if (code[j] === '{') depth++;
+      else if (code[j] === '}' && --depth === 0) { end = j + 1; break; }
+    }
+    out.push(...segments(code.slice(open + 1, end - 1), [...here, m[1]]));
+    code = code.slice(0, m.index) + code.slice(m.index, end).replace(/[^\n]/g, ' ') + code.slice(end);
+    re.lastIndex = m.index + 1;
+  }
+  out.push({ here, code });
+  return out;
+}
+
 // Resolves a path named in the module at `here` to the top-level module it lands in ('' = the
 // crate root's own items), or null if it leaves the crate or names nothing.
 function resolveTop(here, path, topModules) {
@@ -163,8 +186,15 @@ function resolveTop(here, path, topModules) {
   const full = [...at, ...path.slice(k)];
   if (full.length === 0) return null;
   if (topModules.has(full[0])) return full[0];
+  if (full[0] !== '*' && at.length === 0 && reexports) {
+    const home = reexports(full[0]);
+    if (home) return home;
+  }
   return full[0] === '*' || at.length === 0 ? '' : null;
 }
+
+// Set per crate: where a name the root re-exports is defined (null if not known).
+let reexports = null;
 
 function packageDir(dir) {
   let d = resolve(dir);
@@ -267,6 +297,28 @@ function checkCrate(srcDir) {
   const nodes = [rootName, ...[...tops].sort()].filter((v, i, a) => a.indexOf(v) === i);
   const edges = new Map(nodes.map((v) => [v, new Set()]));
   const why = new Map();
+  // The root's re-exports: `pub use m::Name` and `pub use m::*` (the name then lives in the
+  // glob module whose files define it).
+  const explicit = new Map();
+  const globs = [];
+  for (const m of (root?.code ?? '').matchAll(/\bpub\s+use\s+(?:self::|crate::)?([A-Za-z_][A-Za-z0-9_]*)::([^;]*);/g)) {
+    if (!tops.has(m[1])) continue;
+    const tail = m[2].trim();
+    if (tail === '*') globs.push(m[1]);
+    else for (const n of tail.replace(/[{}]/g, '').split(',')) explicit.set(n.split(/\s+as\s+/).pop().trim(), m[1]);
+  }
+  const defs = new Map();
+  const defined = (mod, n) => {
+    if (!defs.has(mod)) {
+      const names = new Set();
+      for (const q of kept.filter((q) => q.path[0] === mod)) {
+        for (const d of q.code.matchAll(/\b(?:struct|enum|fn|type|const|static|trait|union)\s+([A-Za-z_][A-Za-z0-9_]*)/g)) names.add(d[1]);
+      }
+      defs.set(mod, names);
+    }
+    return defs.get(mod).has(n);
+  };
+  reexports = (n) => explicit.get(n) ?? globs.find((g) => defined(g, n)) ?? null;
   for (const p of kept) {
     const from = p.path.length === 0 ? rootName : p.path[0];
     const add = (to, what) => {
@@ -275,12 +327,17 @@ function checkCrate(srcDir) {
       const k = `${from}->${to}`;
       if (!why.has(k)) why.set(k, `${relative('.', p.file)}: ${what}`);
     };
-    if (p.path.length === 0) {
-      for (const m of p.code.matchAll(/\bmod\s+([A-Za-z_][A-Za-z0-9_]*)\s*[;{]/g)) if (tops.has(m[1])) add(m[1], `mod ${m[1]}`);
-    }
-    for (const path of pathsIn(p.code)) {
-      const t = resolveTop(p.path, path, tops);
-      if (t !== null) add(name(t), path.join('::'));
+    // The root's `mod` and `pub use` lines are the crate's facade, not imports.
+    const code = p.path.length === 0 ? p.code.replace(/\bpub\s+use\s+[^;]*;/g, (u) => u.replace(/[^\n]/g, ' ')) : p.code;
+    for (const seg of segments(code, p.path)) {
+      for (const path of pathsIn(seg.code)) {
+        const t = resolveTop(seg.here, path, tops);
+        if (t !== null) add(name(t), path.join('::'));
+      }
+      // In the root, a bare `module::…` path (and `use module::…`) names a top-level module.
+      if (seg.here.length === 0) {
+        for (const m of seg.code.matchAll(/(?<![A-Za-z0-9_:])([a-z_][a-z0-9_]*)\s*::/g)) if (tops.has(m[1])) add(m[1], `${m[1]}::`);
+      }
     }
   }
   const cyclic = sccs(nodes, edges).filter((c) => c.length > 1);

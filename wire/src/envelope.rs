@@ -2,6 +2,8 @@
 
 use super::error::{result_serde, RpcResult};
 use super::json::Json;
+use super::methods::Receipt;
+use super::read::{read, Obj, ReadError, ReadErrorKind, ReadResult};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -53,8 +55,9 @@ pub enum Envelope {
 }
 
 impl Envelope {
-    pub fn parse(text: &str) -> Result<Envelope, String> {
-        serde_json::from_str(text).map_err(|e| format!("bad envelope: {e}"))
+    pub fn parse(text: &str) -> ReadResult<Envelope> {
+        serde_json::from_str(text)
+            .map_err(|e| ReadError::new(ReadErrorKind::Syntax(e.to_string()), "").context("bad envelope"))
     }
     pub fn to_json_string(&self) -> String {
         serde_json::to_string(self).expect("envelopes always serialize")
@@ -90,7 +93,7 @@ pub enum ResponseForm {
 }
 
 /// Reads a unary response body in its form. Any failure is a transport error for the caller.
-pub fn parse_unary_response(body: &str, form: &ResponseForm) -> Result<RpcResult<Json>, String> {
+pub fn parse_unary_response(body: &str, form: &ResponseForm) -> ReadResult<RpcResult<Json>> {
     match form {
         ResponseForm::Envelope { rpc_id } => parse_server_response(body, rpc_id),
         ResponseForm::BareReceipt => parse_bare_receipt(body).map(|r| Ok(Json::from_serialize(&r))),
@@ -99,26 +102,27 @@ pub fn parse_unary_response(body: &str, form: &ResponseForm) -> Result<RpcResult
 
 /// A bare `/api/respond` receipt: `{accepted:true}` or `{accepted:false, reason}`, nothing
 /// else (an accepted receipt with a reason, or a refusal without one, is not a receipt).
-pub fn parse_bare_receipt(body: &str) -> Result<super::Receipt, String> {
-    let receipt = super::read::read::<super::Receipt>(body).map_err(|e| format!("not a receipt: {e}"))?;
+pub fn parse_bare_receipt(body: &str) -> ReadResult<Receipt> {
+    let receipt = read::<Receipt>(body).map_err(|e| e.context("not a receipt"))?;
     if receipt.accepted == receipt.reason.is_some() {
-        return Err(format!("not a receipt: `accepted` {} with reason {:?}", receipt.accepted, receipt.reason));
+        let why = format!("`accepted` {} with reason {:?}", receipt.accepted, receipt.reason);
+        return Err(ReadError::invalid(why).context("not a receipt"));
     }
     Ok(receipt)
 }
 
 /// Reads a unary response body: envelope `type`, the `rpcId` echo and the result object are
 /// checked; the value stays raw text. Any failure is a transport error for the caller.
-pub fn parse_server_response(body: &str, expect_rpc_id: &str) -> Result<RpcResult<Json>, String> {
-    let bad = |e: super::read::ReadError| format!("bad envelope: {e}");
-    let o = super::read::Obj::parse(body).map_err(bad)?;
+pub fn parse_server_response(body: &str, expect_rpc_id: &str) -> ReadResult<RpcResult<Json>> {
+    let bad = |e: ReadError| e.context("bad envelope");
+    let o = Obj::parse(body).map_err(bad)?;
     if o.str_ref("type").map_err(bad)? != "server-response" {
-        return Err("expected a server-response envelope".into());
+        return Err(ReadError::invalid("expected a server-response envelope"));
     }
     let rpc_id = o.str_ref("rpcId").map_err(bad)?;
     if rpc_id != expect_rpc_id {
-        return Err(format!("rpcId mismatch: sent {expect_rpc_id:?}, got {rpc_id:?}"));
+        return Err(ReadError::invalid(format!("rpcId mismatch: sent {expect_rpc_id:?}, got {rpc_id:?}")));
     }
-    let result = o.raw("result").ok_or_else(|| bad(super::read::ReadError("missing field `result`".into())))?;
+    let result = o.raw("result").ok_or_else(|| bad(ReadError::missing("result")))?;
     super::error::result_from_text(result.get())
 }

@@ -1,21 +1,21 @@
 //! `RpcError` and the `RpcResult` wire form (`{ok:true,value}` | `{ok:false,error}`).
 
 use super::json::Json;
-use super::read::{FromObj, Obj, ReadError, ReadResult};
+use super::read::{Obj, ReadError, ReadErrorKind, ReadResult};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-/// The closed set of business error codes. An unknown code from a newer host reads as
-/// `Internal` so callers can always match exhaustively.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ErrorCode {
-    BadRequest,
-    Cancelled,
-    SessionNotFound,
-    AgentBusy,
-    #[serde(other)]
-    Internal,
+wire_enum! {
+    /// The closed set of business error codes. An unknown code from a newer host reads as
+    /// `Internal` so callers can always match exhaustively.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum ErrorCode {
+        BadRequest = "bad-request",
+        Cancelled = "cancelled",
+        SessionNotFound = "session-not-found",
+        AgentBusy = "agent-busy",
+    }
+    other = Internal = "internal";
 }
 
 impl ErrorCode {
@@ -30,12 +30,13 @@ impl ErrorCode {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RpcError {
-    pub code: ErrorCode,
-    pub message: String,
-    #[serde(default = "Json::empty_object")]
-    pub details: Json,
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct RpcError {
+        pub code: ErrorCode = "code",
+        pub message: String = "message",
+        pub details: Json = default_with("Json::empty_object", Json::empty_object) "details",
+    }
 }
 
 impl RpcError {
@@ -101,29 +102,15 @@ pub fn result_text(result: &RpcResult<Json>) -> String {
 
 /// Reads a result object from its raw text, keeping `value` as raw text. A missing `value`
 /// (today's upstream host writes a void result so) reads as `null`.
-pub fn result_from_text(text: &str) -> Result<RpcResult<Json>, String> {
-    let bad = |e: ReadError| format!("bad result: {e}");
+pub fn result_from_text(text: &str) -> ReadResult<RpcResult<Json>> {
+    let bad = |e: ReadError| e.context("bad result");
     let o = Obj::parse(text).map_err(bad)?;
     if o.bool("ok").map_err(bad)? {
         // Today's upstream host omits `value` for a void result; it reads as `null`.
         Ok(Ok(o.present("value").unwrap_or_else(Json::null)))
     } else {
         let error = o.opt_field::<RpcError>("error").map_err(bad)?;
-        error.map(Err).ok_or_else(|| "error result without error".into())
-    }
-}
-
-impl FromObj for RpcError {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        let code = match &*o.str_ref("code")? {
-            "bad-request" => ErrorCode::BadRequest,
-            "cancelled" => ErrorCode::Cancelled,
-            "session-not-found" => ErrorCode::SessionNotFound,
-            "agent-busy" => ErrorCode::AgentBusy,
-            _ => ErrorCode::Internal,
-        };
-        let details = o.present("details").unwrap_or_else(Json::empty_object);
-        Ok(RpcError { code, message: o.str("message")?, details })
+        error.map(Err).ok_or_else(|| ReadError::invalid("error result without error"))
     }
 }
 
@@ -136,19 +123,20 @@ pub fn result_to_json(result: &RpcResult<Value>) -> Value {
 
 /// Reads the wire object. `value` may legitimately be `null` (plan service absent), so a
 /// present-but-null value is kept distinct from a missing one (a schema failure).
-pub fn result_from_json(value: &Value) -> Result<RpcResult<Value>, String> {
-    let obj = value.as_object().ok_or("result is not an object")?;
+pub fn result_from_json(value: &Value) -> ReadResult<RpcResult<Value>> {
+    let obj = value.as_object().ok_or_else(|| ReadError::invalid("result is not an object"))?;
     match obj.get("ok") {
         Some(Value::Bool(true)) => match obj.get("value") {
             Some(v) => Ok(Ok(v.clone())),
-            None => Err("ok result without value".into()),
+            None => Err(ReadError::invalid("ok result without value")),
         },
         Some(Value::Bool(false)) => {
-            let error = obj.get("error").ok_or("error result without error")?;
-            let error: RpcError = serde_json::from_value(error.clone()).map_err(|e| format!("bad error: {e}"))?;
+            let error = obj.get("error").ok_or_else(|| ReadError::invalid("error result without error"))?;
+            let error: RpcError = serde_json::from_value(error.clone())
+                .map_err(|e| ReadError::new(ReadErrorKind::Syntax(e.to_string()), "error").context("bad error"))?;
             Ok(Err(error))
         }
-        _ => Err("result.ok is not a boolean".into()),
+        _ => Err(ReadError::invalid("result.ok is not a boolean")),
     }
 }
 

@@ -1,29 +1,27 @@
 //! Session events: `{type, seq, time, data, sourceEventSeqs?, surfaceOp?}` and the typed
 //! bodies of the kinds the fold understands. Unknown kinds stay raw.
 
+pub use super::chunk::{Chunk, ChunkData, ChunkKind};
 use super::json::Json;
 use super::read::{self, FromObj, Obj, ReadError, ReadResult};
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Sequence numbers are contiguous per session and start at 0. `-1` means "empty log" in
 /// the places that speak of a last seq, so positions use `i64`.
 pub type Seq = i64;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SessionEvent {
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub seq: u64,
-    #[serde(serialize_with = "whole::number")]
-    pub time: f64,
-    #[serde(default)]
-    pub data: Json,
-    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "whole::numbers")]
-    pub source_event_seqs: Option<Vec<f64>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub surface_op: Option<Json>,
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct SessionEvent {
+        pub kind: String = "type",
+        pub seq: u64 = "seq",
+        #[serde(serialize_with = "whole::number")]
+        pub time: f64 = "time",
+        pub data: Json = default "data",
+        #[serde(serialize_with = "whole::numbers")]
+        pub source_event_seqs: Option<Vec<f64>> = opt "sourceEventSeqs",
+        pub surface_op: Option<Json> = opt "surfaceOp",
+    }
 }
 
 /// JSON numbers that are whole are written as integers, as the origin host writes them
@@ -80,94 +78,72 @@ impl SessionEvent {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct TurnRef {
-    pub turn: u64,
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct TurnRef {
+        pub turn: u64 = "turn",
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct StepRef {
-    pub turn: u64,
-    pub step: u64,
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct StepRef {
+        pub turn: u64 = "turn",
+        pub step: u64 = "step",
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct MessageData {
-    #[serde(default)]
-    pub content: Json,
-    #[serde(default)]
-    pub source: Json,
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct MessageData {
+        pub content: Json = default "content",
+        pub source: Json = default "source",
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct ChunkData {
-    pub turn: u64,
-    pub step: u64,
-    pub chunk: Chunk,
-}
-
-/// The part of a streamed chunk the fold reads; other chunk fields are skipped.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Chunk {
-    #[serde(rename = "type", default)]
-    pub kind: ChunkKind,
-    #[serde(default)]
-    pub text: Option<String>,
-}
-
-/// Chunk kinds the fold accumulates; every other kind reads as `Other` (no allocation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ChunkKind {
-    TextDelta,
-    ReasoningDelta,
-    #[default]
-    #[serde(other)]
-    Other,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// Two dialects (see its reader): not a record.
+#[derive(Debug, Clone, PartialEq)]
 pub struct AssistantMessageData {
     pub turn: u64,
     pub step: u64,
-    #[serde(default)]
     pub content: Json,
-    #[serde(default)]
     pub provenance: Json,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolCallData {
-    pub turn: u64,
-    pub step: u64,
-    pub call_id: String,
-    pub name: String,
-    #[serde(default)]
-    pub arguments: Json,
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ToolCallData {
+        pub turn: u64 = "turn",
+        pub step: u64 = "step",
+        pub call_id: String = "callId",
+        pub name: String = "name",
+        pub arguments: Json = default "arguments",
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// Two dialects (see its reader): not a record.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolResultData {
     pub turn: u64,
     pub step: u64,
     pub call_id: String,
-    #[serde(default)]
     pub content: Json,
-    #[serde(default)]
     pub is_error: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct TurnEndData {
-    pub turn: u64,
-    pub reason: TurnEndReason,
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct TurnEndData {
+        pub turn: u64 = "turn",
+        pub reason: TurnEndReason = "reason",
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct TurnEndReason {
-    pub kind: String,
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct TurnEndReason {
+        pub kind: String = "kind",
+    }
 }
 
 /// The event kinds the conversation fold reads.
@@ -191,12 +167,10 @@ pub enum EventBody {
     PromptResolved(super::interaction::PromptResolvedEvent),
 }
 
-/// An extension payload with the optional `turn` it belongs to.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// An extension payload with the optional `turn` it belongs to (in the same object).
+#[derive(Debug, Clone, PartialEq)]
 pub struct TurnTagged<T> {
-    #[serde(default)]
     pub turn: Option<u64>,
-    #[serde(flatten)]
     pub body: T,
 }
 
@@ -205,7 +179,7 @@ impl EventBody {
         use super::interaction as ix;
         let read = |f: &dyn Fn(&Obj<'_>) -> ReadResult<EventBody>| Obj::parse(data.text()).and_then(|o| f(&o)).ok();
         match kind {
-            "turn/start" => read(&|o| Ok(EventBody::TurnStart(TurnRef { turn: o.u64("turn")? }))),
+            "turn/start" => read(&|o| TurnRef::from_obj(o).map(EventBody::TurnStart)),
             // Today's upstream logs injected context as a `user/message` from a plugin source:
             // the seed's `context/message`.
             "user/message" => read(&|o| {
@@ -218,9 +192,7 @@ impl EventBody {
             "context/message" => read(&|o| MessageData::from_obj(o).map(EventBody::ContextMessage)),
             "step/start" => read(&|o| StepRef::from_obj(o).map(EventBody::StepStart)),
             "step/end" => read(&|o| StepRef::from_obj(o).map(EventBody::StepEnd)),
-            "assistant/chunk" => super::hot::chunk_data(data.text())
-                .or_else(|| read::read(data.text()).ok())
-                .map(EventBody::AssistantChunk),
+            "assistant/chunk" => ChunkData::read(data.text()).map(EventBody::AssistantChunk),
             "assistant/message" => read(&|o| AssistantMessageData::from_obj(o).map(EventBody::AssistantMessage)),
             "tool/call" => read(&|o| ToolCallData::from_obj(o).map(EventBody::ToolCall)),
             "tool/result" => read(&|o| ToolResultData::from_obj(o).map(EventBody::ToolResult)),
@@ -235,56 +207,12 @@ impl EventBody {
     }
 }
 
-// ---- Client-side readers (the derives above serve the host; see `read`) ----
-
-impl FromObj for SessionEvent {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(SessionEvent {
-            kind: o.str("type")?,
-            seq: o.u64("seq")?,
-            time: o.f64("time")?,
-            data: o.json("data"),
-            source_event_seqs: o.opt_list("sourceEventSeqs", read::as_f64)?,
-            surface_op: o.opt_json("surfaceOp"),
-        })
-    }
-}
-
-impl FromObj for StepRef {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(StepRef { turn: o.u64("turn")?, step: o.u64("step")? })
-    }
-}
-
-impl FromObj for MessageData {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(MessageData { content: o.json("content"), source: o.json("source") })
-    }
-}
+// ---- Readers of the irregular bodies (the records read themselves) ----
 
 impl MessageData {
     /// `source.kind`, when the source is an object with a string kind.
     pub fn source_kind(&self) -> Option<String> {
         Obj::parse(self.source.text()).ok()?.opt_str("kind").ok()?
-    }
-}
-
-impl FromObj for ChunkData {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(ChunkData { turn: o.u64("turn")?, step: o.u64("step")?, chunk: o.field("chunk")? })
-    }
-}
-
-impl FromObj for Chunk {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        let kind = match o.raw("type").map(read::as_cow) {
-            None => ChunkKind::Other,
-            Some(Some(k)) if k == "text-delta" => ChunkKind::TextDelta,
-            Some(Some(k)) if k == "reasoning-delta" => ChunkKind::ReasoningDelta,
-            Some(Some(_)) => ChunkKind::Other,
-            Some(None) => return Err(ReadError("`type`: expected a string".into())),
-        };
-        Ok(Chunk { kind, text: o.opt_str("text")? })
     }
 }
 
@@ -297,18 +225,6 @@ impl FromObj for AssistantMessageData {
             return Ok(AssistantMessageData { turn, step, content: m.content, provenance: m.source });
         }
         Ok(AssistantMessageData { turn, step, content: o.json("content"), provenance: o.json("provenance") })
-    }
-}
-
-impl FromObj for ToolCallData {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(ToolCallData {
-            turn: o.u64("turn")?,
-            step: o.u64("step")?,
-            call_id: o.str("callId")?,
-            name: o.str("name")?,
-            arguments: o.json("arguments"),
-        })
     }
 }
 
@@ -346,7 +262,7 @@ struct ToolResultPart {
 impl FromObj for ToolResultPart {
     fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
         if o.str_ref("type")? != "tool-result" {
-            return Err(ReadError("not a tool-result part".into()));
+            return Err(ReadError::invalid("not a tool-result part"));
         }
         Ok(ToolResultPart {
             tool_call_id: o.opt_str("toolCallId")?,
@@ -356,13 +272,9 @@ impl FromObj for ToolResultPart {
     }
 }
 
-struct CallSource {
-    call_id: Option<String>,
-}
-
-impl FromObj for CallSource {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(CallSource { call_id: o.opt_str("callId")? })
+record! {
+    struct CallSource {
+        call_id: Option<String> = opt "callId",
     }
 }
 
@@ -370,25 +282,13 @@ impl FromObj for ToolResultMessage {
     fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
         let parts = o.list("content", |raw| Some(read::read::<ToolResultPart>(raw.get()).ok()))?;
         let part =
-            parts.into_iter().flatten().next().ok_or_else(|| ReadError("`content`: no tool-result part".into()))?;
+            parts.into_iter().flatten().next().ok_or_else(|| ReadError::invalid("no tool-result part").inside("content"))?;
         let source = o.opt_field::<CallSource>("source")?;
         let call_id = part
             .tool_call_id
             .or_else(|| source.and_then(|s| s.call_id))
-            .ok_or_else(|| ReadError("missing field `toolCallId`".into()))?;
+            .ok_or_else(|| ReadError::missing("toolCallId"))?;
         Ok(ToolResultMessage { call_id, content: part.content, is_error: part.is_error })
-    }
-}
-
-impl FromObj for TurnEndData {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(TurnEndData { turn: o.u64("turn")?, reason: o.field("reason")? })
-    }
-}
-
-impl FromObj for TurnEndReason {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(TurnEndReason { kind: o.str("kind")? })
     }
 }
 

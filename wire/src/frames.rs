@@ -6,303 +6,186 @@ use super::json::Json;
 use super::read::{FromObj, Obj, ReadError, ReadResult};
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EventFrame {
-    pub session_id: String,
-    pub event: SessionEvent,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub view: Option<Json>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SubscribedFrame {
-    pub session_id: String,
-    /// Last seq of the host's log, `-1` for an empty log.
-    pub last_seq: i64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TitleFrame {
-    pub session_id: String,
-    pub title: String,
-    pub event_seq: u64,
-    pub updated_at: f64,
-}
-
-/// Today's upstream host: the session's prompt queue, whole, whenever it changes. `items` are
-/// `{id, placement: 'queued'|…, message: {content, source, role, id}}`, kept as sent.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct QueueFrame {
-    pub session_id: String,
-    pub items: Json,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ApprovalRequested {
-    pub session_id: String,
-    pub approval_id: String,
-    pub tool_name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub call_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ApprovalOutcome {
-    AllowedOnce,
-    Rejected,
-    Cancelled,
-    Unavailable,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ApprovalResolved {
-    pub session_id: String,
-    pub approval_id: String,
-    pub outcome: ApprovalOutcome,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct QuestionOption {
-    pub label: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Question {
-    pub id: String,
-    pub question: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub header: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub options: Option<Vec<QuestionOption>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub multi_select: Option<bool>,
-    /// Today's upstream host: what answering means, e.g. `{kind: 'plan-review', approve:
-    /// 'Approve'}` for a plan review (answering `approve` leaves plan mode). Kept as sent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub intent: Option<Json>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct QuestionRequested {
-    pub session_id: String,
-    pub questions: Vec<Question>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum QuestionOutcome {
-    Answered,
-    Cancelled,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct QuestionResolved {
-    pub session_id: String,
-    pub question_rpc_id: String,
-    pub outcome: QuestionOutcome,
-}
-
-/// Extension 1: one projection row.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ProjectionFrame {
-    pub session_id: String,
-    pub key: String,
-    pub value: Json,
-    pub seq: i64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SessionIdFrame {
-    pub session_id: String,
-}
-
-/// `host/session-added`. Beyond the origin's `{sessionId, parentSessionId?}` the reference
-/// host adds `cwd` and `updatedAt` (CONTRACT-EXTENSIONS.md §6) so a live list can place it.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SessionAddedFrame {
-    pub session_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent_session_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cwd: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub updated_at: Option<f64>,
-}
-
-/// `host/session-status`. `waiting` and `updatedAt` are reference-host extensions
-/// (CONTRACT-EXTENSIONS.md §6): `waiting` is true while the open turn waits on the user.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SessionStatusFrame {
-    pub session_id: String,
-    pub running: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub waiting: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub updated_at: Option<f64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AgentErrorFrame {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session_id: Option<String>,
-    pub message: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StreamErrorFrame {
-    #[serde(default)]
-    pub error: Json,
-}
-
-// ---- Client-side readers (the derives above serve the host; see `read`) ----
-
-impl FromObj for EventFrame {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(EventFrame { session_id: o.str("sessionId")?, event: o.field("event")?, view: o.opt_json("view") })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct EventFrame {
+        pub session_id: String = "sessionId",
+        pub event: SessionEvent = "event",
+        pub view: Option<Json> = opt "view",
     }
 }
 
-impl FromObj for SubscribedFrame {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(SubscribedFrame { session_id: o.str("sessionId")?, last_seq: o.i64("lastSeq")? })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct SubscribedFrame {
+        pub session_id: String = "sessionId",
+        /// Last seq of the host's log, `-1` for an empty log.
+        pub last_seq: i64 = "lastSeq",
     }
 }
 
-impl FromObj for TitleFrame {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(TitleFrame {
-            session_id: o.str("sessionId")?,
-            title: o.str("title")?,
-            event_seq: o.u64("eventSeq")?,
-            updated_at: o.f64("updatedAt")?,
-        })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct TitleFrame {
+        pub session_id: String = "sessionId",
+        pub title: String = "title",
+        pub event_seq: u64 = "eventSeq",
+        pub updated_at: f64 = "updatedAt",
     }
 }
 
-impl FromObj for QueueFrame {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        let items = o.json("items");
-        if !items.text().starts_with('[') {
-            return Err(ReadError("`items`: expected an array".into()));
+record! {
+    /// Today's upstream host: the session's prompt queue, whole, whenever it changes. `items`
+    /// are `{id, placement: 'queued'|…, message: {content, source, role, id}}`, kept as sent.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct QueueFrame {
+        pub session_id: String = "sessionId",
+        pub items: Json = "items",
+    }
+    check = QueueFrame::check;
+}
+
+impl QueueFrame {
+    fn check(&self) -> ReadResult<()> {
+        match self.items.text().starts_with('[') {
+            true => Ok(()),
+            false => Err(ReadError::expected("items", "an array")),
         }
-        Ok(QueueFrame { session_id: o.str("sessionId")?, items })
     }
 }
 
-impl FromObj for ApprovalRequested {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(ApprovalRequested {
-            session_id: o.str("sessionId")?,
-            approval_id: o.str("approvalId")?,
-            tool_name: o.str("toolName")?,
-            call_id: o.opt_str("callId")?,
-            reason: o.opt_str("reason")?,
-        })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ApprovalRequested {
+        pub session_id: String = "sessionId",
+        pub approval_id: String = "approvalId",
+        pub tool_name: String = "toolName",
+        pub call_id: Option<String> = opt "callId",
+        pub reason: Option<String> = opt "reason",
     }
 }
 
-impl FromObj for ApprovalResolved {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        use ApprovalOutcome::*;
-        let outcome = [AllowedOnce, Rejected, Cancelled, Unavailable]
-            [o.one_of("outcome", &["allowed-once", "rejected", "cancelled", "unavailable"])?];
-        Ok(ApprovalResolved { session_id: o.str("sessionId")?, approval_id: o.str("approvalId")?, outcome })
+wire_enum! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum ApprovalOutcome {
+        AllowedOnce = "allowed-once",
+        Rejected = "rejected",
+        Cancelled = "cancelled",
+        Unavailable = "unavailable",
     }
 }
 
-impl FromObj for QuestionOption {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(QuestionOption { label: o.str("label")?, description: o.opt_str("description")? })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ApprovalResolved {
+        pub session_id: String = "sessionId",
+        pub approval_id: String = "approvalId",
+        pub outcome: ApprovalOutcome = "outcome",
     }
 }
 
-impl FromObj for Question {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(Question {
-            id: o.str("id")?,
-            question: o.str("question")?,
-            header: o.opt_str("header")?,
-            detail: o.opt_str("detail")?,
-            options: o.opt_objects("options")?,
-            multi_select: o.opt_bool("multiSelect")?,
-            intent: o.opt_json("intent"),
-        })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct QuestionOption {
+        pub label: String = "label",
+        pub description: Option<String> = opt "description",
     }
 }
 
-impl FromObj for QuestionRequested {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(QuestionRequested { session_id: o.str("sessionId")?, questions: o.objects("questions")? })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Question {
+        pub id: String = "id",
+        pub question: String = "question",
+        pub header: Option<String> = opt "header",
+        pub detail: Option<String> = opt "detail",
+        pub options: Option<Vec<QuestionOption>> = opt "options",
+        pub multi_select: Option<bool> = opt "multiSelect",
+        /// Today's upstream host: what answering means, e.g. `{kind: 'plan-review', approve:
+        /// 'Approve'}` for a plan review (answering `approve` leaves plan mode). Kept as sent.
+        pub intent: Option<Json> = opt "intent",
     }
 }
 
-impl FromObj for QuestionResolved {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        let outcome =
-            [QuestionOutcome::Answered, QuestionOutcome::Cancelled][o.one_of("outcome", &["answered", "cancelled"])?];
-        Ok(QuestionResolved { session_id: o.str("sessionId")?, question_rpc_id: o.str("questionRpcId")?, outcome })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct QuestionRequested {
+        pub session_id: String = "sessionId",
+        pub questions: Vec<Question> = "questions",
     }
 }
 
-impl FromObj for ProjectionFrame {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        let value = o.present("value").ok_or_else(|| ReadError("missing field `value`".into()))?;
-        Ok(ProjectionFrame { session_id: o.str("sessionId")?, key: o.str("key")?, value, seq: o.i64("seq")? })
+wire_enum! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum QuestionOutcome {
+        Answered = "answered",
+        Cancelled = "cancelled",
     }
 }
 
-impl FromObj for SessionIdFrame {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(SessionIdFrame { session_id: o.str("sessionId")? })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct QuestionResolved {
+        pub session_id: String = "sessionId",
+        pub question_rpc_id: String = "questionRpcId",
+        pub outcome: QuestionOutcome = "outcome",
     }
 }
 
-impl FromObj for SessionAddedFrame {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(SessionAddedFrame {
-            session_id: o.str("sessionId")?,
-            parent_session_id: o.opt_str("parentSessionId")?,
-            cwd: o.opt_str("cwd")?,
-            updated_at: o.opt_f64("updatedAt")?,
-        })
+record! {
+    /// Extension 1: one projection row.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ProjectionFrame {
+        pub session_id: String = "sessionId",
+        pub key: String = "key",
+        pub value: Json = "value",
+        pub seq: i64 = "seq",
     }
 }
 
-impl FromObj for SessionStatusFrame {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(SessionStatusFrame {
-            session_id: o.str("sessionId")?,
-            running: o.bool("running")?,
-            waiting: o.opt_bool("waiting")?,
-            updated_at: o.opt_f64("updatedAt")?,
-        })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct SessionIdFrame {
+        pub session_id: String = "sessionId",
     }
 }
 
-impl FromObj for AgentErrorFrame {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(AgentErrorFrame { session_id: o.opt_str("sessionId")?, message: o.str("message")? })
+record! {
+    /// `host/session-added`. Beyond the origin's `{sessionId, parentSessionId?}` the reference
+    /// host adds `cwd` and `updatedAt` (CONTRACT-EXTENSIONS.md §6) so a live list can place it.
+    #[derive(Debug, Clone, PartialEq, Default)]
+    pub struct SessionAddedFrame {
+        pub session_id: String = "sessionId",
+        pub parent_session_id: Option<String> = opt "parentSessionId",
+        pub cwd: Option<String> = opt "cwd",
+        pub updated_at: Option<f64> = opt "updatedAt",
+    }
+}
+
+record! {
+    /// `host/session-status`. `waiting` and `updatedAt` are reference-host extensions
+    /// (CONTRACT-EXTENSIONS.md §6): `waiting` is true while the open turn waits on the user.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct SessionStatusFrame {
+        pub session_id: String = "sessionId",
+        pub running: bool = "running",
+        pub waiting: Option<bool> = opt "waiting",
+        pub updated_at: Option<f64> = opt "updatedAt",
+    }
+}
+
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AgentErrorFrame {
+        pub session_id: Option<String> = opt "sessionId",
+        pub message: String = "message",
+    }
+}
+
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct StreamErrorFrame {
+        pub error: Json = default "error",
     }
 }
 
@@ -352,13 +235,13 @@ impl<'de> Deserialize<'de> for Frame {
 impl Frame {
     /// Reads a frame payload: its `type` picks the variant, whose reader reads the members.
     pub fn from_text(raw: &str) -> Result<Frame, FrameError> {
-        let schema = |e: ReadError| FrameError::Schema { method: String::new(), error: e.0 };
+        let schema = |error: ReadError| FrameError::Schema { method: String::new(), error };
         let o = Obj::parse(raw).map_err(schema)?;
         let method = o.str_ref("type").map_err(schema)?;
         Frame::read_variant(&method, &o)
     }
 
-    fn read_variant(method: &str, o: &Obj<'_>) -> Result<Frame, FrameError> {
+    pub(crate) fn read_variant(method: &str, o: &Obj<'_>) -> Result<Frame, FrameError> {
         let frame = match method {
             "session/event" => EventFrame::from_obj(o).map(Frame::Event),
             "session/subscribed" => SubscribedFrame::from_obj(o).map(Frame::Subscribed),
@@ -369,14 +252,14 @@ impl Frame {
             "approval/resolved" => ApprovalResolved::from_obj(o).map(Frame::ApprovalResolved),
             "question/requested" => QuestionRequested::from_obj(o).map(Frame::QuestionRequested),
             "question/resolved" => QuestionResolved::from_obj(o).map(Frame::QuestionResolved),
-            "stream/error" => Ok(Frame::StreamError(StreamErrorFrame { error: o.json("error") })),
+            "stream/error" => StreamErrorFrame::from_obj(o).map(Frame::StreamError),
             "host/session-added" => SessionAddedFrame::from_obj(o).map(Frame::SessionAdded),
             "host/session-removed" => SessionIdFrame::from_obj(o).map(Frame::SessionRemoved),
             "host/session-status" => SessionStatusFrame::from_obj(o).map(Frame::SessionStatus),
             "host/agent-error" => AgentErrorFrame::from_obj(o).map(Frame::AgentError),
             _ => return Err(FrameError::Unknown { method: method.to_string() }),
         };
-        frame.map_err(|e| FrameError::Schema { method: method.to_string(), error: e.0 })
+        frame.map_err(|error| FrameError::Schema { method: method.to_string(), error })
     }
 
     pub fn type_name(&self) -> &'static str {
@@ -447,13 +330,13 @@ pub struct InboundFrame {
 #[derive(Debug, Clone, PartialEq)]
 pub enum FrameError {
     /// Not a `server-request` envelope, or not JSON at all.
-    Envelope(String),
+    Envelope(ReadError),
     /// `method` differs from the payload's `type`.
     MethodMismatch { method: String },
     /// A frame type this client does not know (a newer host): skipped, counted apart.
     Unknown { method: String },
     /// A known frame type whose payload fails its schema.
-    Schema { method: String, error: String },
+    Schema { method: String, error: ReadError },
 }
 
 impl std::fmt::Display for FrameError {
@@ -467,159 +350,11 @@ impl std::fmt::Display for FrameError {
     }
 }
 
-const KNOWN: &[&str] = &[
-    "session/event",
-    "session/subscribed",
-    "session/title",
-    "session/projection",
-    "session/queue",
-    "approval/requested",
-    "approval/resolved",
-    "question/requested",
-    "question/resolved",
-    "stream/error",
-    "host/session-added",
-    "host/session-removed",
-    "host/session-status",
-    "host/agent-error",
-];
-
-/// Reads one SSE `data:` payload. The hot shape (a `session/event` frame as every host writes
-/// it) is read in one pass ([`super::hot`]); everything else, and anything that pass does not
-/// expect, takes the general two-level reader.
-pub fn parse_frame(data: &str) -> Result<InboundFrame, FrameError> {
-    match super::hot::event_frame(data) {
-        Some(frame) => Ok(frame),
-        None => parse_frame_general(data),
-    }
-}
-
-/// Two-level parse: the envelope, then the frame with its own schema. Each level is one split
-/// of an object into raw members, so the error is classified exactly: a bad envelope, an
-/// unknown frame type, a payload whose `type` disagrees with the `method`, or a payload
-/// failing its schema.
-fn parse_frame_general(data: &str) -> Result<InboundFrame, FrameError> {
-    let envelope = |e: ReadError| FrameError::Envelope(e.0);
-    let env = Obj::parse(data).map_err(envelope)?;
-    if env.str_ref("type").map_err(envelope)? != "server-request" {
-        return Err(FrameError::Envelope("not a server-request".into()));
-    }
-    let rpc_id = env.str("rpcId").map_err(envelope)?;
-    let method = env.str_ref("method").map_err(envelope)?;
-    let payload = env.raw("payload").ok_or_else(|| FrameError::Envelope("missing field `payload`".into()))?;
-    if !KNOWN.contains(&&*method) {
-        return Err(FrameError::Unknown { method: method.into_owned() });
-    }
-    let schema = |error: String| FrameError::Schema { method: method.to_string(), error };
-    let o = Obj::parse(payload.get()).map_err(|e| schema(e.0))?;
-    if o.str_ref("type").ok().as_deref() != Some(&*method) {
-        return Err(FrameError::MethodMismatch { method: method.into_owned() });
-    }
-    let frame = Frame::read_variant(&method, &o)?;
-    if let Frame::QuestionRequested(q) = &frame {
-        if q.questions.is_empty() {
-            return Err(schema("no questions".into()));
+impl std::error::Error for FrameError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FrameError::Envelope(e) | FrameError::Schema { error: e, .. } => Some(e),
+            _ => None,
         }
-    }
-    if let Frame::Subscribed(s) = &frame {
-        if s.last_seq < -1 {
-            return Err(schema("lastSeq < -1".into()));
-        }
-    }
-    Ok(InboundFrame { rpc_id, frame })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn data(method: &str, payload: &str) -> String {
-        format!(r#"{{"type":"server-request","rpcId":"r1","method":"{method}","payload":{payload}}}"#)
-    }
-
-    #[test]
-    fn a_valid_frame_keeps_its_envelope_rpc_id() {
-        let f =
-            parse_frame(&data("session/subscribed", r#"{"type":"session/subscribed","sessionId":"s","lastSeq":-1}"#))
-                .unwrap();
-        assert_eq!(f.rpc_id, "r1");
-        assert!(matches!(f.frame, Frame::Subscribed(SubscribedFrame { last_seq: -1, .. })));
-    }
-
-    #[test]
-    fn an_event_frame_reads_the_same_whatever_the_member_order_or_escapes() {
-        let ev = r#"{"type":"session/event","sessionId":"s","event":{"type":"x","seq":3,"time":1,"data":{"a":[1,"\u00e9"]}},"view":{"v":1}}"#;
-        let frames = [
-            data("session/event", ev),
-            format!(r#"{{"payload":{ev},"method":"session/event","rpcId":"r1","type":"server-request"}}"#),
-            format!(r#"{{"type":"server-request","rpc\u0049d":"r1","method":"session/event","payload":{ev}}}"#),
-        ];
-        let first = parse_frame(&frames[0]).unwrap();
-        assert!(
-            matches!(&first.frame, Frame::Event(e) if e.event.seq == 3 && e.view.is_some() && e.event.data.text() == r#"{"a":[1,"\u00e9"]}"#)
-        );
-        assert_eq!(
-            super::super::hot::event_frame(&frames[0]),
-            Some(first.clone()),
-            "the hot shape takes the one-pass path"
-        );
-        assert_eq!(parse_frame_general(&frames[0]).unwrap(), first, "both readers agree");
-        assert_eq!(super::super::hot::event_frame(&frames[1]), Some(first.clone()), "member order is free");
-        for f in &frames[1..] {
-            assert_eq!(parse_frame(f).unwrap(), first, "{f}");
-            assert_eq!(parse_frame_general(f).unwrap(), first, "{f}");
-        }
-        let rare = data(
-            "session/event",
-            r#"{"type":"session/event","sessionId":"s","event":{"type":"x","seq":3,"time":1.5,"sourceEventSeqs":[1,2],"surfaceOp":{"k":1}}}"#,
-        );
-        assert!(super::super::hot::event_frame(&rare).is_none());
-        let rare = parse_frame(&rare).unwrap();
-        assert!(
-            matches!(&rare.frame, Frame::Event(e) if e.event.source_event_seqs == Some(vec![1.0, 2.0]) && e.event.surface_op.is_some() && e.event.data.is_null())
-        );
-        let twice =
-            format!(r#"{{"type":"server-request","rpcId":"r1","method":"session/event","method":"x","payload":{ev}}}"#);
-        assert!(super::super::hot::event_frame(&twice).is_none());
-        assert!(matches!(parse_frame(&twice), Err(FrameError::Envelope(_))), "a repeated key is rejected");
-    }
-
-    #[test]
-    fn an_event_frame_with_another_payload_type_or_a_bad_event_is_classified_exactly() {
-        let other =
-            data("session/event", r#"{"type":"session/title","sessionId":"s","title":"t","eventSeq":1,"updatedAt":1}"#);
-        assert!(matches!(parse_frame(&other), Err(FrameError::MethodMismatch { .. })));
-        let bad =
-            data("session/event", r#"{"type":"session/event","sessionId":"s","event":{"type":"x","seq":-1,"time":1}}"#);
-        assert!(matches!(parse_frame(&bad), Err(FrameError::Schema { .. })));
-    }
-
-    #[test]
-    fn malformed_and_unknown_frames_are_told_apart() {
-        assert!(matches!(parse_frame("not json"), Err(FrameError::Envelope(_))));
-        assert!(matches!(
-            parse_frame(r#"{"type":"server-response","rpcId":"x","result":{}}"#),
-            Err(FrameError::Envelope(_))
-        ));
-        assert!(matches!(
-            parse_frame(&data("future/thing", r#"{"type":"future/thing"}"#)),
-            Err(FrameError::Unknown { .. })
-        ));
-        assert!(matches!(
-            parse_frame(&data("session/title", r#"{"type":"session/subscribed","sessionId":"s","lastSeq":1}"#)),
-            Err(FrameError::MethodMismatch { .. })
-        ));
-        assert!(matches!(
-            parse_frame(&data("session/subscribed", r#"{"type":"session/subscribed","sessionId":"s","lastSeq":-2}"#)),
-            Err(FrameError::Schema { .. })
-        ));
-        assert!(matches!(
-            parse_frame(&data("session/subscribed", r#"{"type":"session/subscribed","sessionId":"s"}"#)),
-            Err(FrameError::Schema { .. })
-        ));
-        assert!(matches!(
-            parse_frame(&data("question/requested", r#"{"type":"question/requested","sessionId":"s","questions":[]}"#)),
-            Err(FrameError::Schema { .. })
-        ));
     }
 }

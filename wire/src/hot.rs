@@ -1,5 +1,5 @@
-//! One pass over the hot frame (a `session/event` envelope) and the hot event body (an
-//! `assistant/chunk`'s data), each read straight through.
+//! One pass over the hot frame (a `session/event` envelope), read straight through (the hot
+//! event body, an `assistant/chunk`'s data, has its own pass in the `chunk` module).
 //!
 //! Why a second reader: [`super::read::Obj`] splits one level at a time, so a value nested
 //! four deep (envelope → payload → event → data) is scanned four times; live streaming is
@@ -8,7 +8,7 @@
 //! not expect (another frame type, a repeated key, a rare member, a bad value) returns `None` and the
 //! general reader decides, so errors are still classified exactly. Member order is free.
 
-use super::event::{Chunk, ChunkData, ChunkKind, SessionEvent};
+use super::event::SessionEvent;
 use super::frames::{EventFrame, Frame, InboundFrame};
 use super::json::Json;
 use super::read::Text;
@@ -23,6 +23,12 @@ pub fn event_frame(data: &str) -> Option<InboundFrame> {
     de.end().ok()?;
     frame
 }
+
+/// The members of a session event this pass reads; any other member (`sourceEventSeqs`,
+/// `surfaceOp`, anything new) sends the frame the general way. Each is one of the record's
+/// ([`SessionEvent::MEMBERS`], checked by a test).
+#[cfg(test)]
+const EVENT_MEMBERS: [&str; 4] = ["type", "seq", "time", "data"];
 
 /// `Ok(true)` when `got` is `want`; otherwise the pass stops (the general reader decides).
 pub(crate) fn expect<E: serde::de::Error>(got: Text<'_>, want: &str) -> Result<bool, E> {
@@ -145,108 +151,68 @@ impl<'de> Visitor<'de> for EventSeed {
     }
 }
 
-/// An `assistant/chunk`'s data in one pass, or `None` to fall back to the general reader
-/// (which the fold would otherwise run as two splits for every streamed token).
-pub fn chunk_data(data: &str) -> Option<ChunkData> {
-    let mut de = serde_json::Deserializer::from_str(data);
-    let body = (&mut de).deserialize_map(ChunkDataSeed).ok()?;
-    de.end().ok()?;
-    Some(body)
-}
-
-struct ChunkDataSeed;
-
-impl<'de> Visitor<'de> for ChunkDataSeed {
-    type Value = ChunkData;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("assistant/chunk data")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ChunkData, A::Error> {
-        let (mut turn, mut step, mut chunk) = (None, None, None);
-        while let Some(Text(key)) = map.next_key()? {
-            match &*key {
-                "turn" if turn.is_none() => turn = Some(map.next_value::<u64>()?),
-                "step" if step.is_none() => step = Some(map.next_value::<u64>()?),
-                "chunk" if chunk.is_none() => chunk = Some(map.next_value_seed(ChunkSeed)?),
-                "turn" | "step" | "chunk" => return Err(fallback()),
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        match (turn, step, chunk) {
-            (Some(turn), Some(step), Some(chunk)) => Ok(ChunkData { turn, step, chunk }),
-            _ => Err(fallback()),
-        }
-    }
-}
-
-struct ChunkSeed;
-
-impl<'de> DeserializeSeed<'de> for ChunkSeed {
-    type Value = Chunk;
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Chunk, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ChunkSeed {
-    type Value = Chunk;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a chunk")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Chunk, A::Error> {
-        let (mut kind, mut text) = (None, None);
-        while let Some(Text(key)) = map.next_key()? {
-            match &*key {
-                "type" if kind.is_none() => {
-                    kind = Some(match &*map.next_value::<Text>()?.0 {
-                        "text-delta" => ChunkKind::TextDelta,
-                        "reasoning-delta" => ChunkKind::ReasoningDelta,
-                        _ => ChunkKind::Other,
-                    })
-                }
-                // A `null` text, like a missing one, is no text.
-                "text" if text.is_none() => text = Some(map.next_value::<Option<Text>>()?.map(|t| t.0.into_owned())),
-                "type" | "text" => return Err(fallback()),
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(Chunk { kind: kind.unwrap_or(ChunkKind::Other), text: text.flatten() })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frames::EventFrame;
     use crate::read::read;
 
     #[test]
-    fn the_one_pass_chunk_reader_agrees_with_the_general_reader_or_defers_to_it() {
-        let cases = [
-            r#"{"turn":1,"step":2,"chunk":{"type":"text-delta","index":0,"text":"a\"b"}}"#,
-            r#"{"chunk":{"text":"x","type":"reasoning-delta"},"step":2,"turn":1,"extra":[1]}"#,
-            r#"{"turn":1,"step":2,"chunk":{"type":"tool-input-delta"}}"#,
-            r#"{"turn":1,"step":2,"chunk":{"text":null}}"#,
-            r#"{"turn":1,"step":2,"chunk":{}}"#,
-        ];
-        for c in cases {
-            let general: ChunkData = read(c).unwrap();
-            assert_eq!(chunk_data(c), Some(general), "{c}");
+    fn the_one_pass_members_are_the_records_members() {
+        for m in EVENT_MEMBERS {
+            assert!(SessionEvent::MEMBERS.contains(&m), "{m}");
         }
-        let bad = [
-            r#"{"turn":1,"chunk":{"type":"text-delta","text":"a"}}"#,
-            r#"{"turn":1,"step":2,"chunk":{"type":1}}"#,
-            r#"{"turn":1,"step":2,"chunk":{"type":"text-delta","text":3}}"#,
-            r#"{"turn":1,"step":2,"step":3,"chunk":{}}"#,
-            r#"{"turn":-1,"step":2,"chunk":{}}"#,
-            r#"{"turn":1,"step":2,"chunk":[]}"#,
-        ];
-        for c in bad {
-            assert_eq!(chunk_data(c), None, "{c}");
-            assert!(read::<ChunkData>(c).is_err(), "{c}");
+        for m in ["type", "sessionId", "event", "view"] {
+            assert!(m == "type" || EventFrame::MEMBERS.contains(&m), "{m}");
         }
+    }
+
+    /// Every event of the fixtures and a few shaped by hand, framed as the host frames them:
+    /// the one pass reads each as the general reader does, or defers to it.
+    #[test]
+    fn the_one_pass_frame_reader_agrees_with_the_general_reader_on_every_fixture_event() {
+        let mut events: Vec<String> = vec![
+            r#"{"type":"x","seq":0,"time":1}"#.into(),
+            r#"{"type":"assistant/chunk","seq":3,"time":1.5,"data":{"turn":1,"step":0,"chunk":{"type":"text-delta","text":"\u00e9"}}}"#.into(),
+            r#"{"data":null,"time":1795991061849,"seq":9,"type":"y"}"#.into(),
+            r#"{"type":"x","seq":1,"time":1,"sourceEventSeqs":[0],"surfaceOp":{}}"#.into(),
+        ];
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/wire");
+        let mut files = vec![std::path::PathBuf::from(dir)];
+        while let Some(p) = files.pop() {
+            if p.is_dir() {
+                files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            for line in text.lines() {
+                let line = line.trim().trim_start_matches("data:").trim();
+                let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+                let mut stack = vec![v];
+                while let Some(v) = stack.pop() {
+                    if v.get("seq").is_some() && v.get("time").is_some() && v.get("type").is_some() {
+                        events.push(v.to_string());
+                    }
+                    match v {
+                        serde_json::Value::Array(a) => stack.extend(a),
+                        serde_json::Value::Object(o) => stack.extend(o.into_iter().map(|(_, v)| v)),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        assert!(events.len() > 4, "the fixtures hold events");
+        let mut hot = 0;
+        for ev in &events {
+            let data = format!(
+                r#"{{"type":"server-request","rpcId":"r","method":"session/event","payload":{{"type":"session/event","sessionId":"s","event":{ev}}}}}"#
+            );
+            let general: SessionEvent = read(ev).unwrap();
+            if let Some(f) = event_frame(&data) {
+                hot += 1;
+                assert_eq!(f.frame.event(), Some(&general), "{ev}");
+            }
+        }
+        assert!(hot > 0);
     }
 }

@@ -3,12 +3,11 @@
 //! history (resolved prompts, proposed plans) travel as logged session events.
 
 //!
-//! The client reads these with the hand-written [`FromObj`] impls next to each type (no
-//! `Deserialize` code in the wasm); the derives stay for the host, which writes and parses
-//! them. The `readers_agree_with_serde` tests keep the two readings equal.
+//! Each type is one field list ([`record!`]): the client reads it with the generated
+//! [`super::read::FromObj`] (no `Deserialize` code in the wasm), the host writes and parses it
+//! with the generated derives.
 
-use super::read::{as_str, FromObj, Obj, ReadResult};
-use serde::{Deserialize, Serialize};
+use super::read::{ReadError, ReadResult};
 use serde_json::Value;
 
 /// Projection key of the operating mode ([`ModeState`]).
@@ -44,304 +43,163 @@ pub const EV_PROVIDER_NATIVE: &str = "provider/native";
 /// The answer method: `session.answer {sessionId, promptId, answers}` -> `Receipt`.
 pub const SESSION_ANSWER: &str = "session.answer";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OperatingMode {
-    Default,
-    Plan,
-    Ask,
-    Execute,
-    #[serde(other)]
-    Unknown,
+wire_enum! {
+    /// A mode this client does not know reads as `Unknown`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum OperatingMode {
+        Default = "default",
+        Plan = "plan",
+        Ask = "ask",
+        Execute = "execute",
+    }
+    other = Unknown = "unknown";
 }
 
 impl OperatingMode {
     /// Total, like `#[serde(other)]`: a mode this client does not know reads as `Unknown`.
     pub fn from_name(name: &str) -> OperatingMode {
-        match name {
-            "default" => OperatingMode::Default,
-            "plan" => OperatingMode::Plan,
-            "ask" => OperatingMode::Ask,
-            "execute" => OperatingMode::Execute,
-            _ => OperatingMode::Unknown,
-        }
+        OperatingMode::from_wire(name).unwrap_or(OperatingMode::Unknown)
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ModeState {
-    pub mode: OperatingMode,
-    /// The provider's own name for the mode (e.g. ACP `agent`), for display and debugging.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub native: Option<String>,
-}
-
-impl FromObj for ModeState {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(ModeState { mode: OperatingMode::from_name(&o.str_ref("mode")?), native: o.opt_str("native")? })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ModeState {
+        pub mode: OperatingMode = "mode",
+        /// The provider's own name for the mode (e.g. ACP `agent`), for display and debugging.
+        pub native: Option<String> = opt "native",
     }
 }
 
-/// What a provider can honestly do. A UI renders from these, never from provider names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Capabilities {
-    pub supports_plan_mode: bool,
-    pub supports_ask_mode: bool,
-    pub supports_structured_plan_updates: bool,
-    pub supports_plan_text_streaming: bool,
-    pub supports_structured_user_input: bool,
-    pub supports_freeform_user_input: bool,
-    pub supports_exit_plan_mode: bool,
-}
-
-/// Every flag is required: the type's `Default` is not a serde default.
-impl FromObj for Capabilities {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(Capabilities {
-            supports_plan_mode: o.bool("supportsPlanMode")?,
-            supports_ask_mode: o.bool("supportsAskMode")?,
-            supports_structured_plan_updates: o.bool("supportsStructuredPlanUpdates")?,
-            supports_plan_text_streaming: o.bool("supportsPlanTextStreaming")?,
-            supports_structured_user_input: o.bool("supportsStructuredUserInput")?,
-            supports_freeform_user_input: o.bool("supportsFreeformUserInput")?,
-            supports_exit_plan_mode: o.bool("supportsExitPlanMode")?,
-        })
+record! {
+    /// What a provider can honestly do. A UI renders from these, never from provider names.
+    /// Every flag is required: the type's `Default` is not a wire default.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub struct Capabilities {
+        pub supports_plan_mode: bool = "supportsPlanMode",
+        pub supports_ask_mode: bool = "supportsAskMode",
+        pub supports_structured_plan_updates: bool = "supportsStructuredPlanUpdates",
+        pub supports_plan_text_streaming: bool = "supportsPlanTextStreaming",
+        pub supports_structured_user_input: bool = "supportsStructuredUserInput",
+        pub supports_freeform_user_input: bool = "supportsFreeformUserInput",
+        pub supports_exit_plan_mode: bool = "supportsExitPlanMode",
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum StepStatus {
-    Pending,
-    InProgress,
-    Completed,
-}
-
-impl StepStatus {
-    /// The member `name` read by wire name (an unknown name is an error, as with serde).
-    pub fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
-        const ALL: [StepStatus; 3] = [StepStatus::Pending, StepStatus::InProgress, StepStatus::Completed];
-        Ok(ALL[o.one_of(name, &["pending", "inProgress", "completed"])?])
+wire_enum! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum StepStatus {
+        Pending = "pending",
+        InProgress = "inProgress",
+        Completed = "completed",
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Provenance {
-    /// The provider emitted the structure itself.
-    Native,
-    /// The adapter derived it (e.g. from a markdown plan).
-    Synthesized,
-}
-
-impl Provenance {
-    /// The member `name` read by wire name (an unknown name is an error, as with serde).
-    pub fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
-        const ALL: [Provenance; 2] = [Provenance::Native, Provenance::Synthesized];
-        Ok(ALL[o.one_of(name, &["native", "synthesized"])?])
+wire_enum! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Provenance {
+        /// The provider emitted the structure itself.
+        Native = "native",
+        /// The adapter derived it (e.g. from a markdown plan).
+        Synthesized = "synthesized",
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PlanStep {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    pub text: String,
-    pub status: StepStatus,
-    pub source: Provenance,
-}
-
-impl FromObj for PlanStep {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(PlanStep {
-            id: o.opt_str("id")?,
-            text: o.str("text")?,
-            status: StepStatus::read(o, "status")?,
-            source: Provenance::read(o, "source")?,
-        })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct PlanStep {
+        pub id: Option<String> = opt "id",
+        pub text: String = "text",
+        pub status: StepStatus = "status",
+        pub source: Provenance = "source",
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PlanSteps {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub explanation: Option<String>,
-    pub steps: Vec<PlanStep>,
-}
-
-impl FromObj for PlanSteps {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(PlanSteps { explanation: o.opt_str("explanation")?, steps: o.objects("steps")? })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct PlanSteps {
+        pub explanation: Option<String> = opt "explanation",
+        pub steps: Vec<PlanStep> = "steps",
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PlanTextDelta {
-    pub item_id: String,
-    pub text: String,
-}
-
-impl FromObj for PlanTextDelta {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(PlanTextDelta { item_id: o.str("itemId")?, text: o.str("text")? })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct PlanTextDelta {
+        pub item_id: String = "itemId",
+        pub text: String = "text",
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PlanTextDone {
-    pub item_id: String,
-    /// The whole prose; replaces the accumulated deltas.
-    pub text: String,
-}
-
-impl FromObj for PlanTextDone {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(PlanTextDone { item_id: o.str("itemId")?, text: o.str("text")? })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct PlanTextDone {
+        pub item_id: String = "itemId",
+        /// The whole prose; replaces the accumulated deltas.
+        pub text: String = "text",
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ProposedPlan {
-    pub plan_id: String,
-    pub markdown: String,
-    pub source: Provenance,
-}
-
-impl FromObj for ProposedPlan {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(ProposedPlan {
-            plan_id: o.str("planId")?,
-            markdown: o.str("markdown")?,
-            source: Provenance::read(o, "source")?,
-        })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ProposedPlan {
+        pub plan_id: String = "planId",
+        pub markdown: String = "markdown",
+        pub source: Provenance = "source",
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PromptOption {
-    pub id: String,
-    pub label: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recommended: Option<bool>,
-}
-
-impl FromObj for PromptOption {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(PromptOption {
-            id: o.str("id")?,
-            label: o.str("label")?,
-            description: o.opt_str("description")?,
-            recommended: o.opt_bool("recommended")?,
-        })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct PromptOption {
+        pub id: String = "id",
+        pub label: String = "label",
+        pub description: Option<String> = opt "description",
+        pub recommended: Option<bool> = opt "recommended",
     }
 }
 
-/// A `#[serde(default)] Vec<T>` member: missing reads as empty, but a present `null` is an
-/// error (serde's default applies only to a missing member).
-fn objects_or_empty<T: FromObj>(o: &Obj<'_>, name: &str) -> ReadResult<Vec<T>> {
-    match o.raw(name) {
-        Some(_) => o.objects(name),
-        None => Ok(Vec::new()),
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct PromptQuestion {
+        pub id: String = "id",
+        pub header: Option<String> = opt "header",
+        pub label: String = "label",
+        pub description: Option<String> = opt "description",
+        pub options: Vec<PromptOption> = default "options",
+        pub multi_select: Option<bool> = opt "multiSelect",
+        pub allow_freeform: Option<bool> = opt "allowFreeform",
+        pub freeform_placeholder: Option<String> = opt "freeformPlaceholder",
+        pub required: Option<bool> = opt "required",
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PromptQuestion {
-    pub id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub header: Option<String>,
-    pub label: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    #[serde(default)]
-    pub options: Vec<PromptOption>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub multi_select: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub allow_freeform: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub freeform_placeholder: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub required: Option<bool>,
-}
-
-impl FromObj for PromptQuestion {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(PromptQuestion {
-            id: o.str("id")?,
-            header: o.opt_str("header")?,
-            label: o.str("label")?,
-            description: o.opt_str("description")?,
-            options: objects_or_empty(o, "options")?,
-            multi_select: o.opt_bool("multiSelect")?,
-            allow_freeform: o.opt_bool("allowFreeform")?,
-            freeform_placeholder: o.opt_str("freeformPlaceholder")?,
-            required: o.opt_bool("required")?,
-        })
+record! {
+    /// A structured user-input prompt (1..n questions). Approvals are a separate thing.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct UserInputPrompt {
+        pub prompt_id: String = "promptId",
+        pub title: Option<String> = opt "title",
+        pub description: Option<String> = opt "description",
+        pub questions: Vec<PromptQuestion> = "questions",
+        /// Which native surface produced it (e.g. `codex:requestUserInput`, `claude:AskUserQuestion`).
+        pub source: String = "source",
     }
 }
 
-/// A structured user-input prompt (1..n questions). Approvals are a separate thing.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UserInputPrompt {
-    pub prompt_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    pub questions: Vec<PromptQuestion>,
-    /// Which native surface produced it (e.g. `codex:requestUserInput`, `claude:AskUserQuestion`).
-    pub source: String,
-}
-
-impl FromObj for UserInputPrompt {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(UserInputPrompt {
-            prompt_id: o.str("promptId")?,
-            title: o.opt_str("title")?,
-            description: o.opt_str("description")?,
-            questions: o.objects("questions")?,
-            source: o.str("source")?,
-        })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct PendingPrompts {
+        pub prompts: Vec<UserInputPrompt> = "prompts",
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PendingPrompts {
-    pub prompts: Vec<UserInputPrompt>,
-}
-
-impl FromObj for PendingPrompts {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(PendingPrompts { prompts: o.objects("prompts")? })
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Answer {
-    pub question_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub selected_option_ids: Option<Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-}
-
-impl FromObj for Answer {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(Answer {
-            question_id: o.str("questionId")?,
-            selected_option_ids: o.opt_list("selectedOptionIds", as_str)?,
-            text: o.opt_str("text")?,
-        })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Answer {
+        pub question_id: String = "questionId",
+        pub selected_option_ids: Option<Vec<String>> = opt "selectedOptionIds",
+        pub text: Option<String> = opt "text",
     }
 }
 
@@ -352,77 +210,65 @@ impl Answer {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PromptAnswers {
-    pub prompt_id: String,
-    pub answers: Vec<Answer>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AnswerPayload {
-    pub session_id: String,
-    pub prompt_id: String,
-    pub answers: Vec<Answer>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PromptRequestedEvent {
-    pub prompt: UserInputPrompt,
-}
-
-impl FromObj for PromptRequestedEvent {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(PromptRequestedEvent { prompt: o.field("prompt")? })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct PromptAnswers {
+        pub prompt_id: String = "promptId",
+        pub answers: Vec<Answer> = "answers",
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PromptOutcome {
-    Answered,
-    Cancelled,
-}
-
-impl PromptOutcome {
-    /// The member `name` read by wire name (an unknown name is an error, as with serde).
-    pub fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
-        const ALL: [PromptOutcome; 2] = [PromptOutcome::Answered, PromptOutcome::Cancelled];
-        Ok(ALL[o.one_of(name, &["answered", "cancelled"])?])
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AnswerPayload {
+        pub session_id: String = "sessionId",
+        pub prompt_id: String = "promptId",
+        pub answers: Vec<Answer> = "answers",
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PromptResolvedEvent {
-    pub prompt: UserInputPrompt,
-    #[serde(default)]
-    pub answers: Vec<Answer>,
-    pub outcome: PromptOutcome,
-}
-
-impl FromObj for PromptResolvedEvent {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(PromptResolvedEvent {
-            prompt: o.field("prompt")?,
-            answers: objects_or_empty(o, "answers")?,
-            outcome: PromptOutcome::read(o, "outcome")?,
-        })
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct PromptRequestedEvent {
+        pub prompt: UserInputPrompt = "prompt",
     }
 }
 
-/// `provider/native`: the raw payload a canonical event came from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct NativePayload {
-    pub provider: String,
-    pub kind: String,
-    pub payload: Value,
+wire_enum! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum PromptOutcome {
+        Answered = "answered",
+        Cancelled = "cancelled",
+    }
+}
+
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct PromptResolvedEvent {
+        pub prompt: UserInputPrompt = "prompt",
+        pub answers: Vec<Answer> = default "answers",
+        pub outcome: PromptOutcome = "outcome",
+    }
+}
+
+record! {
+    /// `provider/native`: the raw payload a canonical event came from.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct NativePayload {
+        pub provider: String = "provider",
+        pub kind: String = "kind",
+        pub payload: Value = "payload",
+    }
 }
 
 impl PromptAnswers {
     /// Checks answers against their prompt: every id known, options exist, single-select
     /// has at most one option, freeform only where allowed, required questions answered.
-    pub fn validate(&self, prompt: &UserInputPrompt) -> Result<(), String> {
+    pub fn validate(&self, prompt: &UserInputPrompt) -> ReadResult<()> {
+        self.check(prompt).map_err(ReadError::invalid)
+    }
+
+    fn check(&self, prompt: &UserInputPrompt) -> Result<(), String> {
         for a in &self.answers {
             let q = prompt
                 .questions
@@ -459,26 +305,26 @@ impl PromptAnswers {
 }
 
 #[cfg(test)]
-mod readers_agree_with_serde {
+mod readers {
     use super::*;
-    use serde::de::DeserializeOwned;
     use serde_json::json;
     use std::fmt::Debug;
 
-    use super::super::read::agree;
+    use crate::read::{reads, FromObj};
+    use serde::Serialize;
 
-    fn accepts<T: FromObj + DeserializeOwned + PartialEq + Debug>(v: Value) -> T {
-        agree(&v.to_string()).unwrap_or_else(|| panic!("both refused {v}"))
+    fn accepts<T: FromObj + PartialEq + Debug>(v: Value) -> T {
+        reads(&v.to_string()).unwrap_or_else(|| panic!("refused {v}"))
     }
 
-    fn refuses<T: FromObj + DeserializeOwned + PartialEq + Debug>(v: Value) {
-        assert!(agree::<T>(&v.to_string()).is_none(), "both accepted {v}");
+    fn refuses<T: FromObj + PartialEq + Debug>(v: Value) {
+        assert!(reads::<T>(&v.to_string()).is_none(), "accepted {v}");
     }
 
     /// What the host writes reads back as the same value.
-    fn round_trips<T: FromObj + DeserializeOwned + Serialize + PartialEq + Debug>(v: &T) {
+    fn round_trips<T: FromObj + Serialize + PartialEq + Debug>(v: &T) {
         let text = serde_json::to_string(v).unwrap();
-        assert_eq!(agree::<T>(&text).as_ref(), Some(v), "{text}");
+        assert_eq!(reads::<T>(&text).as_ref(), Some(v), "{text}");
     }
 
     fn prompt() -> Value {

@@ -4,18 +4,23 @@
 //!
 //! Parsing is two-level: first the envelope ([`envelope`]), then the value with the
 //! method's own schema ([`methods`], [`frames`]); the client reads through [`read`] and, for
-//! the hot frame, `hot`.
+//! the hot frame, `hot` (entered from [`inbound`]). Every wire type is one field list
+//! ([`record`]) from which both its serde derives (host) and its reader (client) follow.
 //!
 //! A crate of its own (re-exported as `agent_session::core::wire`) so the release build can
 //! compile it at opt-level 3 while the rest of the wasm is built for size: every streamed
 //! byte is parsed here, and generic serde_json code takes the opt-level of the crate that
 //! instantiates it.
 
+#[macro_use]
+pub mod record;
+pub mod chunk;
 pub mod envelope;
 pub mod error;
 pub mod event;
 pub mod frames;
 pub(crate) mod hot;
+pub mod inbound;
 pub mod interaction;
 pub mod json;
 pub mod methods;
@@ -28,6 +33,7 @@ pub use envelope::*;
 pub use error::*;
 pub use event::*;
 pub use frames::*;
+pub use inbound::parse_frame;
 pub use json::Json;
 pub use methods::*;
 pub use plan::*;

@@ -1,14 +1,15 @@
 //! `PlanModeState = {active, pending?}`: a present `pending` must differ from `active`.
 
 use super::json::Json;
-use super::read::{read, FromObj, Obj, ReadError, ReadResult};
-use serde::{de::Error as _, Deserialize, Deserializer, Serialize};
+use super::read::{read, ReadError, ReadResult};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct PlanModeState {
-    pub active: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pending: Option<bool>,
+record! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct PlanModeState {
+        pub active: bool = "active",
+        pub pending: Option<bool> = opt "pending",
+    }
+    check = PlanModeState::check;
 }
 
 impl PlanModeState {
@@ -24,50 +25,38 @@ impl PlanModeState {
     }
 }
 
-impl<'de> Deserialize<'de> for PlanModeState {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        struct Raw {
-            active: bool,
-            #[serde(default)]
-            pending: Option<bool>,
+impl PlanModeState {
+    /// A present `pending` differs from `active` (both readings apply it).
+    fn check(&self) -> ReadResult<()> {
+        match self.pending == Some(self.active) {
+            true => Err(ReadError::invalid("PlanModeState.pending must differ from active")),
+            false => Ok(()),
         }
-        let raw = Raw::deserialize(d)?;
-        if raw.pending == Some(raw.active) {
-            return Err(D::Error::custom("PlanModeState.pending must differ from active"));
-        }
-        Ok(PlanModeState { active: raw.active, pending: raw.pending })
-    }
-}
-
-/// The client's reading (by name, no derive); same rule as the `Deserialize` impl above.
-impl FromObj for PlanModeState {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        let (active, pending) = (o.bool("active")?, o.opt_bool("pending")?);
-        if pending == Some(active) {
-            return Err(ReadError("PlanModeState.pending must differ from active".into()));
-        }
-        Ok(PlanModeState { active, pending })
     }
 }
 
 /// Second-level parse of a `session.planMode` / `session.setPlanMode` value:
 /// `null` (capability absent) or a valid `PlanModeState`.
-pub fn parse_plan_value(value: &Json) -> Result<Option<PlanModeState>, String> {
+pub fn parse_plan_value(value: &Json) -> ReadResult<Option<PlanModeState>> {
     if value.is_null() {
         return Ok(None);
     }
-    read::<PlanModeState>(value.text()).map(Some).map_err(|e| format!("bad PlanModeState: {e}"))
+    read::<PlanModeState>(value.text()).map(Some).map_err(|e| e.context("bad PlanModeState"))
 }
 
 /// Today's upstream `plan` projection, `{active, pending}`: there `pending` is a flag ("a
 /// selection of the other state is pending"), not the seed's pending target. Read into the
 /// seed's shape so the UI sees one `PlanModeState` from either generation.
-pub fn parse_plan_projection(value: &Json) -> Result<PlanModeState, String> {
-    let o = Obj::parse(value.text()).map_err(|e| format!("bad plan projection: {e}"))?;
-    let active = o.bool("active").map_err(|e| format!("bad plan projection: {e}"))?;
-    let pending = o.opt_bool("pending").map_err(|e| format!("bad plan projection: {e}"))?.unwrap_or(false);
-    Ok(PlanModeState { active, pending: pending.then_some(!active) })
+pub fn parse_plan_projection(value: &Json) -> ReadResult<PlanModeState> {
+    record! {
+        /// Today's upstream shape: `pending` is a flag.
+        struct Upstream {
+            active: bool = "active",
+            pending: Option<bool> = opt "pending",
+        }
+    }
+    let p = read::<Upstream>(value.text()).map_err(|e| e.context("bad plan projection"))?;
+    Ok(PlanModeState { active: p.active, pending: p.pending.unwrap_or(false).then_some(!p.active) })
 }
 
 /// The `commands/execute` line that selects a plan state on today's upstream host.
@@ -79,24 +68,20 @@ pub fn plan_command_line(active: bool) -> &'static str {
     }
 }
 
-/// The data of a `plan/mode` session event: `{active: boolean}`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PlanModeEvent {
-    pub active: bool,
-}
-
-impl FromObj for PlanModeEvent {
-    fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
-        Ok(PlanModeEvent { active: o.bool("active")? })
+record! {
+    /// The data of a `plan/mode` session event: `{active: boolean}`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct PlanModeEvent {
+        pub active: bool = "active",
     }
 }
 
 #[cfg(test)]
-mod readers_agree_with_serde {
+mod readers {
     use super::*;
 
     /// `parse_plan_value` and the serde reading of `Option<PlanModeState>` agree on `text`.
-    fn agree(text: &str) -> Result<Option<PlanModeState>, String> {
+    fn agree(text: &str) -> ReadResult<Option<PlanModeState>> {
         let ours = parse_plan_value(&Json::from_text(text).unwrap());
         let theirs = serde_json::from_str::<Option<PlanModeState>>(text);
         assert_eq!(ours.is_ok(), theirs.is_ok(), "{text}: read {ours:?}, serde {theirs:?}");
@@ -127,7 +112,7 @@ mod readers_agree_with_serde {
             "[]",
             "true",
         ] {
-            assert!(agree(bad).unwrap_err().starts_with("bad PlanModeState"), "{bad}");
+            assert!(agree(bad).unwrap_err().to_string().starts_with("bad PlanModeState"), "{bad}");
         }
     }
 

@@ -304,7 +304,7 @@ impl PendingSet {
         let (prompt, handle) = self.get(prompt_id).cloned().ok_or(AnswerError::NotPending)?;
         PromptAnswers { prompt_id: prompt_id.to_string(), answers: answers.to_vec() }
             .validate(&prompt)
-            .map_err(AnswerError::BadResponse)?;
+            .map_err(|e| AnswerError::BadResponse(e.to_string()))?;
         Ok((prompt, handle))
     }
 }

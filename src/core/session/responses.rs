@@ -160,7 +160,7 @@ impl Session {
     fn history(&mut self, answer: Answer) -> RpcResult<HistoryValue> {
         let page = match answer {
             Answer::Page(page) => Ok(page),
-            Answer::Value(result) => wire::read::read::<HistoryValue>(result?.text()).map_err(String::from),
+            Answer::Value(result) => wire::read::read::<HistoryValue>(result?.text()),
         };
         let page = page.and_then(|p| p.validate().map(|_| p));
         page.map_err(|e| {

@@ -1,0 +1,164 @@
+//! Reading one SSE `data:` payload into a frame: the hot shape in one pass ([`super::hot`]),
+//! everything else through the general two-level reader.
+
+use super::frames::{Frame, FrameError, InboundFrame};
+use super::hot;
+use super::read::{Obj, ReadError};
+
+const KNOWN: &[&str] = &[
+    "session/event",
+    "session/subscribed",
+    "session/title",
+    "session/projection",
+    "session/queue",
+    "approval/requested",
+    "approval/resolved",
+    "question/requested",
+    "question/resolved",
+    "stream/error",
+    "host/session-added",
+    "host/session-removed",
+    "host/session-status",
+    "host/agent-error",
+];
+
+/// Reads one SSE `data:` payload. The hot shape (a `session/event` frame as every host writes
+/// it) is read in one pass ([`super::hot`]); everything else, and anything that pass does not
+/// expect, takes the general two-level reader.
+pub fn parse_frame(data: &str) -> Result<InboundFrame, FrameError> {
+    match hot::event_frame(data) {
+        Some(frame) => Ok(frame),
+        None => parse_frame_general(data),
+    }
+}
+
+/// Two-level parse: the envelope, then the frame with its own schema. Each level is one split
+/// of an object into raw members, so the error is classified exactly: a bad envelope, an
+/// unknown frame type, a payload whose `type` disagrees with the `method`, or a payload
+/// failing its schema.
+fn parse_frame_general(data: &str) -> Result<InboundFrame, FrameError> {
+    let envelope = FrameError::Envelope;
+    let env = Obj::parse(data).map_err(envelope)?;
+    if env.str_ref("type").map_err(envelope)? != "server-request" {
+        return Err(FrameError::Envelope(ReadError::invalid("not a server-request")));
+    }
+    let rpc_id = env.str("rpcId").map_err(envelope)?;
+    let method = env.str_ref("method").map_err(envelope)?;
+    let payload = env.raw("payload").ok_or_else(|| FrameError::Envelope(ReadError::missing("payload")))?;
+    if !KNOWN.contains(&&*method) {
+        return Err(FrameError::Unknown { method: method.into_owned() });
+    }
+    let schema = |error: ReadError| FrameError::Schema { method: method.to_string(), error };
+    let o = Obj::parse(payload.get()).map_err(schema)?;
+    if o.str_ref("type").ok().as_deref() != Some(&*method) {
+        return Err(FrameError::MethodMismatch { method: method.into_owned() });
+    }
+    let frame = Frame::read_variant(&method, &o)?;
+    if let Frame::QuestionRequested(q) = &frame {
+        if q.questions.is_empty() {
+            return Err(schema(ReadError::invalid("no questions")));
+        }
+    }
+    if let Frame::Subscribed(s) = &frame {
+        if s.last_seq < -1 {
+            return Err(schema(ReadError::invalid("lastSeq < -1")));
+        }
+    }
+    Ok(InboundFrame { rpc_id, frame })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frames::SubscribedFrame;
+
+    fn data(method: &str, payload: &str) -> String {
+        format!(r#"{{"type":"server-request","rpcId":"r1","method":"{method}","payload":{payload}}}"#)
+    }
+
+    #[test]
+    fn a_valid_frame_keeps_its_envelope_rpc_id() {
+        let f =
+            parse_frame(&data("session/subscribed", r#"{"type":"session/subscribed","sessionId":"s","lastSeq":-1}"#))
+                .unwrap();
+        assert_eq!(f.rpc_id, "r1");
+        assert!(matches!(f.frame, Frame::Subscribed(SubscribedFrame { last_seq: -1, .. })));
+    }
+
+    #[test]
+    fn an_event_frame_reads_the_same_whatever_the_member_order_or_escapes() {
+        let ev = r#"{"type":"session/event","sessionId":"s","event":{"type":"x","seq":3,"time":1,"data":{"a":[1,"\u00e9"]}},"view":{"v":1}}"#;
+        let frames = [
+            data("session/event", ev),
+            format!(r#"{{"payload":{ev},"method":"session/event","rpcId":"r1","type":"server-request"}}"#),
+            format!(r#"{{"type":"server-request","rpc\u0049d":"r1","method":"session/event","payload":{ev}}}"#),
+        ];
+        let first = parse_frame(&frames[0]).unwrap();
+        assert!(
+            matches!(&first.frame, Frame::Event(e) if e.event.seq == 3 && e.view.is_some() && e.event.data.text() == r#"{"a":[1,"\u00e9"]}"#)
+        );
+        assert_eq!(
+            super::hot::event_frame(&frames[0]),
+            Some(first.clone()),
+            "the hot shape takes the one-pass path"
+        );
+        assert_eq!(parse_frame_general(&frames[0]).unwrap(), first, "both readers agree");
+        assert_eq!(super::hot::event_frame(&frames[1]), Some(first.clone()), "member order is free");
+        for f in &frames[1..] {
+            assert_eq!(parse_frame(f).unwrap(), first, "{f}");
+            assert_eq!(parse_frame_general(f).unwrap(), first, "{f}");
+        }
+        let rare = data(
+            "session/event",
+            r#"{"type":"session/event","sessionId":"s","event":{"type":"x","seq":3,"time":1.5,"sourceEventSeqs":[1,2],"surfaceOp":{"k":1}}}"#,
+        );
+        assert!(super::hot::event_frame(&rare).is_none());
+        let rare = parse_frame(&rare).unwrap();
+        assert!(
+            matches!(&rare.frame, Frame::Event(e) if e.event.source_event_seqs == Some(vec![1.0, 2.0]) && e.event.surface_op.is_some() && e.event.data.is_null())
+        );
+        let twice =
+            format!(r#"{{"type":"server-request","rpcId":"r1","method":"session/event","method":"x","payload":{ev}}}"#);
+        assert!(super::hot::event_frame(&twice).is_none());
+        assert!(matches!(parse_frame(&twice), Err(FrameError::Envelope(_))), "a repeated key is rejected");
+    }
+
+    #[test]
+    fn an_event_frame_with_another_payload_type_or_a_bad_event_is_classified_exactly() {
+        let other =
+            data("session/event", r#"{"type":"session/title","sessionId":"s","title":"t","eventSeq":1,"updatedAt":1}"#);
+        assert!(matches!(parse_frame(&other), Err(FrameError::MethodMismatch { .. })));
+        let bad =
+            data("session/event", r#"{"type":"session/event","sessionId":"s","event":{"type":"x","seq":-1,"time":1}}"#);
+        assert!(matches!(parse_frame(&bad), Err(FrameError::Schema { .. })));
+    }
+
+    #[test]
+    fn malformed_and_unknown_frames_are_told_apart() {
+        assert!(matches!(parse_frame("not json"), Err(FrameError::Envelope(_))));
+        assert!(matches!(
+            parse_frame(r#"{"type":"server-response","rpcId":"x","result":{}}"#),
+            Err(FrameError::Envelope(_))
+        ));
+        assert!(matches!(
+            parse_frame(&data("future/thing", r#"{"type":"future/thing"}"#)),
+            Err(FrameError::Unknown { .. })
+        ));
+        assert!(matches!(
+            parse_frame(&data("session/title", r#"{"type":"session/subscribed","sessionId":"s","lastSeq":1}"#)),
+            Err(FrameError::MethodMismatch { .. })
+        ));
+        assert!(matches!(
+            parse_frame(&data("session/subscribed", r#"{"type":"session/subscribed","sessionId":"s","lastSeq":-2}"#)),
+            Err(FrameError::Schema { .. })
+        ));
+        assert!(matches!(
+            parse_frame(&data("session/subscribed", r#"{"type":"session/subscribed","sessionId":"s"}"#)),
+            Err(FrameError::Schema { .. })
+        ));
+        assert!(matches!(
+            parse_frame(&data("question/requested", r#"{"type":"question/requested","sessionId":"s","questions":[]}"#)),
+            Err(FrameError::Schema { .. })
+        ));
+    }
+}

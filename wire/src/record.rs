@@ -1,0 +1,292 @@
+//! One field list per wire type: [`record!`] takes a struct with each member's wire name once
+//! and generates the struct, its serde derives (the host writes and parses with them) and its
+//! [`FromObj`] (the client reads with it, see [`super::read`]); [`wire_enum!`] does the same
+//! for string enums. Both readings follow from the same list, so they cannot drift apart.
+//!
+//! A member is `name: Type = [kind] "wireName"`; the kind says what a missing member means:
+//!
+//! - none: required (`Option<T>` still reads `null` as `None` but must be present in serde;
+//!   use `opt`);
+//! - `opt`: an `Option`, missing or `null` reads as `None`, and `None` is not written;
+//! - `default`: missing reads as `Default::default()` (a present `null` is read as the type
+//!   reads it: `Json` keeps it, a list refuses it, like serde's `default`);
+//! - `default_with("path", path)`: the same with a default function (serde's spelling, then
+//!   the path).
+//!
+//! How a value of each type reads is [`Field`]: strings, booleans, numbers, [`Json`] (raw;
+//! required means present, `null` included), nested records, lists of records, wire enums
+//! and `Option`s of those.
+
+use super::json::Json;
+use super::read::{as_f64, as_str, FromObj, Obj, ReadError, ReadErrorKind, ReadResult};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// How a member of type `Self` reads from its object.
+pub trait Field: Sized {
+    fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self>;
+}
+
+macro_rules! field {
+    ($t:ty, $req:ident, $opt:ident) => {
+        impl Field for $t {
+            fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
+                o.$req(name)
+            }
+        }
+        impl Field for Option<$t> {
+            fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
+                o.$opt(name)
+            }
+        }
+    };
+}
+
+field!(String, str, opt_str);
+field!(bool, bool, opt_bool);
+field!(u64, u64, opt_u64);
+field!(f64, f64, opt_f64);
+field!(i64, i64, opt_i64);
+
+/// Required: present (a `null` is the value `null`).
+impl Field for Json {
+    fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
+        o.present(name).ok_or_else(|| ReadError::missing(name))
+    }
+}
+impl Field for Option<Json> {
+    fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
+        Ok(o.opt_json(name))
+    }
+}
+
+impl<T: FromObj> Field for T {
+    fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
+        o.field(name)
+    }
+}
+impl<T: FromObj> Field for Option<T> {
+    fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
+        o.opt_field(name)
+    }
+}
+impl<T: FromObj> Field for Vec<T> {
+    fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
+        o.objects(name)
+    }
+}
+impl<T: FromObj> Field for Option<Vec<T>> {
+    fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
+        o.opt_objects(name)
+    }
+}
+impl Field for Option<Vec<String>> {
+    fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
+        o.opt_list(name, as_str)
+    }
+}
+impl Field for Option<Vec<f64>> {
+    fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
+        o.opt_list(name, as_f64)
+    }
+}
+
+impl Field for Option<std::num::NonZeroU32> {
+    fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
+        let n = o.opt_u64(name)?;
+        n.map(|n| u32::try_from(n).ok().and_then(std::num::NonZeroU32::new).ok_or_else(|| ReadError::expected(name, "a nonzero u32")))
+            .transpose()
+    }
+}
+
+/// An object keyed by data (projection baselines). Stricter than serde's map (last wins): a
+/// repeated key is refused.
+impl Field for BTreeMap<String, Json> {
+    fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
+        let raw = o.raw(name).ok_or_else(|| ReadError::missing(name))?;
+        let values = Obj::parse(raw.get()).map_err(|e| match e.kind {
+            ReadErrorKind::Duplicate => e.inside(name),
+            _ => ReadError::expected(name, "an object"),
+        })?;
+        // Inserted one by one: `collect()` sorts first, which links a stable sort (~4 KB).
+        let mut map = BTreeMap::new();
+        for (k, v) in values.members() {
+            map.insert(k.to_owned(), Json::from_raw(v));
+        }
+        Ok(map)
+    }
+}
+
+/// Host-side payloads kept as trees (prompt content, native payloads); the client never reads
+/// these records.
+impl Field for Value {
+    fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
+        let raw = o.raw(name).ok_or_else(|| ReadError::missing(name))?;
+        serde_json::from_str(raw.get()).map_err(|e| ReadError::new(ReadErrorKind::Syntax(e.to_string()), name))
+    }
+}
+impl Field for Vec<Value> {
+    fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
+        let raw = o.raw(name).ok_or_else(|| ReadError::missing(name))?;
+        match serde_json::from_str(raw.get()) {
+            Ok(Value::Array(items)) => Ok(items),
+            _ => Err(ReadError::expected(name, "an array")),
+        }
+    }
+}
+
+/// A member that may be missing: `default()` then, else read as `T` reads.
+#[inline]
+pub fn or_default<T: Field>(o: &Obj<'_>, name: &str, default: fn() -> T) -> ReadResult<T> {
+    match o.raw(name) {
+        None => Ok(default()),
+        Some(_) => T::read(o, name),
+    }
+}
+
+/// A wire record: the struct, `Serialize`/`Deserialize` and [`FromObj`] from one field list
+/// (see the module docs for the member syntax). An optional `check = path;` after the struct
+/// names a `fn(&Self) -> Result<(), ReadError>` both readings apply (an invariant across
+/// members).
+#[macro_export]
+macro_rules! record {
+    (
+        $(#[$smeta:meta])*
+        $svis:vis struct $name:ident { $($body:tt)* }
+        $(check = $check:path;)?
+    ) => {
+        $crate::record!(@field o [$(#[$smeta])* $svis struct $name] [$($check)?] [] [] [] $($body)*);
+    };
+
+    // One member per step: its struct field (with the serde attributes of its kind) and its
+    // reading are appended, then the rest.
+    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*]
+        $(#[$m:meta])* $v:vis $f:ident : $ty:ty = opt $wire:literal $(, $($rest:tt)*)?) => {
+        $crate::record!(@field $o $head $check
+            [$($wires)* $wire,]
+            [$($fields)* $(#[$m])* #[serde(rename = $wire, default, skip_serializing_if = "Option::is_none")] $v $f: $ty,]
+            [$($reads)* $f: <$ty as $crate::record::Field>::read($o, $wire)?,]
+            $($($rest)*)?);
+    };
+    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*]
+        $(#[$m:meta])* $v:vis $f:ident : $ty:ty = default $wire:literal $(, $($rest:tt)*)?) => {
+        $crate::record!(@field $o $head $check
+            [$($wires)* $wire,]
+            [$($fields)* $(#[$m])* #[serde(rename = $wire, default)] $v $f: $ty,]
+            [$($reads)* $f: $crate::record::or_default::<$ty>($o, $wire, Default::default)?,]
+            $($($rest)*)?);
+    };
+    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*]
+        $(#[$m:meta])* $v:vis $f:ident : $ty:ty = default_with($ds:literal, $dp:path) $wire:literal $(, $($rest:tt)*)?) => {
+        $crate::record!(@field $o $head $check
+            [$($wires)* $wire,]
+            [$($fields)* $(#[$m])* #[serde(rename = $wire, default = $ds)] $v $f: $ty,]
+            [$($reads)* $f: $crate::record::or_default::<$ty>($o, $wire, $dp)?,]
+            $($($rest)*)?);
+    };
+    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*]
+        $(#[$m:meta])* $v:vis $f:ident : $ty:ty = $wire:literal $(, $($rest:tt)*)?) => {
+        $crate::record!(@field $o $head $check
+            [$($wires)* $wire,]
+            [$($fields)* $(#[$m])* #[serde(rename = $wire)] $v $f: $ty,]
+            [$($reads)* $f: <$ty as $crate::record::Field>::read($o, $wire)?,]
+            $($($rest)*)?);
+    };
+
+    // No invariant: serde's derive reads it on the host.
+    (@field $o:ident [$(#[$smeta:meta])* $svis:vis struct $name:ident] [] [$($wires:literal,)*] [$($fields:tt)*] [$($reads:tt)*]) => {
+        $(#[$smeta])*
+        #[derive(serde::Serialize, serde::Deserialize)]
+        $svis struct $name { $($fields)* }
+
+        #[allow(dead_code)]
+        impl $name {
+            /// Its members' wire names, in order (what other readers of it must agree with).
+            pub const MEMBERS: &'static [&'static str] = &[$($wires),*];
+        }
+
+        impl $crate::read::FromObj for $name {
+            fn from_obj($o: &$crate::read::Obj<'_>) -> $crate::read::ReadResult<Self> {
+                Ok($name { $($reads)* })
+            }
+        }
+    };
+    // With an invariant: the host's `Deserialize` is this reader over the value's text, so
+    // the check is applied once, in one place.
+    (@field $o:ident [$(#[$smeta:meta])* $svis:vis struct $name:ident] [$check:path] [$($wires:literal,)*] [$($fields:tt)*] [$($reads:tt)*]) => {
+        $(#[$smeta])*
+        #[derive(serde::Serialize)]
+        $svis struct $name { $($fields)* }
+
+        #[allow(dead_code)]
+        impl $name {
+            /// Its members' wire names, in order (what other readers of it must agree with).
+            pub const MEMBERS: &'static [&'static str] = &[$($wires),*];
+        }
+
+        impl $crate::read::FromObj for $name {
+            fn from_obj($o: &$crate::read::Obj<'_>) -> $crate::read::ReadResult<Self> {
+                let v = $name { $($reads)* };
+                $check(&v)?;
+                Ok(v)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let raw = Box::<serde_json::value::RawValue>::deserialize(d)?;
+                $crate::read::read(raw.get()).map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+/// A string enum on the wire: the enum, `Serialize`/`Deserialize` (as its wire names) and its
+/// reading as a member ([`Field`], also as an `Option`), from one list of `Variant = "name"`.
+/// With `other = Variant = "name";` any other string reads as that variant (serde's `other`);
+/// without, it is an error.
+#[macro_export]
+macro_rules! wire_enum {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident { $($(#[$vmeta:meta])* $var:ident = $wire:literal),* $(,)? }
+        $(other = $(#[$ometa:meta])* $other:ident = $owire:literal;)?
+    ) => {
+        $(#[$meta])*
+        #[derive(serde::Serialize, serde::Deserialize)]
+        $vis enum $name {
+            $($(#[$vmeta])* #[serde(rename = $wire)] $var,)*
+            $($(#[$ometa])* #[serde(other, rename = $owire)] $other,)?
+        }
+
+        impl $name {
+            /// Every named variant and its wire name.
+            pub const WIRE: &'static [($name, &'static str)] = &[$(($name::$var, $wire),)* $(($name::$other, $owire))?];
+            /// Its wire name (the fallback variant, if any, has none).
+            pub fn wire_name(self) -> Option<&'static str> {
+                Self::WIRE.iter().find(|(v, _)| *v == self).map(|(_, n)| *n)
+            }
+            /// The variant a wire name reads as.
+            pub fn from_wire(name: &str) -> Option<Self> {
+                Self::WIRE.iter().find(|(_, n)| *n == name).map(|(v, _)| *v) $(.or(Some($name::$other)))?
+            }
+        }
+
+        impl $crate::record::Field for $name {
+            fn read(o: &$crate::read::Obj<'_>, name: &str) -> $crate::read::ReadResult<Self> {
+                let s = o.str_ref(name)?;
+                Self::from_wire(&s).ok_or_else(|| {
+                    $crate::read::ReadError::unknown_variant(name, &s, &[$($wire),*])
+                })
+            }
+        }
+        impl $crate::record::Field for Option<$name> {
+            fn read(o: &$crate::read::Obj<'_>, name: &str) -> $crate::read::ReadResult<Self> {
+                match o.raw(name) {
+                    Some(v) if v.get() != "null" => <$name as $crate::record::Field>::read(o, name).map(Some),
+                    _ => Ok(None),
+                }
+            }
+        }
+    };
+}
