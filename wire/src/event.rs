@@ -11,7 +11,7 @@ use serde_json::Value;
 pub type Seq = i64;
 
 record! {
-    #[derive(Debug, Clone, PartialEq)]
+    #[derive(Debug, Clone, PartialEq, Default)]
     pub struct SessionEvent {
         pub kind: String = "type",
         pub seq: u64 = "seq",

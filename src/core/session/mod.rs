@@ -16,6 +16,7 @@ pub mod nodes;
 pub mod pending;
 pub mod plan;
 
+mod event_run;
 mod live;
 mod ops;
 mod responses;
@@ -133,7 +134,7 @@ pub struct Session {
     /// Generation fence for everything tied to one window build.
     gen: OpenGeneration,
     /// The contiguous run of the host's log this client holds.
-    window: Vec<SessionEvent>,
+    window: event_run::EventRun,
     has_more: bool,
     fold: Fold,
     /// Live events that cannot be appended yet (loading, repairing, stale), by seq.
@@ -184,7 +185,7 @@ impl Session {
             state: OpenState::Cold,
             open_error: None,
             gen: OpenGeneration::default(),
-            window: Vec::new(),
+            window: event_run::EventRun::default(),
             has_more: false,
             fold: Fold::default(),
             buffer: BTreeMap::new(),

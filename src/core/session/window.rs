@@ -28,7 +28,7 @@ impl Session {
             self.plan.forget_commits();
         }
         self.fold = Fold::rebuild(&events, &self.fold, &mut self.stamps);
-        self.window = events;
+        self.window = super::event_run::EventRun::new(events);
         self.has_more = page.has_more;
         if let Some(b) = page.projections {
             self.projections.apply_baseline(b.as_of_seq, &b.values, self.stamps.next());
@@ -169,8 +169,8 @@ impl Session {
         }
         let events: Vec<SessionEvent> = page.events.into_iter().map(|i| i.event).collect();
         self.fold = Fold::prepend(&events, &self.window, &self.fold, &mut self.stamps);
-        // In place: the window's buffer grows amortised instead of a new one per page.
-        self.window.splice(0..0, events);
+        // In front of the run: the page costs its own length, not the window's.
+        self.window.prepend(events);
         self.has_more = page.has_more;
         self.dirty = true;
         self.meta_changed();
