@@ -2,7 +2,7 @@
 //! unchanged nodes, arrays and sub-objects keep their JS identity across snapshots and
 //! `getSnapshot()` returns the identical object until something changes.
 
-use super::js::{frozen, frozen_array, json_js, opt_str, ser_js};
+use super::js::{frozen, frozen_array, json_js, opt_str, ser_js, splice_frozen};
 use crate::core::client::{Carrier, Connection};
 use crate::core::session::pending::PendingKind;
 use crate::core::session::{Node, NodeKind, Partial, PendingInteraction, PromptOp, RunningToolCall, Session};
@@ -32,10 +32,16 @@ struct Key {
     running: bool,
 }
 
-/// A per-item cache: id → (rev, object). Items not seen in a rebuild are dropped.
+/// A per-list cache: the last exported array and its items' revs, in order.
+///
+/// Item revs are unique within a list (every new version of an item takes a fresh stamp),
+/// so an item whose rev is unchanged is the same object. A new export reuses the longest
+/// unchanged prefix and suffix of the last array in one JS call, and builds (or finds in the
+/// old array) only what lies between: a streamed update touches the last item, a prepended
+/// page adds items in front, and neither pays for the whole list.
 #[derive(Default)]
 pub(super) struct Items {
-    by_id: HashMap<String, (u64, JsValue)>,
+    revs: Vec<u64>,
     array: Option<(u64, JsValue)>,
 }
 
@@ -44,7 +50,6 @@ impl Items {
         &mut self,
         rev: u64,
         items: &[Rc<T>],
-        id: impl Fn(&T) -> &str,
         item_rev: impl Fn(&T) -> u64,
         build: impl Fn(&T) -> JsValue,
     ) -> JsValue {
@@ -53,18 +58,26 @@ impl Items {
                 return a.clone();
             }
         }
-        let mut next = HashMap::with_capacity(items.len());
-        let arr = frozen_array(items.iter().map(|it| {
-            let key = id(it);
-            let r = item_rev(it);
-            let obj = match self.by_id.get(key) {
-                Some((cached_rev, obj)) if *cached_rev == r => obj.clone(),
-                _ => build(it),
-            };
-            next.insert(key.to_string(), (r, obj.clone()));
-            obj
-        }));
-        self.by_id = next;
+        let revs: Vec<u64> = items.iter().map(|it| item_rev(it)).collect();
+        let arr = match &self.array {
+            None => frozen_array(items.iter().map(|it| build(it))),
+            Some((_, old)) => {
+                let (before, after) = (&self.revs, &revs);
+                let prefix = before.iter().zip(after).take_while(|(a, b)| a == b).count();
+                let most = before.len().min(after.len()) - prefix;
+                let suffix = before.iter().rev().zip(after.iter().rev()).take(most).take_while(|(a, b)| a == b).count();
+                let gone = &before[prefix..before.len() - suffix];
+                let middle = items[prefix..items.len() - suffix].iter().map(|it| {
+                    let r = item_rev(it);
+                    match gone.iter().position(|g| *g == r) {
+                        Some(i) => js_sys::Reflect::get_u32(old, (prefix + i) as u32).unwrap_or(JsValue::UNDEFINED),
+                        None => build(it),
+                    }
+                });
+                splice_frozen(old, prefix as u32, (before.len() - suffix) as u32, middle.collect())
+            }
+        };
+        self.revs = revs;
         self.array = Some((rev, arr.clone()));
         arr
     }
@@ -215,10 +228,10 @@ impl SessionExport {
                 return snap.clone();
             }
         }
-        let nodes = self.nodes.export(s.nodes_rev(), s.nodes(), |n| &n.id, |n| n.rev, node_js);
+        let nodes = self.nodes.export(s.nodes_rev(), s.nodes(), |n| n.rev, node_js);
         let running_calls =
-            self.running_calls.export(s.running_calls_rev(), s.running_calls(), |r| &r.call_id, |r| r.rev, running_js);
-        let pending = self.pending.export(s.pending_rev(), s.pending(), |p| &p.key, |p| p.rev, pending_js);
+            self.running_calls.export(s.running_calls_rev(), s.running_calls(), |r| r.rev, running_js);
+        let pending = self.pending.export(s.pending_rev(), s.pending(), |p| p.rev, pending_js);
         let partial = match s.partial() {
             None => {
                 self.partial = None;

@@ -2,13 +2,26 @@
 //! small and the shell usable in windows and workers alike).
 
 use crate::core::wire::Json;
-use js_sys::{Array, Function, Object, Promise, Reflect};
+use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 #[wasm_bindgen(inline_js = "export function parseFrozen(t) { return JSON.parse(t, (k, v) => Object.freeze(v)); }
-export function ignoreRejection(p) { p.then(undefined, () => {}); }")]
+export function ignoreRejection(p) { p.then(undefined, () => {}); }
+export function freezeArray(a) { return Object.freeze(a); }
+export function spliceFrozen(old, start, end, middle) {
+  const a = old.slice(0, start);
+  for (const x of middle) a.push(x);
+  for (let i = end; i < old.length; i++) a.push(old[i]);
+  return Object.freeze(a);
+}")]
 extern "C" {
+    /// `old[..start] ++ middle ++ old[end..]`, frozen, in one call.
+    #[wasm_bindgen(js_name = spliceFrozen)]
+    pub fn splice_frozen(old: &JsValue, start: u32, end: u32, middle: Vec<JsValue>) -> JsValue;
+    /// One boundary crossing for a whole array (the glue builds it from the handles).
+    #[wasm_bindgen(js_name = freezeArray)]
+    fn freeze_array(items: Vec<JsValue>) -> JsValue;
     #[wasm_bindgen(js_name = parseFrozen)]
     fn parse_frozen(text: &str) -> JsValue;
     /// Marks a promise whose outcome nobody awaits as handled: a library must never leave a
@@ -114,11 +127,7 @@ pub fn frozen(pairs: &[(&str, JsValue)]) -> JsValue {
 }
 
 pub fn frozen_array(items: impl Iterator<Item = JsValue>) -> JsValue {
-    let a = Array::new();
-    for v in items {
-        a.push(&v);
-    }
-    Object::freeze(&a).into()
+    freeze_array(items.collect())
 }
 
 pub fn opt_str(s: Option<&str>) -> JsValue {

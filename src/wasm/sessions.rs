@@ -38,7 +38,7 @@ impl ListExport {
                 return snap.clone();
             }
         }
-        let items = self.items.export(list.rev, list.items(), |i| &i.session_id, |i| i.rev, item_js);
+        let items = self.items.export(list.rev, list.items(), |i| i.rev, item_js);
         let error = match list.state() {
             ListState::Error(e) => ser_js(e),
             _ => JsValue::NULL,
