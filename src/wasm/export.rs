@@ -7,6 +7,7 @@ use crate::core::client::{Carrier, Connection};
 use crate::core::session::pending::PendingKind;
 use crate::core::session::{Node, NodeKind, Partial, PendingInteraction, PromptOp, RunningToolCall, Session};
 use crate::core::wire::{result_text, Json, RpcError};
+use js_sys::Reflect;
 use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
@@ -46,12 +47,13 @@ pub(super) struct Items {
 }
 
 impl Items {
+    /// The list's frozen array; `build` makes a frozen array of new items (in one go).
     pub(super) fn export<T>(
         &mut self,
         rev: u64,
         items: &[Rc<T>],
         item_rev: impl Fn(&T) -> u64,
-        build: impl Fn(&T) -> JsValue,
+        build: impl Fn(&[Rc<T>]) -> JsValue,
     ) -> JsValue {
         if let Some((r, a)) = &self.array {
             if *r == rev {
@@ -60,27 +62,36 @@ impl Items {
         }
         let revs: Vec<u64> = items.iter().map(|it| item_rev(it)).collect();
         let arr = match &self.array {
-            None => frozen_array(items.iter().map(|it| build(it))),
+            None => build(items),
             Some((_, old)) => {
                 let (before, after) = (&self.revs, &revs);
                 let prefix = before.iter().zip(after).take_while(|(a, b)| a == b).count();
                 let most = before.len().min(after.len()) - prefix;
                 let suffix = before.iter().rev().zip(after.iter().rev()).take(most).take_while(|(a, b)| a == b).count();
                 let gone = &before[prefix..before.len() - suffix];
-                let middle = items[prefix..items.len() - suffix].iter().map(|it| {
-                    let r = item_rev(it);
-                    match gone.iter().position(|g| *g == r) {
-                        Some(i) => js_sys::Reflect::get_u32(old, (prefix + i) as u32).unwrap_or(JsValue::UNDEFINED),
-                        None => build(it),
-                    }
-                });
-                splice_frozen(old, prefix as u32, (before.len() - suffix) as u32, middle.collect())
+                let middle = &items[prefix..items.len() - suffix];
+                let moved = |it: &Rc<T>| gone.iter().position(|g| *g == item_rev(it));
+                let middle = if middle.iter().any(|it| moved(it).is_some()) {
+                    // Items that moved (a re-sorted list) keep their objects.
+                    frozen_array(middle.iter().map(|it| match moved(it) {
+                        Some(i) => Reflect::get_u32(old, (prefix + i) as u32).unwrap_or(JsValue::UNDEFINED),
+                        None => Reflect::get_u32(&build(std::slice::from_ref(it)), 0).unwrap_or(JsValue::UNDEFINED),
+                    }))
+                } else {
+                    build(middle)
+                };
+                splice_frozen(old, prefix as u32, (before.len() - suffix) as u32, &middle)
             }
         };
         self.revs = revs;
         self.array = Some((rev, arr.clone()));
         arr
     }
+}
+
+/// Frozen objects of `items` built one by one.
+pub(super) fn each<T>(items: &[Rc<T>], build: impl Fn(&T) -> JsValue) -> JsValue {
+    frozen_array(items.iter().map(|it| build(it)))
 }
 
 #[derive(Default)]
@@ -113,52 +124,66 @@ fn opt_num(n: Option<u64>) -> JsValue {
     n.map_or(JsValue::NULL, |n| JsValue::from_f64(n as f64))
 }
 
-fn node_js(n: &Node) -> JsValue {
-    let mut f: Vec<(&str, JsValue)> = vec![
-        ("id", n.id.as_str().into()),
-        ("type", n.kind.type_name().into()),
-        ("seq", num(n.seq as f64)),
-        ("turn", opt_num(n.turn)),
-    ];
-    match &n.kind {
-        NodeKind::User { content, source, .. } | NodeKind::Context { content, source } => {
-            f.push(("content", json_js(content)));
-            f.push(("source", json_js(source)));
+/// A node as the snapshot shows it, written as JSON: a page of new nodes crosses into JS as
+/// one text and one `JSON.parse` (per-field object building cost more than the parse).
+struct NodeView<'a>(&'a Node);
+
+impl serde::Serialize for NodeView<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let n = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("id", &n.id)?;
+        m.serialize_entry("type", n.kind.type_name())?;
+        m.serialize_entry("seq", &n.seq)?;
+        m.serialize_entry("turn", &n.turn)?;
+        match &n.kind {
+            NodeKind::User { content, source, .. } | NodeKind::Context { content, source } => {
+                m.serialize_entry("content", content)?;
+                m.serialize_entry("source", source)?;
+            }
+            NodeKind::Assistant { step, content, provenance } => {
+                m.serialize_entry("step", step)?;
+                m.serialize_entry("content", content)?;
+                m.serialize_entry("provenance", provenance)?;
+            }
+            NodeKind::Tool { step, call_id, name, arguments, status, result, is_error } => {
+                m.serialize_entry("step", step)?;
+                m.serialize_entry("callId", call_id)?;
+                m.serialize_entry("name", name)?;
+                m.serialize_entry("arguments", arguments)?;
+                m.serialize_entry("status", status.as_str())?;
+                m.serialize_entry("result", result)?;
+                m.serialize_entry("isError", is_error)?;
+            }
+            NodeKind::Interrupted { step, text, reason } => {
+                m.serialize_entry("step", step)?;
+                m.serialize_entry("text", text)?;
+                m.serialize_entry("reason", reason.as_str())?;
+            }
+            NodeKind::PlanMode { active } => m.serialize_entry("active", active)?,
+            NodeKind::Interaction { prompt, answers, outcome } => {
+                m.serialize_entry("prompt", &**prompt)?;
+                m.serialize_entry("answers", answers)?;
+                m.serialize_entry("outcome", outcome)?;
+            }
+            NodeKind::ProposedPlan { plan } => m.serialize_entry("plan", plan)?,
+            #[allow(unreachable_patterns)]
+            _ => {}
         }
-        NodeKind::Assistant { step, content, provenance } => {
-            f.push(("step", num(*step as f64)));
-            f.push(("content", json_js(content)));
-            f.push(("provenance", json_js(provenance)));
-        }
-        NodeKind::Tool { step, call_id, name, arguments, status, result, is_error } => {
-            f.push(("step", num(*step as f64)));
-            f.push(("callId", call_id.as_str().into()));
-            f.push(("name", name.as_str().into()));
-            f.push(("arguments", json_js(arguments)));
-            f.push(("status", status.as_str().into()));
-            f.push(("result", result.as_ref().map_or(JsValue::NULL, json_js)));
-            f.push(("isError", (*is_error).into()));
-        }
-        NodeKind::Interrupted { step, text, reason } => {
-            f.push(("step", num(*step as f64)));
-            f.push(("text", text.as_str().into()));
-            f.push(("reason", reason.as_str().into()));
-        }
-        NodeKind::PlanMode { active } => f.push(("active", (*active).into())),
-        NodeKind::Interaction { prompt, answers, outcome } => {
-            f.push(("prompt", ser(&**prompt)));
-            f.push(("answers", ser(answers)));
-            f.push(("outcome", ser(outcome)));
-        }
-        NodeKind::ProposedPlan { plan } => f.push(("plan", ser(plan))),
-        #[allow(unreachable_patterns)]
-        _ => {}
+        m.end()
     }
-    frozen(&f)
 }
 
-fn ser<T: serde::Serialize>(v: &T) -> JsValue {
-    ser_js(v)
+/// Frozen node objects for `nodes`, parsed from one JSON text.
+fn nodes_js(nodes: &[Rc<Node>]) -> JsValue {
+    struct All<'a>(&'a [Rc<Node>]);
+    impl serde::Serialize for All<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.0.iter().map(|n| NodeView(n)))
+        }
+    }
+    json_js(&Json::from_serialize(&All(nodes)))
 }
 
 fn partial_js(p: &Partial) -> JsValue {
@@ -228,10 +253,10 @@ impl SessionExport {
                 return snap.clone();
             }
         }
-        let nodes = self.nodes.export(s.nodes_rev(), s.nodes(), |n| n.rev, node_js);
+        let nodes = self.nodes.export(s.nodes_rev(), s.nodes(), |n| n.rev, nodes_js);
         let running_calls =
-            self.running_calls.export(s.running_calls_rev(), s.running_calls(), |r| r.rev, running_js);
-        let pending = self.pending.export(s.pending_rev(), s.pending(), |p| p.rev, pending_js);
+            self.running_calls.export(s.running_calls_rev(), s.running_calls(), |r| r.rev, |i| each(i, running_js));
+        let pending = self.pending.export(s.pending_rev(), s.pending(), |p| p.rev, |i| each(i, pending_js));
         let partial = match s.partial() {
             None => {
                 self.partial = None;

@@ -10,6 +10,7 @@ use wasm_bindgen::JsCast;
 export function ignoreRejection(p) { p.then(undefined, () => {}); }
 export function freezeArray(a) { return Object.freeze(a); }
 export function spliceFrozen(old, start, end, middle) {
+  if (start === 0 && end === old.length) return middle;
   const a = old.slice(0, start);
   for (const x of middle) a.push(x);
   for (let i = end; i < old.length; i++) a.push(old[i]);
@@ -18,7 +19,7 @@ export function spliceFrozen(old, start, end, middle) {
 extern "C" {
     /// `old[..start] ++ middle ++ old[end..]`, frozen, in one call.
     #[wasm_bindgen(js_name = spliceFrozen)]
-    pub fn splice_frozen(old: &JsValue, start: u32, end: u32, middle: Vec<JsValue>) -> JsValue;
+    pub fn splice_frozen(old: &JsValue, start: u32, end: u32, middle: &JsValue) -> JsValue;
     /// One boundary crossing for a whole array (the glue builds it from the handles).
     #[wasm_bindgen(js_name = freezeArray)]
     fn freeze_array(items: Vec<JsValue>) -> JsValue;

@@ -1,7 +1,7 @@
 //! `host.getSessions()`: the core's live session list ([`SessionList`]) as a frozen snapshot
 //! that stays the same object until the list changes (unchanged items keep theirs).
 
-use super::export::Items;
+use super::export::{each, Items};
 use super::host_client::HostClient;
 use super::inner::Inner;
 use super::js::{frozen, opt_str, ser_js};
@@ -38,7 +38,7 @@ impl ListExport {
                 return snap.clone();
             }
         }
-        let items = self.items.export(list.rev, list.items(), |i| i.rev, item_js);
+        let items = self.items.export(list.rev, list.items(), |i| i.rev, |i| each(i, item_js));
         let error = match list.state() {
             ListState::Error(e) => ser_js(e),
             _ => JsValue::NULL,
