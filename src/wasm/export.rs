@@ -7,7 +7,6 @@ use crate::core::client::{Carrier, Connection};
 use crate::core::session::pending::PendingKind;
 use crate::core::session::{Node, NodeKind, Partial, PendingInteraction, PromptOp, RunningToolCall, Session};
 use crate::core::wire::{result_text, Json, RpcError};
-use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
 
@@ -32,15 +31,26 @@ struct Key {
     running: bool,
 }
 
-/// A per-item cache: id → (rev, object). Items not seen in a rebuild are dropped.
-#[derive(Default)]
-pub(super) struct Items {
-    by_id: HashMap<String, (u64, JsValue)>,
+/// A per-item cache: (id, rev) → object. Items not seen in a rebuild are dropped.
+///
+/// The last export's items with their objects, and an index of them sorted by rev (revs are
+/// stamps: an equal rev is rare, and then the id decides). No hash map (its code costs KBs
+/// of wasm) and no key string allocated per item and export; the one sort is of plain
+/// `(u64, u32)` pairs, shared by every item type.
+pub(super) struct Items<T> {
+    prev: Vec<(Rc<T>, JsValue)>,
+    by_rev: Vec<(u64, u32)>,
     array: Option<(u64, JsValue)>,
 }
 
-impl Items {
-    pub(super) fn export<T>(
+impl<T> Default for Items<T> {
+    fn default() -> Self {
+        Items { prev: Vec::new(), by_rev: Vec::new(), array: None }
+    }
+}
+
+impl<T> Items<T> {
+    pub(super) fn export(
         &mut self,
         rev: u64,
         items: &[Rc<T>],
@@ -53,21 +63,34 @@ impl Items {
                 return a.clone();
             }
         }
-        let mut next = HashMap::with_capacity(items.len());
+        let mut next = Vec::with_capacity(items.len());
         let arr = frozen_array(items.iter().map(|it| {
-            let key = id(it);
             let r = item_rev(it);
-            let obj = match self.by_id.get(key) {
-                Some((cached_rev, obj)) if *cached_rev == r => obj.clone(),
-                _ => build(it),
+            let at = self.by_rev.partition_point(|&(k, _)| k < r);
+            let cached = self.by_rev[at..]
+                .iter()
+                .take_while(|&&(k, _)| k == r)
+                .map(|&(_, i)| &self.prev[i as usize])
+                .find(|(p, _)| id(p) == id(it));
+            let obj = match cached {
+                Some((_, obj)) => obj.clone(),
+                None => build(it),
             };
-            next.insert(key.to_string(), (r, obj.clone()));
+            next.push((Rc::clone(it), obj.clone()));
             obj
         }));
-        self.by_id = next;
+        self.by_rev = next.iter().enumerate().map(|(i, (it, _))| (item_rev(it), i as u32)).collect();
+        sort_pairs(&mut self.by_rev);
+        self.prev = next;
         self.array = Some((rev, arr.clone()));
         arr
     }
+}
+
+/// Not inlined: one copy of the sort for every item type.
+#[inline(never)]
+fn sort_pairs(v: &mut [(u64, u32)]) {
+    v.sort_unstable();
 }
 
 #[derive(Default)]
@@ -75,15 +98,16 @@ pub struct SessionExport {
     /// Bumped by the driver for every `Changed` effect of the session.
     pub changes: u64,
     snapshot: Option<(Key, JsValue)>,
-    nodes: Items,
-    running_calls: Items,
-    pending: Items,
+    nodes: Items<Node>,
+    running_calls: Items<RunningToolCall>,
+    pending: Items<PendingInteraction>,
     partial: Option<(u64, JsValue)>,
     plan: Option<(u64, JsValue)>,
     projections: Option<(u64, JsValue)>,
     interaction: Option<(u64, JsValue)>,
     queue: Option<(u64, JsValue)>,
-    projection_values: HashMap<String, (Rc<Json>, JsValue)>,
+    /// The projection values exported last, in key order (the store's row order).
+    projection_values: Vec<(String, Rc<Json>, JsValue)>,
     open_error: Option<(RpcError, JsValue)>,
     prompt_error: Option<((PromptOp, RpcError), JsValue)>,
 }
@@ -257,8 +281,10 @@ impl SessionExport {
                 // Presence and validity come from the core's typed view; the values are the
                 // projection store's own JS objects (same shape, and they keep identity).
                 let it = s.interaction();
-                let raw = |key: &str, present: bool| match (present, self.projection_values.get(key)) {
-                    (true, Some((_, obj))) => obj.clone(),
+                let values = &self.projection_values;
+                let value = |key: &str| values.binary_search_by(|(k, ..)| k.as_str().cmp(key)).ok().map(|i| &values[i]);
+                let raw = |key: &str, present: bool| match (present, value(key)) {
+                    (true, Some((_, _, obj))) => obj.clone(),
                     _ => JsValue::NULL,
                 };
                 use crate::core::wire::interaction as ix;
@@ -353,14 +379,15 @@ impl SessionExport {
                 return obj.clone();
             }
         }
-        let mut next = HashMap::new();
+        let mut next = Vec::with_capacity(store.len());
         let mut fields = Vec::new();
         for (k, row) in store.rows() {
-            let obj = match self.projection_values.get(k) {
-                Some((v, obj)) if Rc::ptr_eq(v, &row.value) => obj.clone(),
+            let cached = self.projection_values.binary_search_by(|(key, ..)| key.cmp(k)).ok();
+            let obj = match cached.map(|i| &self.projection_values[i]) {
+                Some((_, v, obj)) if Rc::ptr_eq(v, &row.value) => obj.clone(),
                 _ => json_js(&row.value),
             };
-            next.insert(k.clone(), (Rc::clone(&row.value), obj.clone()));
+            next.push((k.clone(), Rc::clone(&row.value), obj.clone()));
             fields.push((k.as_str(), obj));
         }
         let obj = frozen(&fields);

@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 
 #[derive(Default)]
 pub(super) struct ListExport {
-    items: Items,
+    items: Items<ListItem>,
     snapshot: Option<(u64, JsValue)>,
 }
 
