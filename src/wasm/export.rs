@@ -33,20 +33,25 @@ struct Key {
 
 /// A per-item cache: (id, rev) → object. Items not seen in a rebuild are dropped.
 ///
-/// The last export's items with their objects, and an index of them sorted by rev (revs are
-/// stamps: an equal rev is rare, and then the id decides). No hash map (its code costs KBs
-/// of wasm) and no key string allocated per item and export; the one sort is of plain
-/// `(u64, u32)` pairs, shared by every item type.
+/// The last export's items with their objects, found by rev through a small open-addressing
+/// table of positions (revs are stamps: an equal rev is rare, and then the id decides). No
+/// hash map or sort (their code costs KBs of wasm) and no key string allocated per item.
 pub(super) struct Items<T> {
     prev: Vec<(Rc<T>, JsValue)>,
-    by_rev: Vec<(u64, u32)>,
+    /// A power-of-two table at most half full: position in `prev` + 1, or 0 for free.
+    slots: Vec<u32>,
     array: Option<(u64, JsValue)>,
 }
 
 impl<T> Default for Items<T> {
     fn default() -> Self {
-        Items { prev: Vec::new(), by_rev: Vec::new(), array: None }
+        Items { prev: Vec::new(), slots: Vec::new(), array: None }
     }
+}
+
+/// The first slot for `rev` in a table of `len` slots (a power of two).
+fn rev_slot(rev: u64, len: usize) -> usize {
+    (rev.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize & (len - 1)
 }
 
 impl<T> Items<T> {
@@ -63,34 +68,41 @@ impl<T> Items<T> {
                 return a.clone();
             }
         }
+        let cached = |it: &T| {
+            if self.slots.is_empty() {
+                return None;
+            }
+            let r = item_rev(it);
+            let mut at = rev_slot(r, self.slots.len());
+            while let Some(&s) = self.slots.get(at).filter(|&&s| s != 0) {
+                let (p, obj) = &self.prev[s as usize - 1];
+                if item_rev(p) == r && id(p) == id(it) {
+                    return Some(obj.clone());
+                }
+                at = (at + 1) & (self.slots.len() - 1);
+            }
+            None
+        };
         let mut next = Vec::with_capacity(items.len());
         let arr = frozen_array(items.iter().map(|it| {
-            let r = item_rev(it);
-            let at = self.by_rev.partition_point(|&(k, _)| k < r);
-            let cached = self.by_rev[at..]
-                .iter()
-                .take_while(|&&(k, _)| k == r)
-                .map(|&(_, i)| &self.prev[i as usize])
-                .find(|(p, _)| id(p) == id(it));
-            let obj = match cached {
-                Some((_, obj)) => obj.clone(),
-                None => build(it),
-            };
+            let obj = cached(it).unwrap_or_else(|| build(it));
             next.push((Rc::clone(it), obj.clone()));
             obj
         }));
-        self.by_rev = next.iter().enumerate().map(|(i, (it, _))| (item_rev(it), i as u32)).collect();
-        sort_pairs(&mut self.by_rev);
+        let len = (next.len() * 2).next_power_of_two().max(8);
+        let mut slots = vec![0u32; len];
+        for (i, (it, _)) in next.iter().enumerate() {
+            let mut at = rev_slot(item_rev(it), len);
+            while slots[at] != 0 {
+                at = (at + 1) & (len - 1);
+            }
+            slots[at] = i as u32 + 1;
+        }
+        self.slots = slots;
         self.prev = next;
         self.array = Some((rev, arr.clone()));
         arr
     }
-}
-
-/// Not inlined: one copy of the sort for every item type.
-#[inline(never)]
-fn sort_pairs(v: &mut [(u64, u32)]) {
-    v.sort_unstable();
 }
 
 #[derive(Default)]
