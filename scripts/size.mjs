@@ -1,13 +1,26 @@
 #!/usr/bin/env node
 // Size check: packs the npm package (npm pack --dry-run lists its files), then gzips the
-// shipped .wasm and the JS entry glue and compares the sum with the budget.
+// shipped .wasm and the JS entry glue and compares the sum with the committed budget.
+//
+// The budget is a ratchet: size-budget.json (repo root) holds the packed size reached so far,
+// rounded up to the next 0.5 KB, and this check fails (exit 1) whenever the package is over
+// it. Lower it when a change makes the package smaller (the check prints the figure to
+// commit); raising it is a decision made in review. The goal (issue 12) is printed next to
+// it, and so is the hard ceiling the budget must come down to (125 KB) while it is above it.
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 
-// The budget in force (110 KB); issue 12 turns it into a ratchet that gates the build.
-const BUDGET = 110 * 1024
 const root = new URL('..', import.meta.url).pathname
+// The ratchet's hard ceiling and the goal, in KB.
+const CEILING_KB = 125
+const TARGET_KB = 110
+const budgetKB = JSON.parse(readFileSync(root + 'size-budget.json', 'utf8')).budgetKB
+if (!(typeof budgetKB === 'number' && budgetKB > 0)) {
+  console.error(`size: size-budget.json must hold a positive budgetKB (got ${budgetKB})`)
+  process.exit(1)
+}
+const BUDGET = budgetKB * 1024
 const listing = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }))
 const files = listing[0].files.map((f) => f.path)
 const counted = files.filter((p) => p.endsWith('.wasm') || p === 'index.js' || p === 'pkg/agent_session.js')
@@ -19,9 +32,15 @@ for (const p of counted) {
   console.log(`  ${p.padEnd(28)} ${String(raw.length).padStart(8)} B  ${String(gz).padStart(7)} B gz`)
 }
 console.log(`  package files: ${files.join(', ')}`)
-// The budget is a target reported like the benchmarks' figures; SIZE_STRICT=1 makes it a gate.
-// A package without its .wasm is always a failure.
+// Over the budget, or a package without its .wasm, is a failure.
 const hasWasm = counted.some((p) => p.endsWith('.wasm'))
 const within = total <= BUDGET
-console.log(`size: wasm + JS glue = ${(total / 1024).toFixed(1)} KB gzipped (budget ${BUDGET / 1024} KB): ${!hasWasm ? 'FAILED (no .wasm packed)' : within ? 'within budget' : 'OVER BUDGET'}`)
-process.exit(!hasWasm || (!within && process.env.SIZE_STRICT === '1') ? 1 : 0)
+const kb = total / 1024
+const target = `target ${TARGET_KB} KB: ${kb <= TARGET_KB ? 'met' : 'not met'}${budgetKB > CEILING_KB ? `; budget above the ${CEILING_KB} KB ceiling` : ''}`
+console.log(`size: wasm + JS glue = ${kb.toFixed(1)} KB gzipped (budget ${budgetKB} KB): ${!hasWasm ? 'FAILED (no .wasm packed)' : within ? 'within budget' : 'OVER BUDGET'} (${target})`)
+// The ratchet only goes down: say so when the package is a 0.5 KB step or more under it.
+const ratchet = Math.ceil(kb * 2) / 2
+if (hasWasm && within && ratchet < budgetKB) {
+  console.log(`size: ${budgetKB - ratchet} KB under the budget: lower budgetKB in size-budget.json to ${ratchet}`)
+}
+process.exit(!hasWasm || !within ? 1 : 0)

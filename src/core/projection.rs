@@ -21,17 +21,30 @@ pub struct Row {
 
 #[derive(Debug, Default, Clone)]
 pub struct ProjectionStore {
-    rows: BTreeMap<String, Row>,
+    /// Sorted by key, one row per key. A sorted `Vec` rather than a `BTreeMap` (KBs of
+    /// wasm per key/value type): a session carries a handful of projections.
+    rows: Vec<(String, Row)>,
     /// Bumped whenever any row changes; the snapshot's `projections` object follows it.
     pub rev: u64,
 }
 
 impl ProjectionStore {
-    pub fn get(&self, key: &str) -> Option<&Row> {
-        self.rows.get(key)
+    fn find(&self, key: &str) -> Result<usize, usize> {
+        self.rows.binary_search_by(|(k, _)| k.as_str().cmp(key))
     }
+    /// Inserts or replaces the row of `key`.
+    fn put(&mut self, key: &str, row: Row) {
+        match self.find(key) {
+            Ok(i) => self.rows[i].1 = row,
+            Err(i) => self.rows.insert(i, (key.to_string(), row)),
+        }
+    }
+    pub fn get(&self, key: &str) -> Option<&Row> {
+        self.find(key).ok().map(|i| &self.rows[i].1)
+    }
+    /// The rows in key order.
     pub fn rows(&self) -> impl Iterator<Item = (&String, &Row)> {
-        self.rows.iter()
+        self.rows.iter().map(|(k, r)| (k, r))
     }
     pub fn len(&self) -> usize {
         self.rows.len()
@@ -42,7 +55,7 @@ impl ProjectionStore {
 
     /// A `session/projection` frame. Returns whether the store changed.
     pub fn apply_frame(&mut self, key: &str, value: Json, seq: i64, rev: u64) -> bool {
-        match self.rows.get_mut(key) {
+        match self.find(key).ok().map(|i| &mut self.rows[i].1) {
             Some(r) if r.seq > seq => false,
             Some(r) if *r.value == value => {
                 // A replay or an unchanged value: keep the identity, adopt the version.
@@ -51,7 +64,7 @@ impl ProjectionStore {
                 false
             }
             _ => {
-                self.rows.insert(key.to_string(), Row { value: Rc::new(value), seq, live: true });
+                self.put(key, Row { value: Rc::new(value), seq, live: true });
                 self.rev = rev;
                 true
             }
@@ -60,7 +73,7 @@ impl ProjectionStore {
 
     /// The connection ended: no row is live any more, so a baseline may settle ties.
     pub fn connection_lost(&mut self) {
-        for row in self.rows.values_mut() {
+        for (_, row) in self.rows.iter_mut() {
             row.live = false;
         }
     }
@@ -71,22 +84,22 @@ impl ProjectionStore {
     pub fn apply_baseline(&mut self, as_of_seq: i64, values: &BTreeMap<String, Json>, rev: u64) -> bool {
         let survives = |row: &Row| row.seq > as_of_seq || (row.seq == as_of_seq && row.live);
         let mut changed = false;
-        self.rows.retain(|key, row| {
+        self.rows.retain(|(key, row)| {
             let keep = survives(row) || values.contains_key(key);
             changed |= !keep;
             keep
         });
         for (key, value) in values {
-            match self.rows.get(key) {
+            match self.get(key) {
                 Some(row) if survives(row) => {}
                 Some(row) if *row.value == *value => {
                     // Same value: keep the Rc (identity) and adopt the baseline's version.
                     let value = Rc::clone(&row.value);
-                    self.rows.insert(key.clone(), Row { value, seq: as_of_seq, live: false });
+                    self.put(key, Row { value, seq: as_of_seq, live: false });
                 }
                 _ => {
                     let row = Row { value: Rc::new(value.clone()), seq: as_of_seq, live: false };
-                    self.rows.insert(key.clone(), row);
+                    self.put(key, row);
                     changed = true;
                 }
             }
@@ -100,7 +113,7 @@ impl ProjectionStore {
     /// `session/subscribed.lastSeq`: rows newer than the host's log were lost by a restart.
     pub fn truncate_after(&mut self, last_seq: i64, rev: u64) -> bool {
         let before = self.rows.len();
-        self.rows.retain(|_, row| row.seq <= last_seq);
+        self.rows.retain(|(_, row)| row.seq <= last_seq);
         let changed = self.rows.len() != before;
         if changed {
             self.rev = rev;

@@ -8,7 +8,6 @@ use crate::core::session::pending::PendingKind;
 use crate::core::session::{Node, NodeKind, Partial, PendingInteraction, PromptOp, RunningToolCall, Session};
 use crate::core::wire::{result_text, Json, RpcError};
 use js_sys::Reflect;
-use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
 
@@ -107,7 +106,8 @@ pub struct SessionExport {
     projections: Option<(u64, JsValue)>,
     interaction: Option<(u64, JsValue)>,
     queue: Option<(u64, JsValue)>,
-    projection_values: HashMap<String, (Rc<Json>, JsValue)>,
+    /// The projection values exported last, in key order (the store's row order).
+    projection_values: Vec<(String, Rc<Json>, JsValue)>,
     open_error: Option<(RpcError, JsValue)>,
     prompt_error: Option<((PromptOp, RpcError), JsValue)>,
 }
@@ -295,8 +295,10 @@ impl SessionExport {
                 // Presence and validity come from the core's typed view; the values are the
                 // projection store's own JS objects (same shape, and they keep identity).
                 let it = s.interaction();
-                let raw = |key: &str, present: bool| match (present, self.projection_values.get(key)) {
-                    (true, Some((_, obj))) => obj.clone(),
+                let values = &self.projection_values;
+                let value = |key: &str| values.binary_search_by(|(k, ..)| k.as_str().cmp(key)).ok().map(|i| &values[i]);
+                let raw = |key: &str, present: bool| match (present, value(key)) {
+                    (true, Some((_, _, obj))) => obj.clone(),
                     _ => JsValue::NULL,
                 };
                 use crate::core::wire::interaction as ix;
@@ -391,14 +393,15 @@ impl SessionExport {
                 return obj.clone();
             }
         }
-        let mut next = HashMap::new();
+        let mut next = Vec::with_capacity(store.len());
         let mut fields = Vec::new();
         for (k, row) in store.rows() {
-            let obj = match self.projection_values.get(k) {
-                Some((v, obj)) if Rc::ptr_eq(v, &row.value) => obj.clone(),
+            let cached = self.projection_values.binary_search_by(|(key, ..)| key.cmp(k)).ok();
+            let obj = match cached.map(|i| &self.projection_values[i]) {
+                Some((_, v, obj)) if Rc::ptr_eq(v, &row.value) => obj.clone(),
                 _ => json_js(&row.value),
             };
-            next.insert(k.clone(), (Rc::clone(&row.value), obj.clone()));
+            next.push((k.clone(), Rc::clone(&row.value), obj.clone()));
             fields.push((k.as_str(), obj));
         }
         let obj = frozen(&fields);

@@ -65,18 +65,26 @@ pub(super) struct Inner {
 }
 
 /// Runs `f` on the shared state, then performs the core's outputs, releases the borrow, and
-/// makes the queued JS calls.
+/// makes the queued JS calls. Generic only in a thin shim: the work is in [`run_dyn`], one
+/// copy for every call site.
 pub(super) fn run<R>(shared: &Shared, f: impl FnOnce(&mut Inner) -> R) -> R {
-    let (r, deferred) = {
+    let mut f = Some(f);
+    let mut r = None;
+    run_dyn(shared, &mut |inner| r = f.take().map(|f| f(inner)));
+    r.expect("run_dyn calls its closure once")
+}
+
+#[inline(never)]
+fn run_dyn(shared: &Shared, f: &mut dyn FnMut(&mut Inner)) {
+    let deferred = {
         let mut g = shared.borrow_mut();
-        let r = f(&mut g);
+        f(&mut g);
         g.pump();
-        (r, std::mem::take(&mut g.deferred))
+        std::mem::take(&mut g.deferred)
     };
     for (func, arg) in deferred {
         let _ = func.call1(&JsValue::UNDEFINED, &arg);
     }
-    r
 }
 
 /// Feeds one input to the core of a client that may be gone (I/O completions, timers).

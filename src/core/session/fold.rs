@@ -7,7 +7,6 @@
 
 use super::nodes::{same_node, Node, NodeKind, Partial, PlanText, RunningToolCall, Stamps, ToolStatus};
 use crate::core::wire::{Chunk, ChunkKind, EventBody, Json, Seq, SessionEvent};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Which parts of the fold an event touched.
@@ -31,7 +30,7 @@ pub struct Fold {
     pub running: Vec<Rc<RunningToolCall>>,
     pub running_rev: u64,
     /// callId -> index into `nodes` of its tool node.
-    tool_index: HashMap<String, usize>,
+    tool_index: ToolIndex,
     /// Every valid plan commit folded, in seq order: (seq, active). The window's commits
     /// are read here, never by scanning the window's events again.
     pub plan_commits: Vec<(Seq, bool)>,
@@ -193,7 +192,7 @@ impl Fold {
         stamps: &mut Stamps,
         edit: impl FnOnce(&mut ToolStatus, &mut Option<Json>, &mut bool),
     ) -> bool {
-        let Some(&i) = self.tool_index.get(call_id) else { return false };
+        let Some(i) = self.tool_index.get(call_id) else { return false };
         let mut node = (*self.nodes[i]).clone();
         if let NodeKind::Tool { status, result, is_error, .. } = &mut node.kind {
             edit(status, result, is_error);
@@ -258,9 +257,9 @@ impl Fold {
             fresh.apply(ev, stamps);
         }
         fresh.nodes.reserve(fresh.nodes.len().max(64));
-        let old: HashMap<&str, &Rc<Node>> = previous.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
+        let old = BySeq::new(&previous.nodes);
         for node in fresh.nodes.iter_mut() {
-            if let Some(prev) = old.get(node.id.as_str()).filter(|prev| same_node(prev, node)) {
+            if let Some(prev) = old.get(node.seq).filter(|prev| same_node(prev, node)) {
                 *node = Rc::clone(prev);
             }
         }
@@ -329,27 +328,31 @@ impl Fold {
         let cut_short = page_calls.iter().any(|id| {
             head.tool_index
                 .get(id)
-                .is_some_and(|&i| matches!(head.nodes[i].kind, NodeKind::Tool { status: ToolStatus::Interrupted, .. }))
+                .is_some_and(|i| matches!(head.nodes[i].kind, NodeKind::Tool { status: ToolStatus::Interrupted, .. }))
         });
         if cut_short {
             return Fold::rebuild(page.iter().chain(window), current, stamps);
         }
         // `current` made its first `made` nodes from window events before `k`.
         let made = if k == 0 { 0 } else { Fold::rebuild(&window[..k], &Fold::default(), stamps).nodes.len() };
-        let latest: HashMap<&str, &Rc<Node>> = current.nodes[..made].iter().map(|n| (n.id.as_str(), n)).collect();
+        let latest = BySeq::new(&current.nodes[..made]);
         let offset = head.nodes.len();
         let mut nodes = Vec::with_capacity(offset + current.nodes.len() - made);
         for n in head.nodes {
-            nodes.push(match latest.get(n.id.as_str()) {
+            nodes.push(match latest.get(n.seq) {
                 Some(cur) => Rc::clone(cur),
                 None => n,
             });
         }
         nodes.extend(current.nodes[made..].iter().cloned());
-        let mut tool_index = head.tool_index;
-        tool_index.extend(
-            current.tool_index.iter().filter(|(_, &i)| i >= made).map(|(id, i)| (id.clone(), i - made + offset)),
-        );
+        // The index of the joined nodes, as folding them one by one would have left it
+        // (a later call with a repeated callId wins).
+        let mut tool_index = ToolIndex::default();
+        for (i, n) in nodes.iter().enumerate() {
+            if let NodeKind::Tool { call_id, .. } = &n.kind {
+                tool_index.insert(call_id.clone(), i);
+            }
+        }
         let same =
             nodes.len() == current.nodes.len() && nodes.iter().zip(&current.nodes).all(|(a, b)| Rc::ptr_eq(a, b));
         Fold {
@@ -370,5 +373,107 @@ impl Fold {
             plan_text: current.plan_text.clone().or(head.plan_text),
             turn_open: current.turn_open.or(head.turn_open),
         }
+    }
+}
+
+/// Nodes by seq (a node's id is `s<seq>`, so a seq names one node), for the identity
+/// hand-over of a re-fold. A `Vec` sorted by insertion, not a hash map (KBs of wasm): nodes
+/// come almost in seq order, so nearly every insert is a push at the end.
+struct BySeq<'a>(Vec<(Seq, &'a Rc<Node>)>);
+
+impl<'a> BySeq<'a> {
+    fn new(nodes: &'a [Rc<Node>]) -> Self {
+        let mut v: Vec<(Seq, &Rc<Node>)> = Vec::with_capacity(nodes.len());
+        for n in nodes {
+            match v.binary_search_by_key(&n.seq, |e| e.0) {
+                Ok(i) => v[i].1 = n,
+                Err(i) => v.insert(i, (n.seq, n)),
+            }
+        }
+        BySeq(v)
+    }
+
+    fn get(&self, seq: Seq) -> Option<&'a Rc<Node>> {
+        self.0.binary_search_by_key(&seq, |e| e.0).ok().map(|i| self.0[i].1)
+    }
+}
+
+/// callId -> node index: open addressing with linear probing over FNV-1a hashes, O(1) per
+/// tool call and result. Not `std`'s `HashMap`: it and its `RandomState` cost KBs of wasm.
+#[derive(Debug, Default, Clone)]
+struct ToolIndex {
+    /// A power-of-two table (or empty); a slot holding `FREE` as its index is free.
+    slots: Vec<(String, usize)>,
+    len: usize,
+}
+
+const FREE: usize = usize::MAX;
+
+fn fnv1a(s: &str) -> usize {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in s.bytes() {
+        h = (h ^ b as u32).wrapping_mul(0x0100_0193);
+    }
+    h as usize
+}
+
+impl ToolIndex {
+    /// The slot holding `key`, or the free slot where it belongs. The table is not empty
+    /// and never full (at most half used).
+    fn slot(&self, key: &str) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = fnv1a(key) & mask;
+        while self.slots[i].1 != FREE && self.slots[i].0 != key {
+            i = (i + 1) & mask;
+        }
+        i
+    }
+
+    fn get(&self, key: &str) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        Some(self.slots[self.slot(key)].1).filter(|&i| i != FREE)
+    }
+
+    /// Inserts or replaces.
+    fn insert(&mut self, key: String, index: usize) {
+        if (self.len + 1) * 2 > self.slots.len() {
+            let cap = (self.slots.len() * 2).max(16);
+            let old = std::mem::replace(&mut self.slots, Vec::with_capacity(cap));
+            self.slots.resize_with(cap, || (String::new(), FREE));
+            self.len = 0;
+            for (k, i) in old {
+                if i != FREE {
+                    self.insert(k, i);
+                }
+            }
+        }
+        let at = self.slot(&key);
+        if self.slots[at].1 == FREE {
+            self.len += 1;
+        }
+        self.slots[at] = (key, index);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ToolIndex;
+
+    #[test]
+    fn the_tool_index_finds_replaces_and_grows() {
+        let mut t = ToolIndex::default();
+        assert_eq!(t.get("x"), None);
+        for i in 0..1000 {
+            t.insert(format!("call_{i}"), i);
+        }
+        t.insert("call_7".into(), 5000);
+        t.insert(String::new(), 1);
+        assert_eq!(
+            (t.get("call_7"), t.get("call_999"), t.get(""), t.get("call_1000")),
+            (Some(5000), Some(999), Some(1), None)
+        );
+        assert_eq!(t.len, 1001);
     }
 }

@@ -37,7 +37,7 @@ use fold::Fold;
 use nodes::Stamps;
 use pending::PendingSet;
 use plan::PlanTracker;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,8 +137,10 @@ pub struct Session {
     window: event_run::EventRun,
     has_more: bool,
     fold: Fold,
-    /// Live events that cannot be appended yet (loading, repairing, stale), by seq.
-    buffer: BTreeMap<u64, SessionEvent>,
+    /// Live events that cannot be appended yet (loading, repairing, stale), sorted by seq,
+    /// one per seq. A sorted `Vec` rather than a `BTreeMap` (KBs of wasm): frames arrive in
+    /// order, so an insert is a push at the end and a stitch drains a prefix at once.
+    buffer: Vec<SessionEvent>,
     /// The connection dropped since the window was built: frames wait for the resync.
     stale: bool,
     /// A resync pull is in flight while the previous window stays visible.
@@ -188,7 +190,7 @@ impl Session {
             window: event_run::EventRun::default(),
             has_more: false,
             fold: Fold::default(),
-            buffer: BTreeMap::new(),
+            buffer: Vec::new(),
             stale: false,
             resyncing: false,
             repair_attempts: (-1, 0),

@@ -1,7 +1,6 @@
 //! Pending approvals and questions awaiting `respond()`.
 
 use crate::core::wire::{ApprovalRequested, Question};
-use std::collections::HashSet;
 use std::rc::Rc;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -41,11 +40,12 @@ pub struct PendingSet {
     pub items: Vec<Rc<PendingInteraction>>,
     pub rev: u64,
     /// Keys settled by a resolved frame: a late `respond` is refused without a request.
-    settled: HashSet<String>,
+    /// Sorted (binary search); a `Vec`, not a `HashSet`, for wasm size.
+    settled: Vec<String>,
     /// Questions held over a reconnect that the new connection has not replayed yet. The host
     /// replays every still-pending question on a mux open, so one still unconfirmed when the
     /// new window is installed is gone on the host (e.g. it restarted without it).
-    unconfirmed: HashSet<String>,
+    unconfirmed: Vec<String>,
 }
 
 impl PendingSet {
@@ -56,8 +56,10 @@ impl PendingSet {
     /// A requested frame, live or replayed on a mux open: (re-)mints the wait.
     /// Returns whether the set changed.
     pub fn request(&mut self, key: String, rpc_id: String, kind: PendingKind, rev: u64) -> bool {
-        self.settled.remove(&key);
-        self.unconfirmed.remove(&key);
+        if let Ok(i) = self.settled.binary_search(&key) {
+            self.settled.remove(i);
+        }
+        self.unconfirmed.retain(|k| *k != key);
         let item = PendingInteraction { key, rpc_id, kind, rev };
         match self.items.iter_mut().find(|p| p.key == item.key) {
             Some(existing) if existing.rpc_id == item.rpc_id && existing.kind == item.kind => false,
@@ -86,7 +88,9 @@ impl PendingSet {
 
     /// A resolved frame (or a host that says the wait is gone). Duplicates are no-ops.
     pub fn resolve(&mut self, key: &str, rev: u64) -> bool {
-        self.settled.insert(key.to_string());
+        if let Err(i) = self.settled.binary_search_by(|k| k.as_str().cmp(key)) {
+            self.settled.insert(i, key.to_string());
+        }
         let before = self.items.len();
         self.items.retain(|p| p.key != key);
         let changed = self.items.len() != before;
@@ -115,6 +119,6 @@ impl PendingSet {
     }
 
     pub fn is_settled(&self, key: &str) -> bool {
-        self.settled.contains(key)
+        self.settled.binary_search_by(|k| k.as_str().cmp(key)).is_ok()
     }
 }

@@ -4,7 +4,7 @@
 use super::fold::{Fold, Touched};
 use super::io::{Call, Outcome};
 use super::{OpenState, Purpose, Session, MAX_BUFFERED, MAX_REPAIRS_PER_TAIL};
-use crate::core::wire::{HistoryValue, Seq, SessionEvent};
+use crate::core::wire::{HistoryValue, SessionEvent};
 
 impl Session {
     /// Installs a tail page as the whole window (open, resync, repair), then stitches the
@@ -56,18 +56,30 @@ impl Session {
     /// Applies buffered frames that continue the window, drops the ones it already holds,
     /// and starts a repair if a gap (or the subscribed tail) is still ahead.
     pub(super) fn stitch(&mut self) {
-        while let Some((&seq, _)) = self.buffer.first_key_value() {
-            let seq = seq as Seq;
-            let tail = self.tail_seq();
-            if seq <= tail {
-                self.buffer.pop_first();
-                self.diag.duplicate_events += 1;
-            } else if seq == tail + 1 {
-                let (_, ev) = self.buffer.pop_first().expect("peeked");
-                self.append(ev);
-            } else {
-                break;
+        // The buffer is sorted with one event per seq, so what continues (or repeats) the
+        // window is a prefix: found from the seqs alone, then drained at once.
+        let mut tail = self.tail_seq();
+        let run = self
+            .buffer
+            .iter()
+            .take_while(|ev| {
+                if ev.seq() == tail + 1 {
+                    tail += 1;
+                }
+                ev.seq() <= tail
+            })
+            .count();
+        if run > 0 {
+            // `append` never touches the buffer: take it out while its prefix is applied.
+            let mut buffer = std::mem::take(&mut self.buffer);
+            for ev in buffer.drain(..run) {
+                if ev.seq() <= self.tail_seq() {
+                    self.diag.duplicate_events += 1;
+                } else {
+                    self.append(ev);
+                }
             }
+            self.buffer = buffer;
         }
         self.maybe_repair();
     }
@@ -147,13 +159,19 @@ impl Session {
     }
 
     fn buffer_event(&mut self, ev: SessionEvent) {
-        if self.buffer.len() >= MAX_BUFFERED && !self.buffer.contains_key(&ev.seq) {
+        let mut at = self.buffer.binary_search_by_key(&ev.seq, |e| e.seq);
+        if self.buffer.len() >= MAX_BUFFERED && at.is_err() {
             // The tail page holds all of these; keep memory bounded and let it bring them.
             self.diag.buffer_overflows += self.buffer.len() as u64;
             self.buffer.clear();
+            at = Err(0);
         }
-        if self.buffer.insert(ev.seq, ev).is_some() {
-            self.diag.duplicate_events += 1;
+        match at {
+            Ok(i) => {
+                self.buffer[i] = ev;
+                self.diag.duplicate_events += 1;
+            }
+            Err(i) => self.buffer.insert(i, ev),
         }
     }
 
