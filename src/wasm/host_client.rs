@@ -56,6 +56,7 @@ impl HostClient {
                 notify_host: false,
                 notify_sessions: Vec::new(),
                 deferred: Vec::new(),
+                spawns: Vec::new(),
                 sessions_export: Default::default(),
             })
         });

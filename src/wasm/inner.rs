@@ -21,6 +21,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
 
 pub(super) type Shared = Rc<RefCell<Inner>>;
+/// An I/O task, started once the state borrow is released (one `spawn_local` instance).
+pub(super) type Task = std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>;
 pub(super) type WeakShared = Weak<RefCell<Inner>>;
 
 #[derive(Default)]
@@ -60,6 +62,8 @@ pub(super) struct Inner {
     pub(super) notify_sessions: Vec<String>,
     /// JS calls to make once the borrow is released.
     pub(super) deferred: Vec<(Function, JsValue)>,
+    /// I/O tasks to start after those calls.
+    pub(super) spawns: Vec<Task>,
     /// The live session list's export cache.
     pub(super) sessions_export: super::sessions::ListExport,
 }
@@ -76,14 +80,19 @@ pub(super) fn run<R>(shared: &Shared, f: impl FnOnce(&mut Inner) -> R) -> R {
 
 #[inline(never)]
 fn run_dyn(shared: &Shared, f: &mut dyn FnMut(&mut Inner)) {
-    let deferred = {
+    let (deferred, spawns) = {
         let mut g = shared.borrow_mut();
         f(&mut g);
         g.pump();
-        std::mem::take(&mut g.deferred)
+        (std::mem::take(&mut g.deferred), std::mem::take(&mut g.spawns))
     };
     for (func, arg) in deferred {
         let _ = func.call1(&JsValue::UNDEFINED, &arg);
+    }
+    // I/O starts after the promises above are settled: an `await` on an operation resumes
+    // before the follow-up requests it caused (the plan query after an open) begin.
+    for task in spawns {
+        spawn_local(task);
     }
 }
 
@@ -196,17 +205,17 @@ impl Inner {
         let ctrl = AbortController::new();
         self.calls.insert(call, ctrl.clone());
         let (weak, ep) = (self.me.clone(), self.ep.clone());
-        spawn_local(async move {
+        self.spawns.push(Box::pin(async move {
             let reply = transport::unary(&ep, path, body, ctrl).await;
             feed_weak(&weak, Input::Response { call, reply });
-        });
+        }));
     }
 
     fn open_sse(&mut self, stream: StreamId, kind: StreamKind) {
         let ctrl = AbortController::new();
         self.streams.insert(stream, StreamIo::Sse(ctrl.clone()));
         let (weak, ep) = (self.me.clone(), self.ep.clone());
-        spawn_local(async move { read_sse(weak, ep, stream, kind, ctrl).await });
+        self.spawns.push(Box::pin(read_sse(weak, ep, stream, kind, ctrl)));
     }
 
     /// The number of WebSocket downlinks held (diagnostics).
