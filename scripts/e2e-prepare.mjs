@@ -2,7 +2,8 @@
 //   www/node_modules (npm ci), pkg/ (npm run build), www/dist (vite build, always unless
 //   E2E_SKIP_WWW_BUILD=1), the host binary (cargo build -p agent-session-host).
 import { execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, hostBinary } from '../e2e/lib/host.mjs'
 
@@ -22,8 +23,15 @@ function newest(dir) {
 
 export function prepare() {
   const www = join(ROOT, 'www')
-  if (!existsSync(join(www, 'node_modules', '.package-lock.json'))) {
-    run('npm', [existsSync(join(www, 'package-lock.json')) ? 'ci' : 'install', '--no-audit', '--no-fund', '--loglevel=error'], www)
+  // Installed again whenever the lock file changed since the last install (a dependency added
+  // later, e.g. the a11y checker, must not be missing from an older install).
+  const lock = join(www, 'package-lock.json')
+  const stamp = join(www, 'node_modules', '.e2e-lock-hash')
+  const hash = existsSync(lock) ? createHash('sha256').update(readFileSync(lock)).digest('hex') : 'none'
+  const installed = existsSync(join(www, 'node_modules', '.package-lock.json')) && existsSync(stamp) && readFileSync(stamp, 'utf8') === hash
+  if (!installed) {
+    run('npm', [existsSync(lock) ? 'ci' : 'install', '--no-audit', '--no-fund', '--loglevel=error'], www)
+    writeFileSync(stamp, hash)
   }
   if (!existsSync(join(ROOT, 'pkg', 'agent_session_bg.wasm'))) run('npm', ['run', 'build'])
   const dist = join(www, 'dist', 'index.html')
