@@ -63,7 +63,12 @@ fn page_back(turns: bool, step: u64) -> f64 {
     // timed, on the client's path (the one-pass page reader, then the session).
     let bodies: Vec<String> = (0..EVENTS / step - 1)
         .map(|i| EVENTS - step * (i + 1))
-        .map(|b| format!(r#"{{"type":"server-response","rpcId":"r","result":{{"ok":true,"value":{}}}}}"#, page(b - step, b, turns).text()))
+        .map(|b| {
+            format!(
+                r#"{{"type":"server-response","rpcId":"r","result":{{"ok":true,"value":{}}}}}"#,
+                page(b - step, b, turns).text()
+            )
+        })
         .collect();
     let start = Instant::now();
     for body in bodies {

@@ -31,7 +31,10 @@ pub enum Fate {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Target {
     /// A session call of session `sim` (index into the world's sessions).
-    Session { sim: usize, call: Call },
+    Session {
+        sim: usize,
+        call: Call,
+    },
     Describe,
     List,
 }

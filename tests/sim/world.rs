@@ -11,8 +11,8 @@ use super::model_host::{Meta, ModelHost};
 use super::network::{Conn, Downlink, Fate, Network, Request, Response, Tagged, Target};
 use super::rng::Rng;
 use agent_session::core::client::{
-    CallId, Carrier, Config, HostClient, Input, Instant, Output, Reply, SessionOp, Settlement, StreamKind,
-    Token, Transport,
+    CallId, Carrier, Config, HostClient, Input, Instant, Output, Reply, SessionOp, Settlement, StreamKind, Token,
+    Transport,
 };
 use agent_session::core::session::{Call, OpenState, Session};
 use agent_session::core::wire::{
@@ -382,7 +382,10 @@ impl World {
 
     fn push_subscribed(&mut self, i: usize) {
         let rpc_id = self.net.next_rpc_id();
-        let frame = Frame::Subscribed(SubscribedFrame { session_id: self.sims[i].id.clone(), last_seq: self.sims[i].host.last_seq() });
+        let frame = Frame::Subscribed(SubscribedFrame {
+            session_id: self.sims[i].id.clone(),
+            last_seq: self.sims[i].host.last_seq(),
+        });
         self.net.stream.push_back(Tagged { frame: InboundFrame { rpc_id, frame }, sim: i, meta: Meta::default() });
     }
 
@@ -539,7 +542,8 @@ impl World {
     }
 
     pub fn deliver_response_where(&mut self, pred: impl Fn(&Call) -> bool) {
-        let i = self.net.responses.iter().position(|r| r.call().is_some_and(&pred)).expect("scenario: no such response");
+        let i =
+            self.net.responses.iter().position(|r| r.call().is_some_and(&pred)).expect("scenario: no such response");
         self.deliver_response(i);
         self.check();
     }

@@ -66,7 +66,8 @@ impl std::error::Error for TicketError {}
 
 /// The ticket from a `stream.ticket` value.
 pub fn read_ticket(value: &Json) -> Result<String, TicketError> {
-    let ticket = Obj::parse(value.text()).and_then(|o| o.str("ticket")).map_err(|e| TicketError::Shape(e.to_string()))?;
+    let ticket =
+        Obj::parse(value.text()).and_then(|o| o.str("ticket")).map_err(|e| TicketError::Shape(e.to_string()))?;
     if ticket.is_empty() {
         return Err(TicketError::Empty);
     }

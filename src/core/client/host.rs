@@ -31,7 +31,7 @@
 //! ```
 
 use super::carrier::{Carrier, Carriers, Transport};
-use super::connection::{Backoff, ConnCommand, Connection, GenerationEnd, StreamKind};
+use super::connection::{Backoff, ConnCommand, ConnState, Connection, GenerationEnd, StreamKind};
 use super::downlink::{read_ticket, STREAM_TICKET};
 use super::router::Router;
 use super::sessions::SessionList;
@@ -121,11 +121,20 @@ pub enum SessionOp {
     Open,
     LoadOlder,
     /// `content`: a JSON array of content blocks (checked by the caller).
-    Prompt { content: Json, mode: PromptMode },
+    Prompt {
+        content: Json,
+        mode: PromptMode,
+    },
     Cancel,
     SetPlanMode(bool),
-    Respond { key: String, result: RpcResult<Json> },
-    Answer { prompt_id: String, answers: Vec<Answer> },
+    Respond {
+        key: String,
+        result: RpcResult<Json>,
+    },
+    Answer {
+        prompt_id: String,
+        answers: Vec<Answer>,
+    },
 }
 
 /// A host-level call the UI asked for.
@@ -294,9 +303,7 @@ enum Waits {
 pub struct HostClient {
     cfg: Config,
     now: Instant,
-    /// `close()` was called: no request, stream or timer is started after this.
-    closed: bool,
-    started: bool,
+    /// Also the client's lifecycle: not started (generation 0), running, or closed.
     conn: Connection,
     carriers: Carriers,
     router: Router,
@@ -319,8 +326,6 @@ impl HostClient {
             carriers: Carriers::new(cfg.transport),
             cfg,
             now: Instant::default(),
-            closed: false,
-            started: false,
             router: Router::new(),
             list: SessionList::default(),
             calls: VecMap::new(),
@@ -353,8 +358,9 @@ impl HostClient {
     pub fn sessions(&self) -> &SessionList {
         &self.list
     }
+    /// `close()` was called: no request, stream or timer is started after this.
     pub fn is_closed(&self) -> bool {
-        self.closed
+        self.conn.state() == ConnState::Closed
     }
     pub fn diagnostics(&self) -> ClientDiagnostics {
         ClientDiagnostics {
@@ -372,10 +378,11 @@ impl HostClient {
 
     /// When [`Input::Timeout`] is due next (`None`: nothing is scheduled).
     pub fn poll_timeout(&self) -> Option<Instant> {
-        if self.closed {
+        if self.is_closed() {
             return None;
         }
-        if !self.started {
+        if self.conn.generation() == 0 {
+            // Not started: the first input starts it.
             return Some(self.now);
         }
         let conn = self.conn.deadline().map(Instant);
@@ -388,10 +395,8 @@ impl HostClient {
         if now > self.now {
             self.now = now;
         }
-        if !self.started && !self.closed {
-            self.started = true;
-            self.conn.start(self.now.0);
-        }
+        // The first input starts the first generation (idempotent, nothing after close).
+        self.conn.start(self.now.0);
         match input {
             Input::Timeout => self.on_timeout(),
             Input::Response { call, reply } => self.on_response(call, reply),
@@ -409,13 +414,14 @@ impl HostClient {
             }
             Input::StreamEnded { stream, why } => self.on_stream_ended(stream, why),
             Input::Ensure { session } => {
-                if !self.closed {
+                if !self.is_closed() {
                     self.router.ensure(&session);
                 }
             }
             Input::Session { token, session, op } => self.on_session_op(token, session, op),
             Input::Resync { session } => {
-                if let Some(s) = self.router.get_mut(&session).filter(|_| !self.closed) {
+                let closed = self.is_closed();
+                if let Some(s) = self.router.get_mut(&session).filter(|_| !closed) {
                     s.resync();
                 }
             }
@@ -468,7 +474,7 @@ impl HostClient {
     }
 
     fn on_timeout(&mut self) {
-        if self.closed {
+        if self.is_closed() {
             return;
         }
         let rand = self.random();
@@ -528,7 +534,9 @@ impl HostClient {
         let calls: Vec<CallId> = self
             .calls
             .iter()
-            .filter(|(_, c)| matches!(c.what, CallFor::Describe { gen: g } | CallFor::Ticket { gen: g, .. } if g == gen))
+            .filter(
+                |(_, c)| matches!(c.what, CallFor::Describe { gen: g } | CallFor::Ticket { gen: g, .. } if g == gen),
+            )
             .map(|(id, _)| *id)
             .collect();
         for call in calls {
@@ -580,7 +588,7 @@ impl HostClient {
     /// The generation of stream `id` if it is still wanted.
     fn live_stream(&self, id: StreamId) -> Option<u64> {
         let s = &self.streams[self.stream_index(id)?];
-        (!self.closed && self.conn.is_current(s.gen)).then_some(s.gen)
+        (!self.is_closed() && self.conn.is_current(s.gen)).then_some(s.gen)
     }
 
     fn on_stream_opened(&mut self, id: StreamId) {
@@ -636,10 +644,13 @@ impl HostClient {
     fn on_stream_ended(&mut self, id: StreamId, why: String) {
         let Some(gen) = self.live_stream(id) else { return };
         let i = self.stream_index(id).expect("live");
-        let (kind, carrier, opened) = (self.streams[i].kind, self.streams[i].carrier, self.streams[i].state == StreamState::Open);
+        let (kind, carrier, opened) =
+            (self.streams[i].kind, self.streams[i].carrier, self.streams[i].state == StreamState::Open);
         match carrier {
             Carrier::WebSocket if !opened => self.refused(gen, GenerationEnd::Refused { kind, why }),
-            _ => self.fail_generation(gen, GenerationEnd::Stream { kind, websocket: carrier == Carrier::WebSocket, why }),
+            _ => {
+                self.fail_generation(gen, GenerationEnd::Stream { kind, websocket: carrier == Carrier::WebSocket, why })
+            }
         }
     }
 
@@ -668,7 +679,7 @@ impl HostClient {
 
     fn on_ticket(&mut self, gen: u64, stream: StreamId, result: RpcResult<Json>) {
         let Some(i) = self.stream_index(stream) else { return };
-        if self.closed || !self.conn.is_current(gen) {
+        if self.is_closed() || !self.conn.is_current(gen) {
             return;
         }
         let kind = self.streams[i].kind;
@@ -685,7 +696,7 @@ impl HostClient {
 
     /// Asks `session.list` to seed the live list for generation `gen`.
     fn seed_sessions(&mut self, gen: u64) {
-        if !self.closed && self.conn.is_current(gen) {
+        if !self.is_closed() && self.conn.is_current(gen) {
             self.send(CallFor::Seed { gen }, wire::SESSION_LIST, &Json::empty_object());
         }
     }
@@ -729,9 +740,8 @@ impl HostClient {
     fn read_reply(p: &PendingCall, reply: Reply) -> RpcResult<Json> {
         let path = p.path;
         match reply {
-            Reply::Body(text) => {
-                parse_unary_response(&text, &p.form).unwrap_or_else(|e| Err(RpcError::transport(format!("{path}: {e}"))))
-            }
+            Reply::Body(text) => parse_unary_response(&text, &p.form)
+                .unwrap_or_else(|e| Err(RpcError::transport(format!("{path}: {e}")))),
             // Kept typed: a session tells host generations apart by it (404 for a removed method).
             Reply::Status(status) => Err(RpcError::carrier_status(status, format!("{path}: HTTP {status}"))),
             Reply::Failed(why) => Err(RpcError::transport(format!("{path}: {why}"))),
@@ -747,7 +757,8 @@ impl HostClient {
             {
                 match wire::page::history_response(&text, rpc_id) {
                     Some(page) => {
-                        if let Some(s) = self.router.get_mut(session).filter(|_| !self.closed) {
+                        let closed = self.is_closed();
+                        if let Some(s) = self.router.get_mut(session).filter(|_| !closed) {
                             s.on_page(*req, page);
                         }
                         return;
@@ -760,7 +771,8 @@ impl HostClient {
         let result = Self::read_reply(&p, reply);
         match p.what {
             CallFor::Session { session, req } => {
-                if let Some(s) = self.router.get_mut(&session).filter(|_| !self.closed) {
+                let closed = self.is_closed();
+                if let Some(s) = self.router.get_mut(&session).filter(|_| !closed) {
                     s.on_response(req, result);
                 }
             }
@@ -774,7 +786,7 @@ impl HostClient {
             },
             CallFor::Ticket { gen, stream } => self.on_ticket(gen, stream, result),
             CallFor::Seed { gen } => {
-                if !self.closed {
+                if !self.is_closed() {
                     self.on_seed(gen, result.and_then(|v| checked(wire::SESSION_LIST, v)));
                 }
             }
@@ -784,7 +796,7 @@ impl HostClient {
     // ---- sessions ------------------------------------------------------------------------
 
     fn on_session_op(&mut self, token: Token, id: String, op: SessionOp) {
-        if self.closed {
+        if self.is_closed() {
             let settlement = match op {
                 SessionOp::Open | SessionOp::LoadOlder => Settlement::Done,
                 SessionOp::Respond { .. } => Settlement::Receipt(transport_receipt(None)),
@@ -813,7 +825,7 @@ impl HostClient {
     }
 
     fn on_host_call(&mut self, token: Token, call: HostCall) {
-        if self.closed {
+        if self.is_closed() {
             let settlement = Settlement::Result(Err(cancelled("HostClient closed")));
             self.outputs.push_back(Output::Settle { token, settlement });
             return;
@@ -829,7 +841,7 @@ impl HostClient {
     fn on_session_effect(&mut self, id: String, e: Effect) {
         match e {
             Effect::Send { req, call } => {
-                if self.closed {
+                if self.is_closed() {
                     return;
                 }
                 let rpc = self.mint_rpc();
@@ -851,10 +863,9 @@ impl HostClient {
     }
 
     fn close(&mut self) {
-        if self.closed {
+        if self.is_closed() {
             return;
         }
-        self.closed = true;
         self.conn.close();
         for (call, p) in self.calls.drain().collect::<Vec<_>>() {
             self.outputs.push_back(Output::Abort { call });
@@ -905,4 +916,3 @@ fn settlement(waits: Waits, outcome: Outcome) -> Settlement {
         (Waits::Receipt, Outcome::Done) => Settlement::Receipt(transport_receipt(None)),
     }
 }
-

@@ -47,7 +47,9 @@ impl Driver {
                     self.sent.push((call, path, serde_json::from_str(&body).expect("bodies are JSON")))
                 }
                 Output::Abort { call } => self.aborted.push(call),
-                Output::OpenStream { stream, kind, carrier, ticket } => self.opened.push((stream, kind, carrier, ticket)),
+                Output::OpenStream { stream, kind, carrier, ticket } => {
+                    self.opened.push((stream, kind, carrier, ticket))
+                }
                 Output::CloseStream { stream } => self.closed.push(stream),
                 Output::Settle { token, settlement } => self.settled.push((token, settlement)),
                 Output::HostChanged => {}
@@ -65,7 +67,8 @@ impl Driver {
 
     fn answer(&mut self, path: &str, value: &str) {
         let (call, body) = self.take(path);
-        let text = format!(r#"{{"type":"server-response","rpcId":{},"result":{{"ok":true,"value":{value}}}}}"#, body["rpcId"]);
+        let text =
+            format!(r#"{{"type":"server-response","rpcId":{},"result":{{"ok":true,"value":{value}}}}}"#, body["rpcId"]);
         self.input(Input::Response { call, reply: Reply::Body(text) });
     }
 
@@ -280,9 +283,14 @@ fn unreadable_replies_are_transport_errors_naming_the_path() {
     d.establish();
     d.input(Input::Host { token: Token(1), call: HostCall::Describe });
     let (call, _) = d.take("host.describe");
-    d.input(Input::Response { call, reply: Reply::Body(r#"{"type":"server-response","rpcId":"other","result":{"ok":true,"value":{}}}"#.into()) });
+    d.input(Input::Response {
+        call,
+        reply: Reply::Body(r#"{"type":"server-response","rpcId":"other","result":{"ok":true,"value":{}}}"#.into()),
+    });
     match d.settlement(1) {
-        Some(Settlement::Result(Err(e))) => assert!(e.message.starts_with("host.describe: rpcId mismatch"), "{}", e.message),
+        Some(Settlement::Result(Err(e))) => {
+            assert!(e.message.starts_with("host.describe: rpcId mismatch"), "{}", e.message)
+        }
         other => panic!("{other:?}"),
     }
 }

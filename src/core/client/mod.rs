@@ -12,17 +12,17 @@ pub mod router;
 pub mod sessions;
 
 pub use carrier::{Carrier, Carriers, Transport};
+pub use connection::{Backoff, ConnCommand, ConnState, Connection, GenerationEnd, StreamKind};
 pub use host::{
     CallId, ClientDiagnostics, Config, HostCall, HostClient, Input, Instant, Output, Reply, SessionOp, Settlement,
     StreamId, Token,
 };
-pub use connection::{Backoff, ConnCommand, ConnState, Connection, GenerationEnd, StreamKind};
 pub use router::Router;
 pub use sessions::{ListItem, ListState, SessionList};
 
 #[cfg(test)]
 mod carrier_tests;
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod host_tests;
+#[cfg(test)]
+mod tests;
