@@ -33,7 +33,7 @@ pub async fn page(app: &App, s: &Session, p: &HistoryPayload) -> Result<HistoryV
                 log.title.as_ref().map_or(serde_json::Value::Null, |t| serde_json::Value::String(t.title.clone()));
             values.insert("title".to_string(), title.into());
         }
-        ProjectionBaseline { as_of_seq: last, values }
+        ProjectionBaseline { as_of_seq: last, values: values.into_iter().collect() }
     });
     drop(log);
     Ok(HistoryValue {

@@ -8,7 +8,6 @@
 //! newer one, the frame that made it so is still on its way).
 
 use crate::core::wire::Json;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -81,11 +80,11 @@ impl ProjectionStore {
     /// A tail page's baseline: values as of `as_of_seq`. A stored row newer than the
     /// baseline survives it (a frame that overtook the page); every other row is replaced,
     /// and rows the baseline lacks are deleted.
-    pub fn apply_baseline(&mut self, as_of_seq: i64, values: &BTreeMap<String, Json>, rev: u64) -> bool {
+    pub fn apply_baseline(&mut self, as_of_seq: i64, values: &[(String, Json)], rev: u64) -> bool {
         let survives = |row: &Row| row.seq > as_of_seq || (row.seq == as_of_seq && row.live);
         let mut changed = false;
         self.rows.retain(|(key, row)| {
-            let keep = survives(row) || values.contains_key(key);
+            let keep = survives(row) || values.binary_search_by(|(k, _)| k.as_str().cmp(key)).is_ok();
             changed |= !keep;
             keep
         });
@@ -127,7 +126,7 @@ mod tests {
     use super::*;
     use serde_json::{json, Value};
 
-    fn map(v: Value) -> BTreeMap<String, Json> {
+    fn map(v: Value) -> Vec<(String, Json)> {
         v.as_object().unwrap().iter().map(|(k, v)| (k.clone(), Json::from_value(v))).collect()
     }
     fn j(v: Value) -> Json {

@@ -86,6 +86,7 @@ struct ChunkSeed;
 
 impl<'de> DeserializeSeed<'de> for ChunkSeed {
     type Value = Chunk;
+    #[inline(never)]
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Chunk, D::Error> {
         d.deserialize_map(self)
     }

@@ -81,6 +81,7 @@ struct PayloadSeed;
 
 impl<'de> DeserializeSeed<'de> for PayloadSeed {
     type Value = EventFrame;
+    #[inline(never)]
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<EventFrame, D::Error> {
         d.deserialize_map(self)
     }
@@ -112,6 +113,7 @@ pub(crate) struct EventSeed;
 
 impl<'de> DeserializeSeed<'de> for EventSeed {
     type Value = SessionEvent;
+    #[inline(never)]
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<SessionEvent, D::Error> {
         d.deserialize_map(self)
     }

@@ -7,7 +7,6 @@ use super::read::{read, FromObj, Obj, ReadError, ReadResult};
 use super::record::Field;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 pub const HOST_DESCRIBE: &str = "host.describe";
 pub const SESSION_LIST: &str = "session.list";
@@ -131,7 +130,9 @@ record! {
     #[derive(Debug, Clone, PartialEq)]
     pub struct ProjectionBaseline {
         pub as_of_seq: i64 = "asOfSeq",
-        pub values: BTreeMap<String, Json> = "values",
+        /// Sorted by key, no key twice.
+        #[serde(with = "crate::record::sorted_map")]
+        pub values: Vec<(String, Json)> = "values",
     }
 }
 

@@ -59,6 +59,7 @@ struct ResultSeed;
 
 impl<'de> DeserializeSeed<'de> for ResultSeed {
     type Value = HistoryValue;
+    #[inline(never)]
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<HistoryValue, D::Error> {
         d.deserialize_map(self)
     }
@@ -90,6 +91,7 @@ struct PageSeed;
 
 impl<'de> DeserializeSeed<'de> for PageSeed {
     type Value = HistoryValue;
+    #[inline(never)]
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<HistoryValue, D::Error> {
         d.deserialize_map(self)
     }
@@ -129,6 +131,7 @@ struct ItemsSeed;
 
 impl<'de> DeserializeSeed<'de> for ItemsSeed {
     type Value = Vec<HistoryItem>;
+    #[inline(never)]
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Vec<HistoryItem>, D::Error> {
         d.deserialize_seq(self)
     }
@@ -152,6 +155,7 @@ struct ItemSeed;
 
 impl<'de> DeserializeSeed<'de> for ItemSeed {
     type Value = HistoryItem;
+    #[inline(never)]
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<HistoryItem, D::Error> {
         d.deserialize_map(self)
     }

@@ -20,7 +20,6 @@
 use super::json::Json;
 use super::read::{as_f64, as_str, FromObj, Obj, ReadError, ReadErrorKind, ReadResult};
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// How a member of type `Self` reads from its object.
 pub trait Field: Sized {
@@ -99,21 +98,39 @@ impl Field for Option<std::num::NonZeroU32> {
     }
 }
 
-/// An object keyed by data (projection baselines). Stricter than serde's map (last wins): a
-/// repeated key is refused.
-impl Field for BTreeMap<String, Json> {
+/// An object keyed by data (projection baselines), as its members sorted by key: a `Vec`, not
+/// a `BTreeMap` (the B-tree's insert and drop code was ~3 KB of the client's wasm). Stricter
+/// than serde's map (last wins): a repeated key is refused.
+impl Field for Vec<(String, Json)> {
     fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
         let raw = o.raw(name).ok_or_else(|| ReadError::missing(name))?;
         let values = Obj::parse(raw.get()).map_err(|e| match e.kind {
             ReadErrorKind::Duplicate => e.inside(name),
             _ => ReadError::expected(name, "an object"),
         })?;
-        // Inserted one by one: `collect()` sorts first, which links a stable sort (~4 KB).
-        let mut map = BTreeMap::new();
+        // Inserted in place (a handful of members): no sort routine is linked.
+        let mut map: Vec<(String, Json)> = Vec::new();
         for (k, v) in values.members() {
-            map.insert(k.to_owned(), Json::from_raw(v));
+            let at = map.partition_point(|(key, _)| key.as_str() < k);
+            map.insert(at, (k.to_owned(), Json::from_raw(v)));
         }
         Ok(map)
+    }
+}
+
+/// serde for a [`Field`] `Vec<(String, Json)>`: written and read as a JSON object (the host
+/// reads it through a `BTreeMap`, so the members come out sorted; a repeated key: last wins).
+pub mod sorted_map {
+    use super::Json;
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::collections::BTreeMap;
+
+    pub fn serialize<S: Serializer>(map: &[(String, Json)], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(map.iter().map(|(k, v)| (k, v)))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, Json)>, D::Error> {
+        Ok(BTreeMap::<String, Json>::deserialize(d)?.into_iter().collect())
     }
 }
 
