@@ -48,11 +48,9 @@ impl HostClient {
                 microtask_queued: false,
                 waiters: VecMap::new(),
                 next_id: 0,
-                session_objs: VecMap::new(),
-                exports: VecMap::new(),
+                per_session: VecMap::new(),
                 conn_export: ConnExport::default(),
                 host_listeners: Listeners::default(),
-                session_listeners: VecMap::new(),
                 notify_host: false,
                 notify_sessions: Vec::new(),
                 deferred: Vec::new(),
@@ -140,7 +138,8 @@ impl HostClient {
         Ok(run(&self.shared, move |inner| {
             inner.handle(Input::Ensure { session: id.clone() });
             let key = id.clone();
-            inner.session_objs.get_or_insert_with(key.as_str(), || JsValue::from(JsSession { shared, id })).clone()
+            let s = inner.per_session.get_or_insert_with(key.as_str(), SessionJs::default);
+            s.obj.get_or_insert_with(|| JsValue::from(JsSession { shared, id })).clone()
         }))
     }
 
@@ -157,7 +156,7 @@ impl HostClient {
             ("sockets", n(g.sockets())),
             ("timerArmed", JsValue::from_bool(g.timer.is_some())),
             ("hostListeners", n(g.host_listeners.items.len())),
-            ("sessionListeners", n(g.session_listeners.values().map(|l| l.items.len()).sum::<usize>())),
+            ("sessionListeners", n(g.per_session.values().map(|s| s.listeners.items.len()).sum::<usize>())),
         ])
     }
 

@@ -30,6 +30,15 @@ pub(super) struct Listeners {
     pub(super) items: Vec<(u64, Function)>,
 }
 
+/// What the shell holds for one session.
+#[derive(Default)]
+pub(super) struct SessionJs {
+    /// The `Session` object (`host.session(id)` returns this one; dropped at close).
+    pub(super) obj: Option<JsValue>,
+    pub(super) export: SessionExport,
+    pub(super) listeners: Listeners,
+}
+
 /// A downlink being performed: an SSE body read (aborted through its controller) or a socket.
 pub(super) enum StreamIo {
     Sse(AbortController),
@@ -53,11 +62,10 @@ pub(super) struct Inner {
     /// The `resolve` of every operation's promise, by the token the core settles.
     pub(super) waiters: VecMap<Token, Function>,
     pub(super) next_id: u64,
-    pub(super) session_objs: VecMap<String, JsValue>,
-    pub(super) exports: VecMap<String, SessionExport>,
+    /// Per session id: its JS object, export cache and listeners.
+    pub(super) per_session: VecMap<String, SessionJs>,
     pub(super) conn_export: ConnExport,
     pub(super) host_listeners: Listeners,
-    pub(super) session_listeners: VecMap<String, Listeners>,
     pub(super) notify_host: bool,
     pub(super) notify_sessions: Vec<String>,
     /// JS calls to make once the borrow is released.
@@ -170,7 +178,7 @@ impl Inner {
                 }
                 Output::HostChanged => self.notify_host = true,
                 Output::SessionChanged(id) => {
-                    self.exports.get_or_insert_with(id.as_str(), SessionExport::default).changes += 1;
+                    self.per_session.get_or_insert_with(id.as_str(), SessionJs::default).export.changes += 1;
                     if !self.notify_sessions.contains(&id) {
                         self.notify_sessions.push(id);
                     }
@@ -230,7 +238,9 @@ impl Inner {
         self.handle(Input::Close);
         self.pump();
         // Break the Inner → Session object → Inner cycle.
-        self.session_objs.clear();
+        for s in self.per_session.values_mut() {
+            s.obj = None;
+        }
         self.notify_host = true;
     }
 }
@@ -270,7 +280,7 @@ pub(super) fn make_unsubscribe(weak: WeakShared, session: Option<String>, id: u6
             let mut g = shared.borrow_mut();
             let list = match &session {
                 None => Some(&mut g.host_listeners),
-                Some(s) => g.session_listeners.get_mut(s),
+                Some(s) => g.per_session.get_mut(s).map(|s| &mut s.listeners),
             };
             if let Some(l) = list {
                 l.items.retain(|(i, _)| *i != id);
@@ -290,14 +300,16 @@ pub(super) fn flush_listeners(weak: &WeakShared) {
             calls.extend(g.host_listeners.items.iter().map(|(_, f)| f.clone()));
         }
         for id in std::mem::take(&mut g.notify_sessions) {
-            if let Some(l) = g.session_listeners.get(&id) {
-                calls.extend(l.items.iter().map(|(_, f)| f.clone()));
+            if let Some(s) = g.per_session.get(&id) {
+                calls.extend(s.listeners.items.iter().map(|(_, f)| f.clone()));
             }
         }
         if g.core.is_closed() {
             // The final notification is out: release every listener.
             g.host_listeners.items.clear();
-            g.session_listeners.clear();
+            for s in g.per_session.values_mut() {
+                s.listeners.items.clear();
+            }
         }
         calls
     };

@@ -114,9 +114,9 @@ impl JsSession {
     pub fn get_snapshot(&self) -> JsValue {
         run(&self.shared, |inner| {
             inner.handle(Input::Ensure { session: self.id.clone() });
-            let Inner { core, exports, .. } = inner;
+            let Inner { core, per_session, .. } = inner;
             match core.session(&self.id) {
-                Some(s) => exports.get_or_insert_with(self.id.as_str(), Default::default).snapshot(s),
+                Some(s) => per_session.get_or_insert_with(self.id.as_str(), SessionJs::default).export.snapshot(s),
                 None => JsValue::NULL,
             }
         })
@@ -127,7 +127,7 @@ impl JsSession {
         let mut g = self.shared.borrow_mut();
         let id = g.next_id();
         if !g.core.is_closed() {
-            g.session_listeners.get_or_insert_with(self.id.as_str(), Listeners::default).items.push((id, f));
+            g.per_session.get_or_insert_with(self.id.as_str(), SessionJs::default).listeners.items.push((id, f));
         }
         Ok(make_unsubscribe(Rc::downgrade(&self.shared), Some(self.id.clone()), id))
     }
