@@ -2,8 +2,8 @@
 //! one per streamed token. Read in one pass when it has the usual shape, by its record's
 //! reader otherwise (a test keeps the two on the same members).
 
-use super::read::{read, Text};
-use serde::de::{DeserializeSeed, Deserializer as _, IgnoredAny, MapAccess, Visitor};
+use super::read::{read, seed, Text};
+use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
 use std::fmt;
 
 record! {
@@ -84,13 +84,7 @@ impl<'de> Visitor<'de> for ChunkDataSeed {
 
 struct ChunkSeed;
 
-impl<'de> DeserializeSeed<'de> for ChunkSeed {
-    type Value = Chunk;
-    #[inline(never)]
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Chunk, D::Error> {
-        d.deserialize_map(self)
-    }
-}
+seed!(ChunkSeed => Chunk, deserialize_map);
 
 impl<'de> Visitor<'de> for ChunkSeed {
     type Value = Chunk;

@@ -281,8 +281,11 @@ record! {
 impl FromObj for ToolResultMessage {
     fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
         let parts = o.list("content", |raw| Some(read::read::<ToolResultPart>(raw.get()).ok()))?;
-        let part =
-            parts.into_iter().flatten().next().ok_or_else(|| ReadError::invalid("no tool-result part").inside("content"))?;
+        let part = parts
+            .into_iter()
+            .flatten()
+            .next()
+            .ok_or_else(|| ReadError::invalid("no tool-result part").inside("content"))?;
         let source = o.opt_field::<CallSource>("source")?;
         let call_id = part
             .tool_call_id

@@ -11,8 +11,8 @@
 use super::event::SessionEvent;
 use super::frames::{EventFrame, Frame, InboundFrame};
 use super::json::Json;
-use super::read::Text;
-use serde::de::{DeserializeSeed, Deserializer as _, IgnoredAny, MapAccess, Visitor};
+use super::read::{seed, Text};
+use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::fmt;
 
@@ -79,13 +79,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
 
 struct PayloadSeed;
 
-impl<'de> DeserializeSeed<'de> for PayloadSeed {
-    type Value = EventFrame;
-    #[inline(never)]
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<EventFrame, D::Error> {
-        d.deserialize_map(self)
-    }
-}
+seed!(PayloadSeed => EventFrame, deserialize_map);
 
 impl<'de> Visitor<'de> for PayloadSeed {
     type Value = EventFrame;
@@ -111,13 +105,7 @@ impl<'de> Visitor<'de> for PayloadSeed {
 
 pub(crate) struct EventSeed;
 
-impl<'de> DeserializeSeed<'de> for EventSeed {
-    type Value = SessionEvent;
-    #[inline(never)]
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<SessionEvent, D::Error> {
-        d.deserialize_map(self)
-    }
-}
+seed!(EventSeed => SessionEvent, deserialize_map);
 
 impl<'de> Visitor<'de> for EventSeed {
     type Value = SessionEvent;

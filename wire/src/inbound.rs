@@ -97,11 +97,7 @@ mod tests {
         assert!(
             matches!(&first.frame, Frame::Event(e) if e.event.seq == 3 && e.view.is_some() && e.event.data.text() == r#"{"a":[1,"\u00e9"]}"#)
         );
-        assert_eq!(
-            super::hot::event_frame(&frames[0]),
-            Some(first.clone()),
-            "the hot shape takes the one-pass path"
-        );
+        assert_eq!(super::hot::event_frame(&frames[0]), Some(first.clone()), "the hot shape takes the one-pass path");
         assert_eq!(parse_frame_general(&frames[0]).unwrap(), first, "both readers agree");
         assert_eq!(super::hot::event_frame(&frames[1]), Some(first.clone()), "member order is free");
         for f in &frames[1..] {

@@ -12,8 +12,8 @@
 use super::hot::{expect, fallback, EventSeed};
 use super::json::Json;
 use super::methods::{HistoryItem, HistoryValue, ProjectionBaseline};
-use super::read::{read, Text};
-use serde::de::{DeserializeSeed, Deserializer as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use super::read::{read, seed, Text};
+use serde::de::{Deserializer as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::fmt;
 
@@ -57,13 +57,7 @@ impl<'de> Visitor<'de> for Envelope<'_> {
 
 struct ResultSeed;
 
-impl<'de> DeserializeSeed<'de> for ResultSeed {
-    type Value = HistoryValue;
-    #[inline(never)]
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<HistoryValue, D::Error> {
-        d.deserialize_map(self)
-    }
-}
+seed!(ResultSeed => HistoryValue, deserialize_map);
 
 impl<'de> Visitor<'de> for ResultSeed {
     type Value = HistoryValue;
@@ -89,13 +83,7 @@ impl<'de> Visitor<'de> for ResultSeed {
 
 struct PageSeed;
 
-impl<'de> DeserializeSeed<'de> for PageSeed {
-    type Value = HistoryValue;
-    #[inline(never)]
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<HistoryValue, D::Error> {
-        d.deserialize_map(self)
-    }
-}
+seed!(PageSeed => HistoryValue, deserialize_map);
 
 impl<'de> Visitor<'de> for PageSeed {
     type Value = HistoryValue;
@@ -129,13 +117,7 @@ impl<'de> Visitor<'de> for PageSeed {
 
 struct ItemsSeed;
 
-impl<'de> DeserializeSeed<'de> for ItemsSeed {
-    type Value = Vec<HistoryItem>;
-    #[inline(never)]
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Vec<HistoryItem>, D::Error> {
-        d.deserialize_seq(self)
-    }
-}
+seed!(ItemsSeed => Vec<HistoryItem>, deserialize_seq);
 
 impl<'de> Visitor<'de> for ItemsSeed {
     type Value = Vec<HistoryItem>;
@@ -153,13 +135,7 @@ impl<'de> Visitor<'de> for ItemsSeed {
 
 struct ItemSeed;
 
-impl<'de> DeserializeSeed<'de> for ItemSeed {
-    type Value = HistoryItem;
-    #[inline(never)]
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<HistoryItem, D::Error> {
-        d.deserialize_map(self)
-    }
-}
+seed!(ItemSeed => HistoryItem, deserialize_map);
 
 impl<'de> Visitor<'de> for ItemSeed {
     type Value = HistoryItem;
@@ -204,8 +180,14 @@ mod tests {
 
     #[test]
     fn the_one_pass_page_reader_agrees_with_the_general_reader_or_defers_to_it() {
-        let ev = |seq: u64| format!(r#"{{"type":"assistant/chunk","seq":{seq},"time":1.5,"data":{{"turn":1,"step":0,"chunk":{{"type":"text-delta","text":"\u00e9 {seq}"}}}}}}"#);
-        let page = |items: &str, rest: &str| respond("r1", &format!(r#"{{"ok":true,"value":{{"events":[{items}],"hasMore":true{rest}}}}}"#));
+        let ev = |seq: u64| {
+            format!(
+                r#"{{"type":"assistant/chunk","seq":{seq},"time":1.5,"data":{{"turn":1,"step":0,"chunk":{{"type":"text-delta","text":"\u00e9 {seq}"}}}}}}"#
+            )
+        };
+        let page = |items: &str, rest: &str| {
+            respond("r1", &format!(r#"{{"ok":true,"value":{{"events":[{items}],"hasMore":true{rest}}}}}"#))
+        };
         let two = format!(r#"{{"event":{}}},{{"event":{},"view":{{"v":1}}}}"#, ev(0), ev(1));
         let cases = [
             page(&two, ""),
@@ -213,13 +195,22 @@ mod tests {
             page(&two, r#","projections":{"asOfSeq":1,"values":{"plan":{"active":true}}}"#),
             page(&two, r#","projections":null,"extra":[1,2]"#),
             // member order is free
-            format!(r#"{{"result":{{"value":{{"hasMore":false,"events":[{{"view":null,"event":{}}}]}},"ok":true}},"rpcId":"r1","type":"server-response"}}"#, ev(7)),
+            format!(
+                r#"{{"result":{{"value":{{"hasMore":false,"events":[{{"view":null,"event":{}}}]}},"ok":true}},"rpcId":"r1","type":"server-response"}}"#,
+                ev(7)
+            ),
             // every one of these defers
             page(&two, r#","hasMore":false"#),
             respond("other", r#"{"ok":true,"value":{"events":[],"hasMore":false}}"#),
             respond("r1", r#"{"ok":false,"error":{"code":"internal","message":"x"}}"#),
-            respond("r1", r#"{"ok":true,"value":{"events":[{"event":{"type":"x","seq":-1,"time":0}}],"hasMore":false}}"#),
-            respond("r1", r#"{"ok":true,"value":{"events":[{"event":{"type":"x","seq":1,"time":0,"surfaceOp":{}}}],"hasMore":false}}"#),
+            respond(
+                "r1",
+                r#"{"ok":true,"value":{"events":[{"event":{"type":"x","seq":-1,"time":0}}],"hasMore":false}}"#,
+            ),
+            respond(
+                "r1",
+                r#"{"ok":true,"value":{"events":[{"event":{"type":"x","seq":1,"time":0,"surfaceOp":{}}}],"hasMore":false}}"#,
+            ),
             page(&two, r#","projections":{"asOfSeq":1,"values":{"a":1,"a":2}}"#),
             r#"{"type":"server-request","rpcId":"r1","result":{}}"#.to_string(),
             format!("{} ", page(&two, "")),
@@ -240,7 +231,10 @@ mod tests {
     fn a_page_the_host_writes_reads_in_one_pass() {
         use crate::event::SessionEvent;
         let events = (0..50)
-            .map(|s| HistoryItem { event: SessionEvent::new("user/message", s, 1.0, serde_json::json!({"n": s})), view: None })
+            .map(|s| HistoryItem {
+                event: SessionEvent::new("user/message", s, 1.0, serde_json::json!({"n": s})),
+                view: None,
+            })
             .collect();
         let value = HistoryValue { events, has_more: true, projections: None };
         let body = respond("r9", &format!(r#"{{"ok":true,"value":{}}}"#, serde_json::to_string(&value).unwrap()));

@@ -18,6 +18,22 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
 
+/// `impl DeserializeSeed` for a one-pass visitor that reads one JSON object (`deserialize_map`)
+/// or array (`deserialize_seq`). Never inlined: one copy of each reader serves every path that
+/// reaches it (frames and history pages share the event reader).
+macro_rules! seed {
+    ($seed:ty => $value:ty, $how:ident) => {
+        impl<'de> serde::de::DeserializeSeed<'de> for $seed {
+            type Value = $value;
+            #[inline(never)]
+            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<$value, D::Error> {
+                d.$how(self)
+            }
+        }
+    };
+}
+pub(crate) use seed;
+
 /// Why a value did not read: what was wrong ([`ReadErrorKind`]) and where (the member path,
 /// `a.b[2].c`, empty for the whole text), with the context of the reading that failed
 /// (`bad envelope`, …) when there is one.

@@ -93,8 +93,13 @@ impl Field for Option<Vec<f64>> {
 impl Field for Option<std::num::NonZeroU32> {
     fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self> {
         let n = o.opt_u64(name)?;
-        n.map(|n| u32::try_from(n).ok().and_then(std::num::NonZeroU32::new).ok_or_else(|| ReadError::expected(name, "a nonzero u32")))
-            .transpose()
+        n.map(|n| {
+            u32::try_from(n)
+                .ok()
+                .and_then(std::num::NonZeroU32::new)
+                .ok_or_else(|| ReadError::expected(name, "a nonzero u32"))
+        })
+        .transpose()
     }
 }
 

@@ -109,18 +109,35 @@ fn serialized_shapes_match_the_snapshot() {
         s.put("SetPlanModePayload", &SetPlanModePayload { session_id: "s".into(), active: full });
         s.both(
             "Receipt",
-            &if full { Receipt::refused(ReceiptReason::BadResponse) } else { Receipt::refused(ReceiptReason::NotPending) },
+            &if full {
+                Receipt::refused(ReceiptReason::BadResponse)
+            } else {
+                Receipt::refused(ReceiptReason::NotPending)
+            },
         );
         s.both("PlanModeState", &PlanModeState { active: full, pending: full.then_some(false) });
         s.both("PlanModeEvent", &PlanModeEvent { active: full });
-        s.both("ModeState", &ModeState { mode: if full { OperatingMode::Ask } else { OperatingMode::Unknown }, native: o("agent") });
+        s.both(
+            "ModeState",
+            &ModeState { mode: if full { OperatingMode::Ask } else { OperatingMode::Unknown }, native: o("agent") },
+        );
         s.both(
             "PlanSteps",
             &PlanSteps {
                 explanation: o("why"),
                 steps: vec![
-                    PlanStep { id: o("s1"), text: "a".into(), status: StepStatus::InProgress, source: Provenance::Native },
-                    PlanStep { id: None, text: "b".into(), status: StepStatus::Completed, source: Provenance::Synthesized },
+                    PlanStep {
+                        id: o("s1"),
+                        text: "a".into(),
+                        status: StepStatus::InProgress,
+                        source: Provenance::Native,
+                    },
+                    PlanStep {
+                        id: None,
+                        text: "b".into(),
+                        status: StepStatus::Completed,
+                        source: Provenance::Synthesized,
+                    },
                     PlanStep { id: None, text: "c".into(), status: StepStatus::Pending, source: Provenance::Native },
                 ],
             },
@@ -208,7 +225,10 @@ fn serialized_shapes_match_the_snapshot() {
         s.put("Capabilities", &Capabilities { supports_plan_mode: full, ..Capabilities::default() });
         s.put("PlanTextDelta", &PlanTextDelta { item_id: "i".into(), text: "t".into() });
         s.put("PlanTextDone", &PlanTextDone { item_id: "i".into(), text: "t".into() });
-        s.put("ProposedPlan", &ProposedPlan { plan_id: "p".into(), markdown: "# P".into(), source: Provenance::Native });
+        s.put(
+            "ProposedPlan",
+            &ProposedPlan { plan_id: "p".into(), markdown: "# P".into(), source: Provenance::Native },
+        );
         s.put("NativePayload", &NativePayload { provider: "p".into(), kind: "k".into(), payload: json!([1]) });
         s.put(
             "HostDescription",
@@ -224,10 +244,7 @@ fn serialized_shapes_match_the_snapshot() {
         s.put("Accepted", &Accepted { accepted: AlwaysTrue });
         let env = Envelope::ClientRequest(ClientRequest { rpc_id: "r".into(), method: "m".into(), payload: json!({}) });
         s.put("Envelope", &env);
-        s.put(
-            "Envelope",
-            &Envelope::ServerResponse(ServerResponse { rpc_id: "r".into(), result: Err(err.clone()) }),
-        );
+        s.put("Envelope", &Envelope::ServerResponse(ServerResponse { rpc_id: "r".into(), result: Err(err.clone()) }));
     }
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/shapes.txt");
     if std::env::var_os("UPDATE_SHAPES").is_some() {
