@@ -1,0 +1,183 @@
+//! Unary calls (minting, dispatch, reading replies) and the session side: operations in,
+//! effects out, settlements.
+
+use super::*;
+
+impl HostClient {
+    pub(super) fn mint_rpc(&mut self) -> String {
+        let n = self.next_id();
+        let mut rpc = self.cfg.rpc_prefix.clone();
+        rpc.push_str(&n.to_string());
+        rpc
+    }
+
+    /// A host-level request `{type:'client-request', method, payload}` on `/api/<method>`.
+    pub(super) fn send(&mut self, what: CallFor, method: &'static str, payload: &Json) {
+        let rpc = self.mint_rpc();
+        let body = wire::client_request_text(&rpc, method, payload);
+        self.dispatch(what, method, body, ResponseForm::Envelope { rpc_id: rpc });
+    }
+
+    pub(super) fn dispatch(&mut self, what: CallFor, path: &'static str, body: String, form: ResponseForm) {
+        let call = CallId(self.next_id());
+        self.calls.insert(call, PendingCall { what, form, path });
+        self.outputs.push_back(Output::Send { call, path, body });
+    }
+
+    /// Reads a reply in its call's form: every carrier failure is a transport error.
+    pub(super) fn read_reply(p: &PendingCall, reply: Reply) -> RpcResult<Json> {
+        let path = p.path;
+        match reply {
+            Reply::Body(text) => parse_unary_response(&text, &p.form)
+                .unwrap_or_else(|e| Err(RpcError::transport(format!("{path}: {e}")))),
+            // Kept typed: a session tells host generations apart by it (404 for a removed method).
+            Reply::Status(status) => Err(RpcError::carrier_status(status, format!("{path}: HTTP {status}"))),
+            Reply::Failed(why) => Err(RpcError::transport(format!("{path}: {why}"))),
+        }
+    }
+
+    pub(super) fn on_response(&mut self, call: CallId, reply: Reply) {
+        let Some(p) = self.calls.remove(&call) else { return };
+        // A history page, the largest body read, goes through the one-pass reader.
+        let reply = match (&p.what, &p.form, reply) {
+            (CallFor::Session { session, req }, ResponseForm::Envelope { rpc_id }, Reply::Body(text))
+                if p.path == wire::SESSION_HISTORY =>
+            {
+                match wire::page::history_response(&text, rpc_id) {
+                    Some(page) => {
+                        let closed = self.is_closed();
+                        if let Some(s) = self.router.get_mut(session).filter(|_| !closed) {
+                            s.on_page(*req, page);
+                        }
+                        return;
+                    }
+                    None => Reply::Body(text),
+                }
+            }
+            (_, _, reply) => reply,
+        };
+        let result = Self::read_reply(&p, reply);
+        match p.what {
+            CallFor::Session { session, req } => {
+                let closed = self.is_closed();
+                if let Some(s) = self.router.get_mut(&session).filter(|_| !closed) {
+                    s.on_response(req, result);
+                }
+            }
+            CallFor::Host { token, method } => {
+                let result = result.and_then(|v| checked(method, v));
+                self.outputs.push_back(Output::Settle { token, settlement: Settlement::Result(result) });
+            }
+            CallFor::Describe { gen } => match result.and_then(|v| checked(wire::HOST_DESCRIBE, v)) {
+                Ok(_) => self.conn.described(gen),
+                Err(e) => self.fail_generation(gen, GenerationEnd::Describe(e.message)),
+            },
+            CallFor::Ticket { gen, stream } => self.on_ticket(gen, stream, result),
+            CallFor::Seed { gen } => {
+                if !self.is_closed() {
+                    self.on_seed(gen, result.and_then(|v| checked(wire::SESSION_LIST, v)));
+                }
+            }
+        }
+    }
+
+    pub(super) fn on_session_op(&mut self, token: Token, id: String, op: SessionOp) {
+        if self.is_closed() {
+            let settlement = match op {
+                SessionOp::Open | SessionOp::LoadOlder => Settlement::Done,
+                SessionOp::Respond { .. } => Settlement::Receipt(transport_receipt(None)),
+                _ => Settlement::Result(Err(cancelled("HostClient closed"))),
+            };
+            self.outputs.push_back(Output::Settle { token, settlement });
+            return;
+        }
+        self.router.ensure(&id);
+        let (op_id, waits) = match op {
+            SessionOp::Open => (self.router.open(&id, self.conn.live_generation()), Waits::Done),
+            other => {
+                let s = self.router.get_mut(&id).expect("ensured");
+                match other {
+                    SessionOp::LoadOlder => (s.load_older(), Waits::Done),
+                    SessionOp::Prompt { content, mode } => (s.prompt(content, mode), Waits::Result),
+                    SessionOp::Cancel => (s.cancel(), Waits::Result),
+                    SessionOp::SetPlanMode(active) => (s.set_plan_mode(active), Waits::Result),
+                    SessionOp::Respond { key, result } => (s.respond(&key, result), Waits::Receipt),
+                    SessionOp::Answer { prompt_id, answers } => (s.answer(&prompt_id, answers), Waits::Result),
+                    SessionOp::Open => unreachable!("handled above"),
+                }
+            }
+        };
+        self.waits.insert((id, op_id), (token, waits));
+    }
+
+    pub(super) fn on_host_call(&mut self, token: Token, call: HostCall) {
+        if self.is_closed() {
+            let settlement = Settlement::Result(Err(cancelled("HostClient closed")));
+            self.outputs.push_back(Output::Settle { token, settlement });
+            return;
+        }
+        let method = call.method();
+        let payload = match &call {
+            HostCall::Create(p) => Json::from_serialize(p),
+            _ => Json::empty_object(),
+        };
+        self.send(CallFor::Host { token, method }, method, &payload);
+    }
+
+    pub(super) fn on_session_effect(&mut self, id: String, e: Effect) {
+        match e {
+            Effect::Send { req, call } => {
+                if self.is_closed() {
+                    return;
+                }
+                let rpc = self.mint_rpc();
+                let body = call.body(&id, &rpc);
+                let form = call.response_form(&rpc);
+                self.dispatch(CallFor::Session { session: id, req }, call.path(), body, form);
+            }
+            Effect::Settle { op, outcome } => {
+                if let Some((token, waits)) = self.waits.remove(&(id, op)) {
+                    self.outputs.push_back(Output::Settle { token, settlement: settlement(waits, outcome) });
+                }
+            }
+            Effect::Changed => self.outputs.push_back(Output::SessionChanged(id)),
+            Effect::Wake { token, after_ms } => {
+                let at = self.now.after_ms(f64::from(after_ms));
+                self.timers.push((at, Timer::Wake { session: id, token }));
+            }
+        }
+    }
+}
+
+pub(super) fn cancelled(message: &str) -> RpcError {
+    RpcError::with_details(ErrorCode::Cancelled, message, Json::empty_object())
+}
+
+/// A method's value checked against its schema (a failure is a transport error).
+pub(super) fn checked(method: &str, v: Json) -> RpcResult<Json> {
+    wire::validate_value(method, &v).map_err(|e| schema_error(method, e))?;
+    Ok(v)
+}
+
+/// `respond()` whose call failed on the carrier: `{accepted:false, reason:'transport', error?}`.
+pub(super) fn transport_receipt(error: Option<&RpcError>) -> Json {
+    #[derive(Serialize)]
+    struct TransportReceipt<'a> {
+        accepted: bool,
+        reason: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<&'a RpcError>,
+    }
+    Json::from_serialize(&TransportReceipt { accepted: false, reason: "transport", error })
+}
+
+pub(super) fn settlement(waits: Waits, outcome: Outcome) -> Settlement {
+    match (waits, outcome) {
+        (Waits::Done, _) => Settlement::Done,
+        (Waits::Result, Outcome::Result(r)) => Settlement::Result(r),
+        (Waits::Result, Outcome::Done) => Settlement::Result(Ok(Json::null())),
+        (Waits::Receipt, Outcome::Result(Ok(v))) => Settlement::Receipt(v),
+        (Waits::Receipt, Outcome::Result(Err(e))) => Settlement::Receipt(transport_receipt(Some(&e))),
+        (Waits::Receipt, Outcome::Done) => Settlement::Receipt(transport_receipt(None)),
+    }
+}

@@ -1,0 +1,223 @@
+//! The connection: generations, the carrier of their two downlinks (tickets, refusals,
+//! upgrade deadlines), the frames they carry, and the session-list seed.
+
+use super::*;
+
+impl HostClient {
+    pub(super) fn on_conn_command(&mut self, cmd: ConnCommand) {
+        match cmd {
+            ConnCommand::Connect { gen } => {
+                self.list.begin(gen);
+                let carrier = self.carriers.start(gen);
+                self.open_streams(gen, carrier);
+                self.send(CallFor::Describe { gen }, wire::HOST_DESCRIBE, &Json::empty_object());
+            }
+            ConnCommand::Abort { gen } => self.abort_generation(gen),
+            ConnCommand::Established { gen, .. } => {
+                self.carriers.established(gen);
+                self.seed_sessions(gen);
+                // The resync rules: every session not cold and not opened on `gen` resyncs
+                // (its `Changed` effect reports it).
+                self.router.established(gen);
+            }
+            ConnCommand::Lost { gen } => {
+                self.carriers.ended(gen);
+                self.router.connection_lost();
+            }
+            ConnCommand::Changed => self.outputs.push_back(Output::HostChanged),
+        }
+    }
+
+    /// Closes every stream of `gen` and gives up its describe and ticket calls.
+    pub(super) fn abort_generation(&mut self, gen: u64) {
+        self.close_streams(|s| s.gen == gen);
+        let calls: Vec<CallId> = self
+            .calls
+            .iter()
+            .filter(
+                |(_, c)| matches!(c.what, CallFor::Describe { gen: g } | CallFor::Ticket { gen: g, .. } if g == gen),
+            )
+            .map(|(id, _)| *id)
+            .collect();
+        for call in calls {
+            self.calls.remove(&call);
+            self.outputs.push_back(Output::Abort { call });
+        }
+    }
+
+    pub(super) fn close_streams(&mut self, which: impl Fn(&Stream) -> bool) {
+        let (gone, kept) = std::mem::take(&mut self.streams).into_iter().partition(|s| which(s));
+        self.streams = kept;
+        let gone: Vec<Stream> = gone;
+        self.timers.retain(|t| !matches!(t.1, Timer::Upgrade { stream, .. } if gone.iter().any(|s| s.id == stream)));
+        for s in gone {
+            if s.state != StreamState::Ticketing {
+                self.outputs.push_back(Output::CloseStream { stream: s.id });
+            }
+        }
+    }
+
+    /// Both downlinks of `gen` on `carrier` (a WebSocket with a token mints its ticket first).
+    pub(super) fn open_streams(&mut self, gen: u64, carrier: Carrier) {
+        for kind in [StreamKind::Mux, StreamKind::Host] {
+            let id = StreamId(self.next_id());
+            let ticketing = carrier == Carrier::WebSocket && self.cfg.authenticated;
+            let state = if ticketing { StreamState::Ticketing } else { StreamState::Opening };
+            let sse = (carrier == Carrier::Sse).then(SseParser::default);
+            self.streams.push(Stream { id, gen, kind, carrier, state, sse });
+            if ticketing {
+                self.send(CallFor::Ticket { gen, stream: id }, STREAM_TICKET, &Json::empty_object());
+            } else {
+                self.open_stream(gen, id, kind, carrier, None);
+            }
+        }
+    }
+
+    /// Asks the driver to open a downlink; a WebSocket also gets its upgrade deadline.
+    pub(super) fn open_stream(
+        &mut self,
+        gen: u64,
+        stream: StreamId,
+        kind: StreamKind,
+        carrier: Carrier,
+        ticket: Option<String>,
+    ) {
+        if carrier == Carrier::WebSocket {
+            self.timers.push((self.now.after_ms(UPGRADE_TIMEOUT_MS), Timer::Upgrade { gen, stream }));
+        }
+        self.outputs.push_back(Output::OpenStream { stream, kind, carrier, ticket });
+    }
+
+    pub(super) fn stream_index(&self, id: StreamId) -> Option<usize> {
+        self.streams.iter().position(|s| s.id == id)
+    }
+
+    /// The generation of stream `id` if it is still wanted.
+    pub(super) fn live_stream(&self, id: StreamId) -> Option<u64> {
+        let s = &self.streams[self.stream_index(id)?];
+        (!self.is_closed() && self.conn.is_current(s.gen)).then_some(s.gen)
+    }
+
+    pub(super) fn on_stream_opened(&mut self, id: StreamId) {
+        let Some(gen) = self.live_stream(id) else { return };
+        let i = self.stream_index(id).expect("live");
+        self.streams[i].state = StreamState::Open;
+        self.timers.retain(|t| !matches!(t.1, Timer::Upgrade { stream, .. } if stream == id));
+        self.conn.stream_opened(gen, self.streams[i].kind);
+    }
+
+    pub(super) fn on_stream_bytes(&mut self, id: StreamId, bytes: &[u8]) {
+        let Some(gen) = self.live_stream(id) else { return };
+        let i = self.stream_index(id).expect("live");
+        let mut items = Vec::new();
+        match self.streams[i].sse.as_mut() {
+            Some(parser) => parser.push(bytes, &mut items),
+            None => return,
+        }
+        for item in items {
+            match item {
+                SseItem::Comment(_) => {}
+                SseItem::Oversize(_) => self.diag.malformed_frames += 1,
+                SseItem::Data(data) => {
+                    // A `stream/error` frame ends the generation: the rest is not read.
+                    if !self.on_frame_text(gen, &data) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// One frame document of generation `gen`. Returns false when it ended the generation.
+    pub(super) fn on_frame_text(&mut self, gen: u64, data: &str) -> bool {
+        match parse_frame(data) {
+            Ok(inbound) => {
+                self.diag.frames += 1;
+                if let Frame::StreamError(f) = &inbound.frame {
+                    let why = GenerationEnd::StreamError(f.error.text().to_string());
+                    self.fail_generation(gen, why);
+                    return false;
+                }
+                if self.list.on_frame(&inbound.frame) {
+                    self.outputs.push_back(Output::HostChanged);
+                }
+                self.router.on_frame(inbound);
+            }
+            Err(_) => self.diag.malformed_frames += 1,
+        }
+        true
+    }
+
+    pub(super) fn on_stream_ended(&mut self, id: StreamId, why: String) {
+        let Some(gen) = self.live_stream(id) else { return };
+        let i = self.stream_index(id).expect("live");
+        let (kind, carrier, opened) =
+            (self.streams[i].kind, self.streams[i].carrier, self.streams[i].state == StreamState::Open);
+        match carrier {
+            Carrier::WebSocket if !opened => self.refused(gen, GenerationEnd::Refused { kind, why }),
+            _ => {
+                self.fail_generation(gen, GenerationEnd::Stream { kind, websocket: carrier == Carrier::WebSocket, why })
+            }
+        }
+    }
+
+    /// A WebSocket of `gen` was refused (closed before it opened, or no ticket): the carrier
+    /// policy says whether to reopen both streams over SSE in the same generation.
+    pub(super) fn refused(&mut self, gen: u64, why: GenerationEnd) {
+        match self.carriers.refused(gen) {
+            Some(carrier) => {
+                self.close_streams(|s| s.gen == gen);
+                let tickets: Vec<CallId> = self
+                    .calls
+                    .iter()
+                    .filter(|(_, c)| matches!(c.what, CallFor::Ticket { gen: g, .. } if g == gen))
+                    .map(|(id, _)| *id)
+                    .collect();
+                for call in tickets {
+                    self.calls.remove(&call);
+                    self.outputs.push_back(Output::Abort { call });
+                }
+                self.conn.streams_restarted(gen);
+                self.open_streams(gen, carrier);
+            }
+            None => self.fail_generation(gen, why),
+        }
+    }
+
+    pub(super) fn on_ticket(&mut self, gen: u64, stream: StreamId, result: RpcResult<Json>) {
+        let Some(i) = self.stream_index(stream) else { return };
+        if self.is_closed() || !self.conn.is_current(gen) {
+            return;
+        }
+        let kind = self.streams[i].kind;
+        match result.map_err(|e| e.message).and_then(|v| read_ticket(&v).map_err(|e| e.to_string())) {
+            Ok(ticket) => {
+                let s = &mut self.streams[i];
+                s.state = StreamState::Opening;
+                let (kind, carrier) = (s.kind, s.carrier);
+                self.open_stream(gen, stream, kind, carrier, Some(ticket));
+            }
+            Err(why) => self.refused(gen, GenerationEnd::Refused { kind, why }),
+        }
+    }
+
+    /// Asks `session.list` to seed the live list for generation `gen`.
+    pub(super) fn seed_sessions(&mut self, gen: u64) {
+        if !self.is_closed() && self.conn.is_current(gen) {
+            self.send(CallFor::Seed { gen }, wire::SESSION_LIST, &Json::empty_object());
+        }
+    }
+
+    pub(super) fn on_seed(&mut self, gen: u64, result: RpcResult<Json>) {
+        let items = result.and_then(|v| {
+            wire::read::read::<ListValue>(v.text()).map(|l| l.items).map_err(|e| schema_error(wire::SESSION_LIST, e))
+        });
+        let failed = items.is_err();
+        if self.list.seed(gen, items) {
+            self.outputs.push_back(Output::HostChanged);
+        }
+        if failed && self.conn.is_current(gen) {
+            self.timers.push((self.now.after_ms(RESEED_MS), Timer::Reseed { gen }));
+        }
+    }
+}

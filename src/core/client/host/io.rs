@@ -1,0 +1,192 @@
+//! What crosses the sans-IO boundary: the driver's inputs, the client's outputs, and the
+//! handles and time that tie them together.
+
+use super::*;
+
+/// A point on the driver's clock, in milliseconds. Only differences matter; the shell uses
+/// `Date.now()`, the simulation a counter.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]
+pub struct Instant(f64);
+
+impl Instant {
+    pub fn from_ms(ms: f64) -> Instant {
+        Instant(ms)
+    }
+    pub fn as_ms(self) -> f64 {
+        self.0
+    }
+    pub fn after_ms(self, ms: f64) -> Instant {
+        Instant(self.0 + ms)
+    }
+}
+
+/// One unary call the client asked the driver to make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CallId(pub u64);
+
+/// One downlink stream the client asked the driver to open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct StreamId(pub u64);
+
+/// The driver's handle for one user operation; settled exactly once by [`Output::Settle`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Token(pub u64);
+
+/// Construction parameters.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub transport: Transport,
+    pub backoff: Backoff,
+    /// How long a generation may take to be established (the shell's request timeout).
+    pub connect_timeout_ms: f64,
+    /// A bearer token is configured: each WebSocket first mints a one-time ticket.
+    pub authenticated: bool,
+    /// Prefix of every minted envelope `rpcId` (unique per client instance).
+    pub rpc_prefix: String,
+    /// Seeds the backoff jitter.
+    pub seed: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            transport: Transport::Auto,
+            backoff: Backoff::default(),
+            connect_timeout_ms: 30_000.0,
+            authenticated: false,
+            rpc_prefix: "c-".into(),
+            seed: 0x9e37_79b9_7f4a_7c15,
+        }
+    }
+}
+
+/// How a unary call ended, as the carrier saw it. The client reads the body itself.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// A 2xx answer and its body text.
+    Body(String),
+    /// A non-2xx status.
+    Status(u16),
+    /// The call never got an answer: network error, abort or timeout (the driver's words).
+    Failed(String),
+}
+
+/// A session operation the UI asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionOp {
+    Open,
+    LoadOlder,
+    /// `content`: a JSON array of content blocks (checked by the caller).
+    Prompt {
+        content: Json,
+        mode: PromptMode,
+    },
+    Cancel,
+    SetPlanMode(bool),
+    Respond {
+        key: String,
+        result: RpcResult<Json>,
+    },
+    Answer {
+        prompt_id: String,
+        answers: Vec<Answer>,
+    },
+}
+
+/// A host-level call the UI asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostCall {
+    Describe,
+    List,
+    Create(CreatePayload),
+}
+
+impl HostCall {
+    pub(super) fn method(&self) -> &'static str {
+        match self {
+            HostCall::Describe => wire::HOST_DESCRIBE,
+            HostCall::List => wire::SESSION_LIST,
+            HostCall::Create(_) => wire::SESSION_CREATE,
+        }
+    }
+}
+
+/// Everything that happens to the client.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// Time passed: the timer armed at [`HostClient::poll_timeout`] fired (early is harmless).
+    Timeout,
+    /// The call of [`Output::Send`] ended.
+    Response { call: CallId, reply: Reply },
+    /// The stream of [`Output::OpenStream`] is open (SSE: 2xx with a body; WebSocket: `open`).
+    StreamOpened { stream: StreamId },
+    /// Bytes of an SSE body.
+    StreamBytes { stream: StreamId, bytes: Vec<u8> },
+    /// One WebSocket text message: one frame document.
+    StreamMessage { stream: StreamId, text: String },
+    /// A message that could not be read as a frame (binary, oversize): dropped and counted.
+    StreamDropped { stream: StreamId },
+    /// The stream ended, failed, or could not be opened; `why` in the carrier's words.
+    StreamEnded { stream: StreamId, why: String },
+    /// Makes session `id` resident (created cold on first use).
+    Ensure { session: String },
+    /// A session operation; settles `token`.
+    Session { token: Token, session: String, op: SessionOp },
+    /// `Session.resync()`: no promise.
+    Resync { session: String },
+    /// A host-level call; settles `token` with an `RpcResult`.
+    Host { token: Token, call: HostCall },
+    /// Stops everything: pending operations settle, streams and calls are given up.
+    Close,
+}
+
+/// How an operation settles.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Settlement {
+    /// `open()` / `loadOlder()`: nothing.
+    Done,
+    /// An `RpcResult` (values schema-checked; carrier failures are `internal`).
+    Result(RpcResult<Json>),
+    /// `respond()`: a receipt object (carrier failures are `{accepted:false, reason:'transport'}`).
+    Receipt(Json),
+}
+
+/// What the driver must do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    /// `POST /api/<path>` with `body` (JSON); answer with [`Input::Response`].
+    Send { call: CallId, path: &'static str, body: String },
+    /// Give up a call sent earlier (its result is no longer wanted).
+    Abort { call: CallId },
+    /// Open a downlink at `/api/<kind.path()>` on `carrier`; a WebSocket presents `ticket`.
+    OpenStream { stream: StreamId, kind: StreamKind, carrier: Carrier, ticket: Option<String> },
+    /// Close a downlink; report nothing more about it.
+    CloseStream { stream: StreamId },
+    /// Settle the operation `token`.
+    Settle { token: Token, settlement: Settlement },
+    /// The connection snapshot or the session list changed.
+    HostChanged,
+    /// Session `id`'s snapshot changed.
+    SessionChanged(String),
+}
+
+/// Counters for diagnostics and tests.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct ClientDiagnostics {
+    /// Frame documents read.
+    pub frames: u64,
+    /// Frames dropped: not a frame document, oversize, binary.
+    pub malformed_frames: u64,
+    /// Frames that named no resident session and were not held for one.
+    pub unrouted_frames: u64,
+    /// Unary calls in flight.
+    pub inflight_calls: usize,
+    /// Downlinks asked for and not yet closed.
+    pub streams: usize,
+}
+
+/// A failed `session.list` seed is asked again after this long while its generation lives.
+pub const RESEED_MS: f64 = 2000.0;
+
+/// How long a WebSocket upgrade may hang before it counts as refused.
+pub const UPGRADE_TIMEOUT_MS: f64 = 5000.0;

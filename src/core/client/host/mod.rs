@@ -1,0 +1,345 @@
+//! The sans-IO host client: one connection to one agent host and every session on it.
+//!
+//! [`HostClient`] owns the connection controller ([`Connection`]), the carrier choice
+//! ([`Carriers`]), the session router ([`Router`]) with every [`Session`](crate::core::session::Session),
+//! the live session list ([`SessionList`]), one timer table, and the host-level calls. It does
+//! no I/O and reads no clock: the driver (the wasm shell, or the simulation) feeds it
+//! [`Input`]s with the current [`Instant`], performs the [`Output`]s it polls, and arms one
+//! timer at [`HostClient::poll_timeout`].
+//!
+//! Methods, in the order a driver uses them:
+//! - [`HostClient::new`], then [`HostClient::handle_input`] for every event (its first call
+//!   may be [`Input::Timeout`], which starts the first connection generation);
+//! - [`HostClient::poll_output`] until it returns `None`, performing each output;
+//! - [`HostClient::poll_timeout`]: when to feed [`Input::Timeout`] next;
+//! - accessors ([`HostClient::connection`], [`HostClient::session`], [`HostClient::sessions`],
+//!   [`HostClient::diagnostics`]) to build snapshots.
+//!
+//! ```
+//! use agent_session::core::client::{Config, HostClient, Input, Instant, Output};
+//! let mut client = HostClient::new(Config::default());
+//! let now = Instant::from_ms(0.0);
+//! client.handle_input(now, Input::Timeout);
+//! while let Some(output) = client.poll_output() {
+//!     match output {
+//!         Output::Send { .. } => { /* POST /api/<path> <body>; feed Input::Response */ }
+//!         Output::OpenStream { .. } => { /* fetch SSE or a WebSocket; feed Stream* inputs */ }
+//!         _ => {}
+//!     }
+//! }
+//! let _next = client.poll_timeout(); // feed Input::Timeout at (or after) this instant
+//! ```
+
+mod calls;
+mod downlinks;
+mod io;
+
+use calls::cancelled;
+
+pub use io::*;
+
+use super::carrier::{Carrier, Carriers, Transport};
+use super::connection::{Backoff, ConnCommand, ConnState, Connection, GenerationEnd, StreamKind};
+use super::downlink::{read_ticket, STREAM_TICKET};
+use super::router::Router;
+use super::sessions::SessionList;
+use crate::core::session::io::schema_error;
+use crate::core::session::{Effect, OpId, Outcome, ReqId, Session, WakeToken};
+use crate::core::sse::{SseItem, SseParser};
+use crate::core::vecmap::VecMap;
+use crate::core::wire::interaction::Answer;
+use crate::core::wire::{
+    self, parse_frame, parse_unary_response, CreatePayload, ErrorCode, Frame, Json, ListValue, PromptMode,
+    ResponseForm, RpcError, RpcResult,
+};
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// What a call in flight answers.
+#[derive(Debug)]
+enum CallFor {
+    /// A session request: the result goes back to the session under `req`.
+    Session { session: String, req: ReqId },
+    /// A host-level call of the UI.
+    Host { token: Token, method: &'static str },
+    /// `host.describe` of a generation (part of establishing it).
+    Describe { gen: u64 },
+    /// The upgrade ticket of one WebSocket downlink.
+    Ticket { gen: u64, stream: StreamId },
+    /// `session.list` seeding the live list for a generation.
+    Seed { gen: u64 },
+}
+
+#[derive(Debug)]
+struct PendingCall {
+    what: CallFor,
+    form: ResponseForm,
+    path: &'static str,
+}
+
+/// A downlink's progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StreamState {
+    /// A WebSocket waiting for its ticket call.
+    Ticketing,
+    /// Asked for; not open yet.
+    Opening,
+    Open,
+}
+
+#[derive(Debug)]
+struct Stream {
+    id: StreamId,
+    gen: u64,
+    kind: StreamKind,
+    carrier: Carrier,
+    state: StreamState,
+    /// SSE bodies only: frames split across chunks.
+    sse: Option<SseParser>,
+}
+
+/// What a timer-table entry does when due.
+#[derive(Debug, Clone, PartialEq)]
+enum Timer {
+    /// A session asked to be woken (retry of a failed plan query or repair).
+    Wake { session: String, token: WakeToken },
+    /// Ask `session.list` again for generation `gen`.
+    Reseed { gen: u64 },
+    /// A WebSocket of `gen` that has neither opened nor failed by now counts as refused (a
+    /// proxy that swallows the upgrade must not cost the whole connect timeout).
+    Upgrade { gen: u64, stream: StreamId },
+}
+
+/// Operations waiting for their session to settle them: (session, op) → (token, kind).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Waits {
+    Done,
+    Result,
+    Receipt,
+}
+
+/// The sans-IO host client (see the module documentation for the driving loop).
+#[derive(Debug)]
+pub struct HostClient {
+    cfg: Config,
+    now: Instant,
+    /// Also the client's lifecycle: not started (generation 0), running, or closed.
+    conn: Connection,
+    carriers: Carriers,
+    router: Router,
+    list: SessionList,
+    calls: VecMap<CallId, PendingCall>,
+    streams: Vec<Stream>,
+    timers: Vec<(Instant, Timer)>,
+    waits: VecMap<(String, OpId), (Token, Waits)>,
+    outputs: VecDeque<Output>,
+    next_id: u64,
+    rng: u64,
+    diag: ClientDiagnostics,
+}
+
+impl HostClient {
+    pub fn new(cfg: Config) -> HostClient {
+        let rng = cfg.seed | 1;
+        HostClient {
+            conn: Connection::new(cfg.backoff, cfg.connect_timeout_ms),
+            carriers: Carriers::new(cfg.transport),
+            cfg,
+            now: Instant::default(),
+            router: Router::new(),
+            list: SessionList::default(),
+            calls: VecMap::new(),
+            streams: Vec::new(),
+            timers: Vec::new(),
+            waits: VecMap::new(),
+            outputs: VecDeque::new(),
+            next_id: 0,
+            rng,
+            diag: ClientDiagnostics::default(),
+        }
+    }
+
+    // ---- accessors -----------------------------------------------------------------------
+
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+    /// The carrier of the latest established generation.
+    pub fn transport(&self) -> Option<Carrier> {
+        self.carriers.active()
+    }
+    pub fn session(&self, id: &str) -> Option<&Session> {
+        self.router.get(id)
+    }
+    pub fn router(&self) -> &Router {
+        &self.router
+    }
+    /// The live session list.
+    pub fn sessions(&self) -> &SessionList {
+        &self.list
+    }
+    /// `close()` was called: no request, stream or timer is started after this.
+    pub fn is_closed(&self) -> bool {
+        self.conn.state() == ConnState::Closed
+    }
+    pub fn diagnostics(&self) -> ClientDiagnostics {
+        ClientDiagnostics {
+            unrouted_frames: self.router.unrouted,
+            inflight_calls: self.calls.len(),
+            streams: self.streams.len(),
+            ..self.diag.clone()
+        }
+    }
+
+    /// The next thing to do, in the order it arose.
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.outputs.pop_front()
+    }
+
+    /// When [`Input::Timeout`] is due next (`None`: nothing is scheduled).
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        if self.is_closed() {
+            return None;
+        }
+        if self.conn.generation() == 0 {
+            // Not started: the first input starts it.
+            return Some(self.now);
+        }
+        let conn = self.conn.deadline().map(Instant::from_ms);
+        self.timers.iter().map(|t| t.0).chain(conn).reduce(|a, b| if b < a { b } else { a })
+    }
+
+    // ---- input ---------------------------------------------------------------------------
+
+    pub fn handle_input(&mut self, now: Instant, input: Input) {
+        if now > self.now {
+            self.now = now;
+        }
+        // The first input starts the first generation (idempotent, nothing after close).
+        self.conn.start(self.now.as_ms());
+        match input {
+            Input::Timeout => self.on_timeout(),
+            Input::Response { call, reply } => self.on_response(call, reply),
+            Input::StreamOpened { stream } => self.on_stream_opened(stream),
+            Input::StreamBytes { stream, bytes } => self.on_stream_bytes(stream, &bytes),
+            Input::StreamMessage { stream, text } => {
+                if let Some(gen) = self.live_stream(stream) {
+                    self.on_frame_text(gen, &text);
+                }
+            }
+            Input::StreamDropped { stream } => {
+                if self.live_stream(stream).is_some() {
+                    self.diag.malformed_frames += 1;
+                }
+            }
+            Input::StreamEnded { stream, why } => self.on_stream_ended(stream, why),
+            Input::Ensure { session } => {
+                if !self.is_closed() {
+                    self.router.ensure(&session);
+                }
+            }
+            Input::Session { token, session, op } => self.on_session_op(token, session, op),
+            Input::Resync { session } => {
+                let closed = self.is_closed();
+                if let Some(s) = self.router.get_mut(&session).filter(|_| !closed) {
+                    s.resync();
+                }
+            }
+            Input::Host { token, call } => self.on_host_call(token, call),
+            Input::Close => self.close(),
+        }
+        self.pump();
+    }
+
+    fn next_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// xorshift64*: backoff jitter in `[0, 1)`.
+    fn random(&mut self) -> f64 {
+        self.rng ^= self.rng >> 12;
+        self.rng ^= self.rng << 25;
+        self.rng ^= self.rng >> 27;
+        (self.rng.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn fail_generation(&mut self, gen: u64, why: GenerationEnd) {
+        let rand = self.random();
+        self.conn.failed(gen, why, self.now.as_ms(), rand);
+    }
+
+    /// Drains the controller's commands and every session's effects until quiet.
+    fn pump(&mut self) {
+        loop {
+            let mut progressed = false;
+            while let Some(cmd) = self.conn.poll_command() {
+                progressed = true;
+                self.on_conn_command(cmd);
+            }
+            let mut effects = Vec::new();
+            for (id, s) in self.router.sessions_mut() {
+                while let Some(e) = s.poll_effect() {
+                    effects.push((id.clone(), e));
+                }
+            }
+            for (id, e) in effects {
+                progressed = true;
+                self.on_session_effect(id, e);
+            }
+            if !progressed {
+                break;
+            }
+        }
+    }
+
+    fn on_timeout(&mut self) {
+        if self.is_closed() {
+            return;
+        }
+        let rand = self.random();
+        self.conn.tick(self.now.as_ms(), rand);
+        let now = self.now;
+        let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.timers).into_iter().partition(|t| t.0 <= now);
+        self.timers = later;
+        for (_, timer) in due {
+            match timer {
+                Timer::Wake { session, token } => {
+                    if let Some(s) = self.router.get_mut(&session) {
+                        s.on_wake(token);
+                    }
+                }
+                Timer::Reseed { gen } => self.seed_sessions(gen),
+                Timer::Upgrade { gen, stream } => {
+                    let hanging = self.stream_index(stream).map(|i| &self.streams[i]);
+                    let hanging = hanging.filter(|s| s.state == StreamState::Opening).map(|s| s.kind);
+                    if let Some(kind) = hanging.filter(|_| self.conn.is_current(gen)) {
+                        let why = format!("upgrade not answered in {} ms", UPGRADE_TIMEOUT_MS as u64);
+                        self.refused(gen, GenerationEnd::Refused { kind, why });
+                    }
+                }
+            }
+        }
+    }
+
+    fn close(&mut self) {
+        if self.is_closed() {
+            return;
+        }
+        self.conn.close();
+        for (call, p) in self.calls.drain().collect::<Vec<_>>() {
+            self.outputs.push_back(Output::Abort { call });
+            if let CallFor::Host { token, .. } = p.what {
+                let settlement = Settlement::Result(Err(cancelled("HostClient closed")));
+                self.outputs.push_back(Output::Settle { token, settlement });
+            }
+        }
+        for (_, s) in self.router.sessions_mut() {
+            s.close();
+        }
+        self.pump();
+        self.close_streams(|_| true);
+        self.timers.clear();
+        self.outputs.push_back(Output::HostChanged);
+    }
+}
