@@ -215,17 +215,21 @@ macro_rules! record {
             $($($rest)*)?);
     };
 
+    // Its members' wire names.
+    (@members $name:ident [$($wires:literal,)*]) => {
+        #[allow(dead_code)]
+        impl $name {
+            /// Its members' wire names, in order (what other readers of it must agree with).
+            pub const MEMBERS: &'static [&'static str] = &[$($wires),*];
+        }
+    };
     // No invariant: serde's derive reads it on the host.
     (@field $o:ident [$(#[$smeta:meta])* $svis:vis struct $name:ident] [] [$($wires:literal,)*] [$($fields:tt)*] [$($reads:tt)*]) => {
         $(#[$smeta])*
         #[derive(serde::Serialize, serde::Deserialize)]
         $svis struct $name { $($fields)* }
 
-        #[allow(dead_code)]
-        impl $name {
-            /// Its members' wire names, in order (what other readers of it must agree with).
-            pub const MEMBERS: &'static [&'static str] = &[$($wires),*];
-        }
+        $crate::record!(@members $name [$($wires,)*]);
 
         impl $crate::read::FromObj for $name {
             fn from_obj($o: &$crate::read::Obj<'_>) -> $crate::read::ReadResult<Self> {
@@ -240,11 +244,7 @@ macro_rules! record {
         #[derive(serde::Serialize)]
         $svis struct $name { $($fields)* }
 
-        #[allow(dead_code)]
-        impl $name {
-            /// Its members' wire names, in order (what other readers of it must agree with).
-            pub const MEMBERS: &'static [&'static str] = &[$($wires),*];
-        }
+        $crate::record!(@members $name [$($wires,)*]);
 
         impl $crate::read::FromObj for $name {
             fn from_obj($o: &$crate::read::Obj<'_>) -> $crate::read::ReadResult<Self> {
