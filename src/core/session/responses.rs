@@ -50,28 +50,26 @@ impl Session {
                 self.diag.stale_responses += 1;
             }
             Purpose::PlanQuery { gen, .. } if gen != self.gen => self.diag.stale_responses += 1,
-            purpose @ (Purpose::Open { .. } | Purpose::Repair { .. } | Purpose::Older { .. }) => {
+            Purpose::Open { .. } => {
                 let page = self.history(answer);
-                self.on_history(purpose, page);
+                self.on_open_page(page);
+            }
+            Purpose::Repair { .. } => {
+                let page = self.history(answer);
+                self.on_repair_page(page);
+            }
+            Purpose::Older { base_at_send, .. } => {
+                let page = self.history(answer);
+                self.on_older_page(base_at_send, page);
             }
             purpose => self.on_value(purpose, answer.into_value()),
         }
         self.flush();
     }
 
-    fn on_history(&mut self, purpose: Purpose, page: RpcResult<HistoryValue>) {
-        match purpose {
-            Purpose::Open { .. } => self.on_open_page(page),
-            Purpose::Repair { .. } => self.on_repair_page(page),
-            Purpose::Older { base_at_send, .. } => self.on_older_page(base_at_send, page),
-            // Only history purposes come here (see `on_answer`).
-            _ => {}
-        }
-    }
-
     fn on_value(&mut self, purpose: Purpose, result: RpcResult<Json>) {
         match purpose {
-            // History purposes go to `on_history` (see `on_answer`).
+            // History purposes are read as pages in `on_answer`.
             Purpose::Open { .. } | Purpose::Repair { .. } | Purpose::Older { .. } => {}
             Purpose::PlanQuery { ticket, .. } => {
                 match self.plan_value(wire::SESSION_PLAN_MODE, result) {

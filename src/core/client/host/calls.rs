@@ -36,6 +36,7 @@ impl HostClient {
         }
     }
 
+    /// A reply to a call in flight (`close()` gives every call up, so none is read after it).
     pub(super) fn on_response(&mut self, call: CallId, reply: Reply) {
         let Some(p) = self.calls.remove(&call) else { return };
         // A history page, the largest body read, goes through the one-pass reader.
@@ -45,8 +46,7 @@ impl HostClient {
             {
                 match wire::page::history_response(&text, rpc_id) {
                     Some(page) => {
-                        let closed = self.is_closed();
-                        if let Some(s) = self.router.get_mut(session).filter(|_| !closed) {
+                        if let Some(s) = self.router.get_mut(session) {
                             s.on_page(*req, page);
                         }
                         return;
@@ -59,8 +59,7 @@ impl HostClient {
         let result = Self::read_reply(&p, reply);
         match p.what {
             CallFor::Session { session, req } => {
-                let closed = self.is_closed();
-                if let Some(s) = self.router.get_mut(&session).filter(|_| !closed) {
+                if let Some(s) = self.router.get_mut(&session) {
                     s.on_response(req, result);
                 }
             }
@@ -73,11 +72,8 @@ impl HostClient {
                 Err(e) => self.fail_generation(gen, GenerationEnd::Describe(e.message)),
             },
             CallFor::Ticket { gen, stream } => self.on_ticket(gen, stream, result),
-            CallFor::Seed { gen } => {
-                if !self.is_closed() {
-                    self.on_seed(gen, result.and_then(|v| checked(wire::SESSION_LIST, v)));
-                }
-            }
+            // The list reader is the value's schema check.
+            CallFor::Seed { gen } => self.on_seed(gen, result),
         }
     }
 

@@ -31,14 +31,12 @@ impl HostClient {
     /// Closes every stream of `gen` and gives up its describe and ticket calls.
     pub(super) fn abort_generation(&mut self, gen: u64) {
         self.close_streams(|s| s.gen == gen);
-        let calls: Vec<CallId> = self
-            .calls
-            .iter()
-            .filter(
-                |(_, c)| matches!(c.what, CallFor::Describe { gen: g } | CallFor::Ticket { gen: g, .. } if g == gen),
-            )
-            .map(|(id, _)| *id)
-            .collect();
+        self.abort_calls(|c| matches!(c, CallFor::Describe { gen: g } | CallFor::Ticket { gen: g, .. } if *g == gen));
+    }
+
+    /// Gives up the calls in flight that `which` picks (the driver aborts them).
+    pub(super) fn abort_calls(&mut self, which: impl Fn(&CallFor) -> bool) {
+        let calls: Vec<CallId> = self.calls.iter().filter(|(_, c)| which(&c.what)).map(|(id, _)| *id).collect();
         for call in calls {
             self.calls.remove(&call);
             self.outputs.push_back(Output::Abort { call });
@@ -92,23 +90,23 @@ impl HostClient {
         self.streams.iter().position(|s| s.id == id)
     }
 
-    /// The generation of stream `id` if it is still wanted.
-    pub(super) fn live_stream(&self, id: StreamId) -> Option<u64> {
-        let s = &self.streams[self.stream_index(id)?];
-        (!self.is_closed() && self.conn.is_current(s.gen)).then_some(s.gen)
+    /// Stream `id`'s index and generation if it is still wanted (its generation is current;
+    /// none is after `close()`).
+    pub(super) fn live_stream(&self, id: StreamId) -> Option<(usize, u64)> {
+        let i = self.stream_index(id)?;
+        let gen = self.streams[i].gen;
+        self.conn.is_current(gen).then_some((i, gen))
     }
 
     pub(super) fn on_stream_opened(&mut self, id: StreamId) {
-        let Some(gen) = self.live_stream(id) else { return };
-        let i = self.stream_index(id).expect("live");
+        let Some((i, gen)) = self.live_stream(id) else { return };
         self.streams[i].state = StreamState::Open;
         self.timers.retain(|t| !matches!(t.1, Timer::Upgrade { stream, .. } if stream == id));
         self.conn.stream_opened(gen, self.streams[i].kind);
     }
 
     pub(super) fn on_stream_bytes(&mut self, id: StreamId, bytes: &[u8]) {
-        let Some(gen) = self.live_stream(id) else { return };
-        let i = self.stream_index(id).expect("live");
+        let Some((i, gen)) = self.live_stream(id) else { return };
         let mut items = Vec::new();
         match self.streams[i].sse.as_mut() {
             Some(parser) => parser.push(bytes, &mut items),
@@ -149,8 +147,7 @@ impl HostClient {
     }
 
     pub(super) fn on_stream_ended(&mut self, id: StreamId, why: String) {
-        let Some(gen) = self.live_stream(id) else { return };
-        let i = self.stream_index(id).expect("live");
+        let Some((i, gen)) = self.live_stream(id) else { return };
         let (kind, carrier, opened) =
             (self.streams[i].kind, self.streams[i].carrier, self.streams[i].state == StreamState::Open);
         match carrier {
@@ -167,16 +164,7 @@ impl HostClient {
         match self.carriers.refused(gen) {
             Some(carrier) => {
                 self.close_streams(|s| s.gen == gen);
-                let tickets: Vec<CallId> = self
-                    .calls
-                    .iter()
-                    .filter(|(_, c)| matches!(c.what, CallFor::Ticket { gen: g, .. } if g == gen))
-                    .map(|(id, _)| *id)
-                    .collect();
-                for call in tickets {
-                    self.calls.remove(&call);
-                    self.outputs.push_back(Output::Abort { call });
-                }
+                self.abort_calls(|c| matches!(c, CallFor::Ticket { gen: g, .. } if *g == gen));
                 self.conn.streams_restarted(gen);
                 self.open_streams(gen, carrier);
             }
@@ -185,16 +173,11 @@ impl HostClient {
     }
 
     pub(super) fn on_ticket(&mut self, gen: u64, stream: StreamId, result: RpcResult<Json>) {
-        let Some(i) = self.stream_index(stream) else { return };
-        if self.is_closed() || !self.conn.is_current(gen) {
-            return;
-        }
-        let kind = self.streams[i].kind;
+        let Some((i, gen)) = self.live_stream(stream).filter(|l| l.1 == gen) else { return };
+        let (kind, carrier) = (self.streams[i].kind, self.streams[i].carrier);
         match result.map_err(|e| e.message).and_then(|v| read_ticket(&v).map_err(|e| e.to_string())) {
             Ok(ticket) => {
-                let s = &mut self.streams[i];
-                s.state = StreamState::Opening;
-                let (kind, carrier) = (s.kind, s.carrier);
+                self.streams[i].state = StreamState::Opening;
                 self.open_stream(gen, stream, kind, carrier, Some(ticket));
             }
             Err(why) => self.refused(gen, GenerationEnd::Refused { kind, why }),
@@ -203,7 +186,7 @@ impl HostClient {
 
     /// Asks `session.list` to seed the live list for generation `gen`.
     pub(super) fn seed_sessions(&mut self, gen: u64) {
-        if !self.is_closed() && self.conn.is_current(gen) {
+        if self.conn.is_current(gen) {
             self.send(CallFor::Seed { gen }, wire::SESSION_LIST, &Json::empty_object());
         }
     }

@@ -223,7 +223,7 @@ impl HostClient {
             Input::StreamOpened { stream } => self.on_stream_opened(stream),
             Input::StreamBytes { stream, bytes } => self.on_stream_bytes(stream, &bytes),
             Input::StreamMessage { stream, text } => {
-                if let Some(gen) = self.live_stream(stream) {
+                if let Some((_, gen)) = self.live_stream(stream) {
                     self.on_frame_text(gen, &text);
                 }
             }
@@ -327,6 +327,7 @@ impl HostClient {
             return;
         }
         self.conn.close();
+        // Every call is given up: no reply is read after this.
         for (call, p) in self.calls.drain().collect::<Vec<_>>() {
             self.outputs.push_back(Output::Abort { call });
             if let CallFor::Host { token, .. } = p.what {
