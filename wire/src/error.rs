@@ -50,15 +50,23 @@ impl RpcError {
     /// A carrier failure (non-2xx, rpcId mismatch, bad body, value failing its schema,
     /// timeout) folded into the business shape callers see.
     pub fn transport(message: impl Into<String>) -> Self {
-        let details = Json::from_text(r#"{"transport":true}"#).expect("literal JSON");
-        RpcError::with_details(ErrorCode::Internal, message, details)
+        Self::transport_with(message.into(), None)
     }
     /// A non-2xx answer of the carrier; the status is kept in `details.status` because a
     /// client tells host generations apart by it (today's upstream answers 404 to the seed's
     /// plan RPCs).
     pub fn carrier_status(status: u16, message: impl Into<String>) -> Self {
-        let details = Json::from_text(&format!(r#"{{"transport":true,"status":{status}}}"#)).expect("literal JSON");
-        RpcError::with_details(ErrorCode::Internal, message, details)
+        Self::transport_with(message.into(), Some(status))
+    }
+    /// One non-generic body for both carrier errors (each call site of the generic
+    /// constructors stays a thin shim).
+    #[inline(never)]
+    fn transport_with(message: String, status: Option<u16>) -> Self {
+        let details = match status {
+            None => Json::from_text(r#"{"transport":true}"#),
+            Some(status) => Json::from_text(&format!(r#"{{"transport":true,"status":{status}}}"#)),
+        };
+        RpcError { code: ErrorCode::Internal, message, details: details.expect("literal JSON") }
     }
     /// The carrier status of an error made by [`RpcError::carrier_status`].
     pub fn status(&self) -> Option<u16> {

@@ -11,7 +11,7 @@
 use super::event::SessionEvent;
 use super::frames::{EventFrame, Frame, InboundFrame};
 use super::json::Json;
-use super::read::{seed, Text};
+use super::read::{present, seed, Text};
 use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::fmt;
@@ -98,7 +98,7 @@ impl<'de> Visitor<'de> for PayloadSeed {
             }
         }
         let (Some(true), Some(session_id), Some(event)) = (kind_ok, session_id, event) else { return Err(fallback()) };
-        let view = view.filter(|v| v.get() != "null").map(Json::from_raw);
+        let view = present(view).map(Json::from_raw);
         Ok(EventFrame { session_id, event, view })
     }
 }

@@ -12,7 +12,7 @@
 use super::hot::{expect, fallback, EventSeed};
 use super::json::Json;
 use super::methods::{HistoryItem, HistoryValue, ProjectionBaseline};
-use super::read::{read, seed, Text};
+use super::read::{present, read, seed, Text};
 use serde::de::{Deserializer as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::fmt;
@@ -104,7 +104,7 @@ impl<'de> Visitor<'de> for PageSeed {
             }
         }
         // The baseline is small and rare: its own reader (which refuses repeated keys).
-        let projections = match projections.filter(|p| p.get() != "null") {
+        let projections = match present(projections) {
             None => None,
             Some(raw) => Some(read::<ProjectionBaseline>(raw.get()).map_err(|_| fallback())?),
         };
@@ -154,7 +154,7 @@ impl<'de> Visitor<'de> for ItemSeed {
                 }
             }
         }
-        let view = view.filter(|v| v.get() != "null").map(Json::from_raw);
+        let view = present(view).map(Json::from_raw);
         match event {
             Some(event) => Ok(HistoryItem { event, view }),
             None => Err(fallback()),

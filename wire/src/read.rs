@@ -200,7 +200,7 @@ impl<'a> Obj<'a> {
 
     /// The member, with `null` read as absent.
     fn non_null(&self, name: &str) -> Option<&'a RawValue> {
-        self.raw(name).filter(|v| v.get() != "null")
+        present(self.raw(name))
     }
 
     fn required(&self, name: &str) -> ReadResult<&'a RawValue> {
@@ -323,7 +323,17 @@ fn objects_of<T: FromObj>(name: &str, text: &str) -> ReadResult<Vec<T>> {
     Ok(out)
 }
 
-fn list_of<'a, T>(name: &str, v: &'a RawValue, item: &dyn Fn(&'a RawValue) -> Option<T>) -> ReadResult<Vec<T>> {
+/// A raw value with `null` read as absent: the rule of every optional member, on the general
+/// and the one-pass readers alike.
+pub(crate) fn present(v: Option<&RawValue>) -> Option<&RawValue> {
+    v.filter(|v| v.get() != "null")
+}
+
+pub(crate) fn list_of<'a, T>(
+    name: &str,
+    v: &'a RawValue,
+    item: &dyn Fn(&'a RawValue) -> Option<T>,
+) -> ReadResult<Vec<T>> {
     let items = items(v.get()).map_err(|_| expected(name, "an array"))?;
     let mut out = Vec::with_capacity(items.len());
     for (i, v) in items.into_iter().enumerate() {
