@@ -2,9 +2,10 @@
 //! one per streamed token. Read in one pass when it has the usual shape, by its record's
 //! reader otherwise (a test keeps the two on the same members).
 
-use super::read::{read, seed, Text};
-use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
-use std::fmt;
+use super::read::{read, Text};
+use super::visit::{whole, Any, Kinds, OptStr, U64};
+use serde::de::{IgnoredAny, MapAccess};
+use std::borrow::Cow;
 
 record! {
     #[derive(Debug, Clone, PartialEq)]
@@ -49,26 +50,21 @@ fn fallback<E: serde::de::Error>() -> E {
 /// An `assistant/chunk`'s data in one pass, or `None` to fall back to the general reader
 /// (which the fold would otherwise run as two splits for every streamed token).
 fn one_pass(data: &str) -> Option<ChunkData> {
-    let mut de = serde_json::Deserializer::from_str(data);
-    let body = (&mut de).deserialize_map(ChunkDataSeed).ok()?;
-    de.end().ok()?;
-    Some(body)
+    whole(data, ChunkDataSeed).ok()
 }
 
 struct ChunkDataSeed;
 
-impl<'de> Visitor<'de> for ChunkDataSeed {
+impl<'de> Kinds<'de> for ChunkDataSeed {
     type Value = ChunkData;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("assistant/chunk data")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ChunkData, A::Error> {
+    const WHAT: &'static str = "assistant/chunk data";
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<ChunkData, A::Error> {
         let (mut turn, mut step, mut chunk) = (None, None, None);
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
-                "turn" if turn.is_none() => turn = Some(map.next_value::<u64>()?),
-                "step" if step.is_none() => step = Some(map.next_value::<u64>()?),
-                "chunk" if chunk.is_none() => chunk = Some(map.next_value_seed(ChunkSeed)?),
+                "turn" if turn.is_none() => turn = Some(map.next_value_seed(Any(U64))?),
+                "step" if step.is_none() => step = Some(map.next_value_seed(Any(U64))?),
+                "chunk" if chunk.is_none() => chunk = Some(map.next_value_seed(Any(ChunkSeed))?),
                 "turn" | "step" | "chunk" => return Err(fallback()),
                 _ => {
                     map.next_value::<IgnoredAny>()?;
@@ -84,14 +80,10 @@ impl<'de> Visitor<'de> for ChunkDataSeed {
 
 struct ChunkSeed;
 
-seed!(ChunkSeed => Chunk, deserialize_map);
-
-impl<'de> Visitor<'de> for ChunkSeed {
+impl<'de> Kinds<'de> for ChunkSeed {
     type Value = Chunk;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a chunk")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Chunk, A::Error> {
+    const WHAT: &'static str = "a chunk";
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Chunk, A::Error> {
         let (mut kind, mut text) = (None, None);
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
@@ -103,7 +95,7 @@ impl<'de> Visitor<'de> for ChunkSeed {
                     })
                 }
                 // A `null` text, like a missing one, is no text.
-                "text" if text.is_none() => text = Some(map.next_value::<Option<Text>>()?.map(|t| t.0.into_owned())),
+                "text" if text.is_none() => text = Some(map.next_value_seed(Any(OptStr))?.map(Cow::into_owned)),
                 "type" | "text" => return Err(fallback()),
                 _ => {
                     map.next_value::<IgnoredAny>()?;

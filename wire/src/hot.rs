@@ -11,17 +11,14 @@
 use super::event::SessionEvent;
 use super::frames::{EventFrame, Frame, InboundFrame};
 use super::json::Json;
-use super::read::{present, seed, Text};
-use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
+use super::read::{present, Text};
+use super::visit::{whole, Any, Kinds, F64, U64};
+use serde::de::{IgnoredAny, MapAccess};
 use serde_json::value::RawValue;
-use std::fmt;
 
 /// The frame, or `None` to fall back to the general reader.
 pub fn event_frame(data: &str) -> Option<InboundFrame> {
-    let mut de = serde_json::Deserializer::from_str(data);
-    let frame = (&mut de).deserialize_map(EnvelopeVisitor).ok()?;
-    de.end().ok()?;
-    frame
+    whole(data, Envelope).ok().flatten()
 }
 
 /// The members of a session event this pass reads; any other member (`sourceEventSeqs`,
@@ -44,14 +41,12 @@ pub(crate) fn fallback<E: serde::de::Error>() -> E {
     E::custom("not the hot shape")
 }
 
-struct EnvelopeVisitor;
+struct Envelope;
 
-impl<'de> Visitor<'de> for EnvelopeVisitor {
+impl<'de> Kinds<'de> for Envelope {
     type Value = Option<InboundFrame>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a server-request envelope")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+    const WHAT: &'static str = "a server-request envelope";
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let (mut kind, mut rpc_id, mut method, mut frame) = (None, None, None, None);
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
@@ -61,7 +56,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                 "method" if method.is_none() => method = Some(expect(map.next_value()?, "session/event")?),
                 // Read as an event payload even before the method is seen; another frame type
                 // fails on its own `type` and falls back.
-                "payload" if frame.is_none() => frame = Some(map.next_value_seed(PayloadSeed)?),
+                "payload" if frame.is_none() => frame = Some(map.next_value_seed(Any(PayloadSeed))?),
                 "type" | "rpcId" | "method" | "payload" => return Err(fallback()),
                 _ => {
                     map.next_value::<IgnoredAny>()?;
@@ -79,20 +74,16 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
 
 struct PayloadSeed;
 
-seed!(PayloadSeed => EventFrame, deserialize_map);
-
-impl<'de> Visitor<'de> for PayloadSeed {
+impl<'de> Kinds<'de> for PayloadSeed {
     type Value = EventFrame;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a session/event payload")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EventFrame, A::Error> {
+    const WHAT: &'static str = "a session/event payload";
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<EventFrame, A::Error> {
         let (mut kind_ok, mut session_id, mut event, mut view) = (None, None, None, None);
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
                 "type" if kind_ok.is_none() => kind_ok = Some(expect(map.next_value()?, "session/event")?),
                 "sessionId" if session_id.is_none() => session_id = Some(map.next_value::<Text>()?.0.into_owned()),
-                "event" if event.is_none() => event = Some(map.next_value_seed(EventSeed)?),
+                "event" if event.is_none() => event = Some(map.next_value_seed(Any(EventSeed))?),
                 "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
                 _ => return Err(fallback()),
             }
@@ -105,20 +96,16 @@ impl<'de> Visitor<'de> for PayloadSeed {
 
 pub(crate) struct EventSeed;
 
-seed!(EventSeed => SessionEvent, deserialize_map);
-
-impl<'de> Visitor<'de> for EventSeed {
+impl<'de> Kinds<'de> for EventSeed {
     type Value = SessionEvent;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a session event")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SessionEvent, A::Error> {
+    const WHAT: &'static str = "a session event";
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<SessionEvent, A::Error> {
         let (mut kind, mut seq, mut time, mut data, mut rest) = (None, None, None, None, false);
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
                 "type" if kind.is_none() => kind = Some(map.next_value::<Text>()?.0.into_owned()),
-                "seq" if seq.is_none() => seq = Some(map.next_value::<u64>()?),
-                "time" if time.is_none() => time = Some(map.next_value::<f64>()?),
+                "seq" if seq.is_none() => seq = Some(map.next_value_seed(Any(U64))?),
+                "time" if time.is_none() => time = Some(map.next_value_seed(Any(F64))?),
                 "data" if data.is_none() => data = Some(Json::from_raw(map.next_value::<&RawValue>()?)),
                 // Rare members (`sourceEventSeqs`, `surfaceOp`, anything new) go the general way.
                 _ => {

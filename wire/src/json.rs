@@ -44,6 +44,10 @@ impl Json {
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
         serde_json::from_str(self.text())
     }
+    /// The value if it is a string; `None` for any other kind, `null` included.
+    pub fn as_string(&self) -> Option<String> {
+        super::visit::whole(self.text(), super::visit::Str).ok().map(std::borrow::Cow::into_owned)
+    }
     /// The value as a tree (tests, the host, diagnostics; not the client's hot path).
     pub fn value(&self) -> Value {
         self.parse().unwrap_or(Value::Null)

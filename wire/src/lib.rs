@@ -28,6 +28,7 @@ pub mod page;
 pub mod plan;
 pub mod read;
 pub mod sse;
+pub(crate) mod visit;
 
 pub use envelope::*;
 pub use error::*;

@@ -12,36 +12,31 @@
 use super::hot::{expect, fallback, EventSeed};
 use super::json::Json;
 use super::methods::{HistoryItem, HistoryValue, ProjectionBaseline};
-use super::read::{present, read, seed, Text};
-use serde::de::{Deserializer as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use super::read::{present, read, Text};
+use super::visit::{whole, Any, Bool, Kinds};
+use serde::de::{IgnoredAny, MapAccess, SeqAccess};
 use serde_json::value::RawValue;
-use std::fmt;
 
 /// The page of a successful `server-response` to the request minted as `rpc_id`, or `None`
 /// to fall back to the general reader.
 pub fn history_response(body: &str, rpc_id: &str) -> Option<HistoryValue> {
-    let mut de = serde_json::Deserializer::from_str(body);
-    let page = (&mut de).deserialize_map(Envelope { rpc_id }).ok()?;
-    de.end().ok()?;
-    Some(page)
+    whole(body, Envelope { rpc_id }).ok()
 }
 
 struct Envelope<'r> {
     rpc_id: &'r str,
 }
 
-impl<'de> Visitor<'de> for Envelope<'_> {
+impl<'de> Kinds<'de> for Envelope<'_> {
     type Value = HistoryValue;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a server-response envelope")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<HistoryValue, A::Error> {
+    const WHAT: &'static str = "a server-response envelope";
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<HistoryValue, A::Error> {
         let (mut kind, mut rpc_id, mut page) = (None, None, None);
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
                 "type" if kind.is_none() => kind = Some(expect(map.next_value()?, "server-response")?),
                 "rpcId" if rpc_id.is_none() => rpc_id = Some(expect(map.next_value()?, self.rpc_id)?),
-                "result" if page.is_none() => page = Some(map.next_value_seed(ResultSeed)?),
+                "result" if page.is_none() => page = Some(map.next_value_seed(Any(ResultSeed))?),
                 "type" | "rpcId" | "result" => return Err(fallback()),
                 _ => {
                     map.next_value::<IgnoredAny>()?;
@@ -57,19 +52,15 @@ impl<'de> Visitor<'de> for Envelope<'_> {
 
 struct ResultSeed;
 
-seed!(ResultSeed => HistoryValue, deserialize_map);
-
-impl<'de> Visitor<'de> for ResultSeed {
+impl<'de> Kinds<'de> for ResultSeed {
     type Value = HistoryValue;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an ok result")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<HistoryValue, A::Error> {
+    const WHAT: &'static str = "an ok result";
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<HistoryValue, A::Error> {
         let (mut ok, mut page) = (None, None);
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
-                "ok" if ok.is_none() => ok = Some(map.next_value::<bool>()?),
-                "value" if page.is_none() => page = Some(map.next_value_seed(PageSeed)?),
+                "ok" if ok.is_none() => ok = Some(map.next_value_seed(Any(Bool))?),
+                "value" if page.is_none() => page = Some(map.next_value_seed(Any(PageSeed))?),
                 // An error result, or anything else: the general reader.
                 _ => return Err(fallback()),
             }
@@ -83,19 +74,15 @@ impl<'de> Visitor<'de> for ResultSeed {
 
 struct PageSeed;
 
-seed!(PageSeed => HistoryValue, deserialize_map);
-
-impl<'de> Visitor<'de> for PageSeed {
+impl<'de> Kinds<'de> for PageSeed {
     type Value = HistoryValue;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a history page")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<HistoryValue, A::Error> {
+    const WHAT: &'static str = "a history page";
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<HistoryValue, A::Error> {
         let (mut events, mut has_more, mut projections) = (None, None, None);
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
-                "events" if events.is_none() => events = Some(map.next_value_seed(ItemsSeed)?),
-                "hasMore" if has_more.is_none() => has_more = Some(map.next_value::<bool>()?),
+                "events" if events.is_none() => events = Some(map.next_value_seed(Any(ItemsSeed))?),
+                "hasMore" if has_more.is_none() => has_more = Some(map.next_value_seed(Any(Bool))?),
                 "projections" if projections.is_none() => projections = Some(map.next_value::<&RawValue>()?),
                 "events" | "hasMore" | "projections" => return Err(fallback()),
                 _ => {
@@ -117,16 +104,12 @@ impl<'de> Visitor<'de> for PageSeed {
 
 struct ItemsSeed;
 
-seed!(ItemsSeed => Vec<HistoryItem>, deserialize_seq);
-
-impl<'de> Visitor<'de> for ItemsSeed {
+impl<'de> Kinds<'de> for ItemsSeed {
     type Value = Vec<HistoryItem>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("history items")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<HistoryItem>, A::Error> {
+    const WHAT: &'static str = "history items";
+    fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<HistoryItem>, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(item) = seq.next_element_seed(ItemSeed)? {
+        while let Some(item) = seq.next_element_seed(Any(ItemSeed))? {
             items.push(item);
         }
         Ok(items)
@@ -135,18 +118,14 @@ impl<'de> Visitor<'de> for ItemsSeed {
 
 struct ItemSeed;
 
-seed!(ItemSeed => HistoryItem, deserialize_map);
-
-impl<'de> Visitor<'de> for ItemSeed {
+impl<'de> Kinds<'de> for ItemSeed {
     type Value = HistoryItem;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a history item")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<HistoryItem, A::Error> {
+    const WHAT: &'static str = "a history item";
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<HistoryItem, A::Error> {
         let (mut event, mut view) = (None, None);
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
-                "event" if event.is_none() => event = Some(map.next_value_seed(EventSeed)?),
+                "event" if event.is_none() => event = Some(map.next_value_seed(Any(EventSeed))?),
                 "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
                 "event" | "view" => return Err(fallback()),
                 _ => {

@@ -13,26 +13,11 @@
 //! asks for the value as present ([`Obj::present`]).
 
 use super::json::Json;
-use serde::de::{Deserializer as _, MapAccess, SeqAccess, Visitor};
+use super::visit::{whole, Kinds, Str, F64};
+use serde::de::{MapAccess, SeqAccess};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
-
-/// `impl DeserializeSeed` for a one-pass visitor that reads one JSON object (`deserialize_map`)
-/// or array (`deserialize_seq`). Never inlined: one copy of each reader serves every path that
-/// reaches it (frames and history pages share the event reader).
-macro_rules! seed {
-    ($seed:ty => $value:ty, $how:ident) => {
-        impl<'de> serde::de::DeserializeSeed<'de> for $seed {
-            type Value = $value;
-            #[inline(never)]
-            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<$value, D::Error> {
-                d.$how(self)
-            }
-        }
-    };
-}
-pub(crate) use seed;
 
 /// Why a value did not read: what was wrong ([`ReadErrorKind`]) and where (the member path,
 /// `a.b[2].c`, empty for the whole text), with the context of the reading that failed
@@ -177,13 +162,11 @@ impl<'a> Obj<'a> {
     /// Splits `text` (exactly one JSON object) into its members.
     #[inline(never)]
     pub fn parse(text: &'a str) -> ReadResult<Obj<'a>> {
-        let mut de = serde_json::Deserializer::from_str(text);
         let mut repeated = None;
-        let members = (&mut de).deserialize_map(MembersVisitor(&mut repeated)).map_err(|e| match repeated.take() {
+        let members = whole(text, Members(&mut repeated)).map_err(|e| match repeated.take() {
             Some(key) => ReadError::new(ReadErrorKind::Duplicate, key),
             None => syntax(e),
         })?;
-        de.end().map_err(syntax)?;
         Ok(Obj { members })
     }
 
@@ -349,10 +332,7 @@ pub fn read_objects<T: FromObj>(text: &str) -> ReadResult<Vec<T>> {
 
 /// Splits `text` (exactly one JSON array) into its raw items.
 pub fn items(text: &str) -> ReadResult<Vec<&RawValue>> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let items = (&mut de).deserialize_seq(ItemsVisitor).map_err(syntax)?;
-    de.end().map_err(syntax)?;
-    Ok(items)
+    whole(text, Items).map_err(syntax)
 }
 
 /// A string value, unescaped; `None` for any other kind of value.
@@ -369,8 +349,7 @@ pub fn as_cow(v: &RawValue) -> Option<Cow<'_, str>> {
         // the quotes is the string.
         return Some(Cow::Borrowed(inner));
     }
-    let mut de = serde_json::Deserializer::from_str(t);
-    serde::Deserialize::deserialize(&mut de).ok().map(|Text(s)| s)
+    whole(t, Str).ok()
 }
 
 pub fn as_bool(v: &RawValue) -> Option<bool> {
@@ -393,18 +372,16 @@ pub fn as_i64(v: &RawValue) -> Option<i64> {
 /// A JSON number (integers included), read by serde_json (whose tables are a fraction of
 /// `str::parse::<f64>`'s); out-of-range magnitudes are refused.
 pub fn as_f64(v: &RawValue) -> Option<f64> {
-    serde_json::from_str(v.get()).ok()
+    whole(v.get(), F64).ok()
 }
 
 /// Splits an object; a repeated key is kept in `.0` (the error's kind).
-struct MembersVisitor<'r>(&'r mut Option<String>);
+struct Members<'r>(&'r mut Option<String>);
 
-impl<'de> Visitor<'de> for MembersVisitor<'_> {
+impl<'de> Kinds<'de> for Members<'_> {
     type Value = Vec<(Cow<'de, str>, &'de RawValue)>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+    const WHAT: &'static str = "an object";
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut members: Self::Value = Vec::new();
         while let Some(Text(key)) = map.next_key()? {
             if members.iter().any(|(k, _)| *k == key) {
@@ -419,14 +396,12 @@ impl<'de> Visitor<'de> for MembersVisitor<'_> {
     }
 }
 
-struct ItemsVisitor;
+struct Items;
 
-impl<'de> Visitor<'de> for ItemsVisitor {
+impl<'de> Kinds<'de> for Items {
     type Value = Vec<&'de RawValue>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+    const WHAT: &'static str = "an array";
+    fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut items = Vec::new();
         while let Some(item) = seq.next_element()? {
             items.push(item);
@@ -435,28 +410,13 @@ impl<'de> Visitor<'de> for ItemsVisitor {
     }
 }
 
-/// A string borrowed from the text when serde can (no escapes), owned otherwise. The one
-/// string visitor of both readers (here and `hot`).
+/// A string (a key, a tag) borrowed from the text when it has no escapes, owned otherwise.
 pub(crate) struct Text<'de>(pub Cow<'de, str>);
 
 impl<'de> serde::Deserialize<'de> for Text<'de> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_str(TextVisitor)
-    }
-}
-
-struct TextVisitor;
-
-impl<'de> Visitor<'de> for TextVisitor {
-    type Value = Text<'de>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
-    }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Text(Cow::Borrowed(v)))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Text(Cow::Owned(v.to_owned())))
+        use serde::de::DeserializeSeed;
+        super::visit::Any(Str).deserialize(d).map(Text)
     }
 }
 

@@ -177,7 +177,7 @@ impl SessionList {
             }),
             // Today's upstream host keeps the title as a projection (a string, or null).
             Frame::Projection(p) if p.key == wire::interaction::PROJ_TITLE => {
-                let Ok(Some(title)) = p.value.parse::<Option<String>>() else { return false };
+                let Some(title) = p.value.as_string() else { return false };
                 let at = u64::try_from(p.seq).unwrap_or(0);
                 self.update(&p.session_id, true, |i, gen| {
                     if matches!(i.title_from, Some((g, seq)) if g == gen && seq > at) {

@@ -358,7 +358,7 @@ impl Session {
             return Some(t.clone());
         }
         let row = self.projections.get(wire::interaction::PROJ_TITLE)?;
-        row.value.parse::<Option<String>>().ok().flatten()
+        row.value.as_string()
     }
     /// The prompt queue's items (`null` until a host sends one).
     pub fn queue(&self) -> Option<&Rc<Json>> {
