@@ -3,7 +3,7 @@
 //! reader otherwise (a test keeps the two on the same members).
 
 use super::read::{read, Text};
-use super::visit::{whole, Any, Kinds, OptStr, U64};
+use super::visit::{self, leaf, whole, Any, Kinds, Scalar};
 use serde::de::{IgnoredAny, MapAccess};
 use std::borrow::Cow;
 
@@ -62,8 +62,8 @@ impl<'de> Kinds<'de> for ChunkDataSeed {
         let (mut turn, mut step, mut chunk) = (None, None, None);
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
-                "turn" if turn.is_none() => turn = Some(map.next_value_seed(Any(U64))?),
-                "step" if step.is_none() => step = Some(map.next_value_seed(Any(U64))?),
+                "turn" if turn.is_none() => turn = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
+                "step" if step.is_none() => step = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
                 "chunk" if chunk.is_none() => chunk = Some(map.next_value_seed(Any(ChunkSeed))?),
                 "turn" | "step" | "chunk" => return Err(fallback()),
                 _ => {
@@ -88,14 +88,16 @@ impl<'de> Kinds<'de> for ChunkSeed {
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
                 "type" if kind.is_none() => {
-                    kind = Some(match &*map.next_value::<Text>()?.0 {
+                    kind = Some(match &*visit::text(&mut map)? {
                         "text-delta" => ChunkKind::TextDelta,
                         "reasoning-delta" => ChunkKind::ReasoningDelta,
                         _ => ChunkKind::Other,
                     })
                 }
                 // A `null` text, like a missing one, is no text.
-                "text" if text.is_none() => text = Some(map.next_value_seed(Any(OptStr))?.map(Cow::into_owned)),
+                "text" if text.is_none() => {
+                    text = Some(leaf(&mut map, Scalar::opt_str, "a string or null")?.map(Cow::into_owned))
+                }
                 "type" | "text" => return Err(fallback()),
                 _ => {
                     map.next_value::<IgnoredAny>()?;

@@ -12,9 +12,10 @@ use super::event::SessionEvent;
 use super::frames::{EventFrame, Frame, InboundFrame};
 use super::json::Json;
 use super::read::{present, Text};
-use super::visit::{whole, Any, Kinds, F64, U64};
+use super::visit::{leaf, text, whole, Any, Kinds, Scalar};
 use serde::de::{IgnoredAny, MapAccess};
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 
 /// The frame, or `None` to fall back to the general reader.
 pub fn event_frame(data: &str) -> Option<InboundFrame> {
@@ -28,8 +29,8 @@ pub fn event_frame(data: &str) -> Option<InboundFrame> {
 const EVENT_MEMBERS: [&str; 4] = ["type", "seq", "time", "data"];
 
 /// `Ok(true)` when `got` is `want`; otherwise the pass stops (the general reader decides).
-pub(crate) fn expect<E: serde::de::Error>(got: Text<'_>, want: &str) -> Result<bool, E> {
-    if got.0 == want {
+pub(crate) fn expect<E: serde::de::Error>(got: Cow<'_, str>, want: &str) -> Result<bool, E> {
+    if got == want {
         Ok(true)
     } else {
         Err(fallback())
@@ -51,9 +52,9 @@ impl<'de> Kinds<'de> for Envelope {
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
                 // Anything but an event frame stops the pass at once.
-                "type" if kind.is_none() => kind = Some(expect(map.next_value()?, "server-request")?),
-                "rpcId" if rpc_id.is_none() => rpc_id = Some(map.next_value::<Text>()?.0.into_owned()),
-                "method" if method.is_none() => method = Some(expect(map.next_value()?, "session/event")?),
+                "type" if kind.is_none() => kind = Some(expect(text(&mut map)?, "server-request")?),
+                "rpcId" if rpc_id.is_none() => rpc_id = Some(text(&mut map)?.into_owned()),
+                "method" if method.is_none() => method = Some(expect(text(&mut map)?, "session/event")?),
                 // Read as an event payload even before the method is seen; another frame type
                 // fails on its own `type` and falls back.
                 "payload" if frame.is_none() => frame = Some(map.next_value_seed(Any(PayloadSeed))?),
@@ -81,8 +82,8 @@ impl<'de> Kinds<'de> for PayloadSeed {
         let (mut kind_ok, mut session_id, mut event, mut view) = (None, None, None, None);
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
-                "type" if kind_ok.is_none() => kind_ok = Some(expect(map.next_value()?, "session/event")?),
-                "sessionId" if session_id.is_none() => session_id = Some(map.next_value::<Text>()?.0.into_owned()),
+                "type" if kind_ok.is_none() => kind_ok = Some(expect(text(&mut map)?, "session/event")?),
+                "sessionId" if session_id.is_none() => session_id = Some(text(&mut map)?.into_owned()),
                 "event" if event.is_none() => event = Some(map.next_value_seed(Any(EventSeed))?),
                 "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
                 _ => return Err(fallback()),
@@ -103,9 +104,9 @@ impl<'de> Kinds<'de> for EventSeed {
         let (mut kind, mut seq, mut time, mut data, mut rest) = (None, None, None, None, false);
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
-                "type" if kind.is_none() => kind = Some(map.next_value::<Text>()?.0.into_owned()),
-                "seq" if seq.is_none() => seq = Some(map.next_value_seed(Any(U64))?),
-                "time" if time.is_none() => time = Some(map.next_value_seed(Any(F64))?),
+                "type" if kind.is_none() => kind = Some(text(&mut map)?.into_owned()),
+                "seq" if seq.is_none() => seq = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
+                "time" if time.is_none() => time = Some(leaf(&mut map, Scalar::f64, "a number")?),
                 "data" if data.is_none() => data = Some(Json::from_raw(map.next_value::<&RawValue>()?)),
                 // Rare members (`sourceEventSeqs`, `surfaceOp`, anything new) go the general way.
                 _ => {

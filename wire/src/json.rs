@@ -46,7 +46,7 @@ impl Json {
     }
     /// The value if it is a string; `None` for any other kind, `null` included.
     pub fn as_string(&self) -> Option<String> {
-        super::visit::whole(self.text(), super::visit::Str).ok().map(std::borrow::Cow::into_owned)
+        super::visit::scalar(self.text()).and_then(super::visit::Scalar::str).map(std::borrow::Cow::into_owned)
     }
     /// The value as a tree (tests, the host, diagnostics; not the client's hot path).
     pub fn value(&self) -> Value {

@@ -13,7 +13,7 @@ use super::hot::{expect, fallback, EventSeed};
 use super::json::Json;
 use super::methods::{HistoryItem, HistoryValue, ProjectionBaseline};
 use super::read::{present, read, Text};
-use super::visit::{whole, Any, Bool, Kinds};
+use super::visit::{leaf, text, whole, Any, Kinds, Scalar};
 use serde::de::{IgnoredAny, MapAccess, SeqAccess};
 use serde_json::value::RawValue;
 
@@ -34,8 +34,8 @@ impl<'de> Kinds<'de> for Envelope<'_> {
         let (mut kind, mut rpc_id, mut page) = (None, None, None);
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
-                "type" if kind.is_none() => kind = Some(expect(map.next_value()?, "server-response")?),
-                "rpcId" if rpc_id.is_none() => rpc_id = Some(expect(map.next_value()?, self.rpc_id)?),
+                "type" if kind.is_none() => kind = Some(expect(text(&mut map)?, "server-response")?),
+                "rpcId" if rpc_id.is_none() => rpc_id = Some(expect(text(&mut map)?, self.rpc_id)?),
                 "result" if page.is_none() => page = Some(map.next_value_seed(Any(ResultSeed))?),
                 "type" | "rpcId" | "result" => return Err(fallback()),
                 _ => {
@@ -59,7 +59,7 @@ impl<'de> Kinds<'de> for ResultSeed {
         let (mut ok, mut page) = (None, None);
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
-                "ok" if ok.is_none() => ok = Some(map.next_value_seed(Any(Bool))?),
+                "ok" if ok.is_none() => ok = Some(leaf(&mut map, Scalar::bool, "a boolean")?),
                 "value" if page.is_none() => page = Some(map.next_value_seed(Any(PageSeed))?),
                 // An error result, or anything else: the general reader.
                 _ => return Err(fallback()),
@@ -82,7 +82,7 @@ impl<'de> Kinds<'de> for PageSeed {
         while let Some(Text(key)) = map.next_key()? {
             match &*key {
                 "events" if events.is_none() => events = Some(map.next_value_seed(Any(ItemsSeed))?),
-                "hasMore" if has_more.is_none() => has_more = Some(map.next_value_seed(Any(Bool))?),
+                "hasMore" if has_more.is_none() => has_more = Some(leaf(&mut map, Scalar::bool, "a boolean")?),
                 "projections" if projections.is_none() => projections = Some(map.next_value::<&RawValue>()?),
                 "events" | "hasMore" | "projections" => return Err(fallback()),
                 _ => {

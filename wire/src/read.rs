@@ -13,7 +13,7 @@
 //! asks for the value as present ([`Obj::present`]).
 
 use super::json::Json;
-use super::visit::{whole, Kinds, Str, F64};
+use super::visit::{scalar, whole, Kinds, Scalar, Str};
 use serde::de::{MapAccess, SeqAccess};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -349,7 +349,7 @@ pub fn as_cow(v: &RawValue) -> Option<Cow<'_, str>> {
         // the quotes is the string.
         return Some(Cow::Borrowed(inner));
     }
-    whole(t, Str).ok()
+    scalar(t).and_then(Scalar::str)
 }
 
 pub fn as_bool(v: &RawValue) -> Option<bool> {
@@ -372,7 +372,7 @@ pub fn as_i64(v: &RawValue) -> Option<i64> {
 /// A JSON number (integers included), read by serde_json (whose tables are a fraction of
 /// `str::parse::<f64>`'s); out-of-range magnitudes are refused.
 pub fn as_f64(v: &RawValue) -> Option<f64> {
-    whole(v.get(), F64).ok()
+    scalar(v.get()).and_then(Scalar::f64)
 }
 
 /// Splits an object; a repeated key is kept in `.0` (the error's kind).

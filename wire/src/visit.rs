@@ -108,7 +108,7 @@ pub(crate) fn whole<'de, K: Kinds<'de>>(text: &'de str, k: K) -> Result<K::Value
     Ok(v)
 }
 
-/// A string (the one string reader of the wire readers).
+/// A string: the reader of member keys ([`super::read::Text`]).
 pub(crate) struct Str;
 
 impl<'de> Kinds<'de> for Str {
@@ -119,56 +119,100 @@ impl<'de> Kinds<'de> for Str {
     }
 }
 
-/// A string or `null` (`None`).
-pub(crate) struct OptStr;
+/// Any JSON value but an object or array. Every leaf value (a tag, a number, a flag) is read
+/// as one and then taken as the kind wanted: one `deserialize_any` instance serves them all
+/// (one per kind was ~1.3 KB of wasm each).
+#[derive(Debug, PartialEq)]
+pub(crate) enum Scalar<'de> {
+    Str(Cow<'de, str>),
+    U64(u64),
+    I64(i64),
+    F64(f64),
+    Bool(bool),
+    Null,
+}
 
-impl<'de> Kinds<'de> for OptStr {
-    type Value = Option<Cow<'de, str>>;
-    const WHAT: &'static str = "a string or null";
-    fn str<E: Error>(self, s: Cow<'de, str>) -> Result<Self::Value, E> {
-        Ok(Some(s))
+impl<'de> Scalar<'de> {
+    /// A string.
+    pub(crate) fn str(self) -> Option<Cow<'de, str>> {
+        match self {
+            Scalar::Str(s) => Some(s),
+            _ => None,
+        }
     }
-    fn null<E: Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
+    /// A string, or `null` as `Some(None)`.
+    pub(crate) fn opt_str(self) -> Option<Option<Cow<'de, str>>> {
+        match self {
+            Scalar::Null => Some(None),
+            s => s.str().map(Some),
+        }
+    }
+    /// An integer in `u64` range (`1.0` and `1e2` are not: serde's rule).
+    pub(crate) fn u64(self) -> Option<u64> {
+        match self {
+            Scalar::U64(n) => Some(n),
+            _ => None,
+        }
+    }
+    /// Any number as `f64` (integers converted, as serde's `f64` reads them).
+    pub(crate) fn f64(self) -> Option<f64> {
+        match self {
+            Scalar::U64(n) => Some(n as f64),
+            Scalar::I64(n) => Some(n as f64),
+            Scalar::F64(n) => Some(n),
+            _ => None,
+        }
+    }
+    pub(crate) fn bool(self) -> Option<bool> {
+        match self {
+            Scalar::Bool(b) => Some(b),
+            _ => None,
+        }
     }
 }
 
-/// An integer in `u64` range (`1.0` and `1e2` are not: serde's rule).
-pub(crate) struct U64;
+struct Leaf;
 
-impl<'de> Kinds<'de> for U64 {
-    type Value = u64;
-    const WHAT: &'static str = "an unsigned integer";
-    fn u64<E: Error>(self, n: u64) -> Result<u64, E> {
-        Ok(n)
+impl<'de> Kinds<'de> for Leaf {
+    type Value = Scalar<'de>;
+    const WHAT: &'static str = "a string, number, boolean or null";
+    fn str<E: Error>(self, s: Cow<'de, str>) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Str(s))
+    }
+    fn u64<E: Error>(self, n: u64) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::U64(n))
+    }
+    fn i64<E: Error>(self, n: i64) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::I64(n))
+    }
+    fn f64<E: Error>(self, n: f64) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::F64(n))
+    }
+    fn bool<E: Error>(self, b: bool) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Bool(b))
+    }
+    fn null<E: Error>(self) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Null)
     }
 }
 
-/// Any JSON number as `f64` (integers converted, as serde's `f64` reads them).
-pub(crate) struct F64;
-
-impl<'de> Kinds<'de> for F64 {
-    type Value = f64;
-    const WHAT: &'static str = "a number";
-    fn u64<E: Error>(self, n: u64) -> Result<f64, E> {
-        Ok(n as f64)
-    }
-    fn i64<E: Error>(self, n: i64) -> Result<f64, E> {
-        Ok(n as f64)
-    }
-    fn f64<E: Error>(self, n: f64) -> Result<f64, E> {
-        Ok(n)
-    }
+/// The next member's value, taken as the kind `take` wants (`what` names it in the refusal).
+pub(crate) fn leaf<'de, A: MapAccess<'de>, T>(
+    map: &mut A,
+    take: fn(Scalar<'de>) -> Option<T>,
+    what: &'static str,
+) -> Result<T, A::Error> {
+    take(map.next_value_seed(Any(Leaf))?).ok_or_else(|| refused(what))
 }
 
-pub(crate) struct Bool;
+/// The next member's value as a string.
+pub(crate) fn text<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Cow<'de, str>, A::Error> {
+    leaf(map, Scalar::str, "a string")
+}
 
-impl<'de> Kinds<'de> for Bool {
-    type Value = bool;
-    const WHAT: &'static str = "a boolean";
-    fn bool<E: Error>(self, b: bool) -> Result<bool, E> {
-        Ok(b)
-    }
+/// All of `text` as a scalar, or `None` when it is not one (or not JSON).
+pub(crate) fn scalar(text: &str) -> Option<Scalar<'_>> {
+    whole(text, Leaf).ok()
 }
 
 #[cfg(test)]
@@ -176,25 +220,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_reader_takes_its_kinds_and_refuses_the_rest_with_a_position() {
-        assert_eq!(whole(r#" "a\"b" "#, Str).unwrap(), "a\"b");
-        assert!(matches!(whole(r#""ab""#, Str).unwrap(), Cow::Borrowed("ab")), "borrowed without escapes");
-        assert_eq!(whole("null", OptStr).unwrap(), None);
-        assert_eq!(whole("18446744073709551615", U64).unwrap(), u64::MAX);
-        assert_eq!(whole("-3", F64).unwrap(), -3.0);
-        assert_eq!(whole("1.5e1", F64).unwrap(), 15.0);
-        assert!(whole("true", Bool).unwrap());
-        for (text, what) in [
-            ("1", "a string"),
-            ("-1", "an unsigned integer"),
-            ("1.0", "an unsigned integer"),
-            ("1e2", "an unsigned integer"),
-        ] {
-            let e = if what == "a string" { whole(text, Str).map(|_| ()) } else { whole(text, U64).map(|_| ()) }
-                .unwrap_err();
-            assert_eq!(e.to_string(), format!("expected {what} at line 1 column {}", text.len()), "{text}");
+    fn a_scalar_reads_every_leaf_kind_and_is_taken_as_the_kind_wanted() {
+        assert_eq!(scalar(r#" "a\"b" "#).and_then(Scalar::str).unwrap(), "a\"b");
+        assert!(
+            matches!(scalar(r#""ab""#).and_then(Scalar::str), Some(Cow::Borrowed("ab"))),
+            "borrowed without escapes"
+        );
+        assert_eq!(scalar("null").and_then(Scalar::opt_str), Some(None));
+        assert_eq!(scalar("3").and_then(Scalar::opt_str), None);
+        assert_eq!(scalar("18446744073709551615").and_then(Scalar::u64), Some(u64::MAX));
+        for not_u64 in ["-1", "1.0", "1e2", "\"1\""] {
+            assert_eq!(scalar(not_u64).and_then(Scalar::u64), None, "{not_u64}");
         }
-        assert!(whole("\"1\"", F64).is_err() && whole("1e400", F64).is_err() && whole("{}", Bool).is_err());
-        assert!(whole("1 2", U64).is_err(), "trailing text");
+        assert_eq!(scalar("-3").and_then(Scalar::f64), Some(-3.0));
+        assert_eq!(scalar("1.5e1").and_then(Scalar::f64), Some(15.0));
+        assert_eq!(scalar("1e400"), None, "out of range");
+        assert_eq!(scalar("true").and_then(Scalar::bool), Some(true));
+        assert_eq!(scalar("{}"), None);
+        assert_eq!(scalar("1 2"), None, "trailing text");
+    }
+
+    #[test]
+    fn a_refusal_names_what_was_expected_and_where() {
+        let e = whole("[1]", Str).unwrap_err();
+        assert_eq!(e.to_string(), "expected a string at line 1 column 1");
+        let e = whole(" {}", Leaf).unwrap_err();
+        assert_eq!(e.to_string(), "expected a string, number, boolean or null at line 1 column 3");
     }
 }
