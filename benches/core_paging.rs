@@ -74,7 +74,7 @@ fn page_back(turns: bool, step: u64) -> f64 {
     for body in bodies {
         let _ = s.load_older();
         let req = history_request(&mut s);
-        s.on_page(req, agent_session::core::wire::page::history_response(&body, "r").expect("one-pass page"));
+        s.on_page(req, agent_session_onepass::history_response(&body, "r").expect("one-pass page"));
         s.drain_effects();
     }
     let ms = start.elapsed().as_secs_f64() * 1000.0;

@@ -21,7 +21,7 @@ layer() {
 }
 
 layer "import graph: host/src and wire/src acyclic, no client-crate reference in host/ or wire/" \
-  node scripts/imports.mjs host/src wire/src
+  node scripts/imports.mjs host/src wire/src onepass/src
 layer "cargo test --workspace (core, client controller, host, capture replays, named simulation scenarios)" \
   cargo test --workspace -- --skip random_schedules
 # The 10k-schedule simulation runs once, here, so its count is shown (the harness hides a

@@ -1,8 +1,7 @@
-//! Reading one SSE `data:` payload into a frame: the hot shape in one pass ([`super::hot`]),
-//! everything else through the general two-level reader.
+//! Reading one stream `data:` payload into a frame with the general two-level reader (the
+//! client reads the hot `session/event` shape in one pass first: `agent-session-onepass`).
 
 use super::frames::{Frame, FrameError, InboundFrame};
-use super::hot;
 use super::read::{Obj, ReadError};
 
 const KNOWN: &[&str] = &[
@@ -22,21 +21,11 @@ const KNOWN: &[&str] = &[
     "host/agent-error",
 ];
 
-/// Reads one SSE `data:` payload. The hot shape (a `session/event` frame as every host writes
-/// it) is read in one pass ([`super::hot`]); everything else, and anything that pass does not
-/// expect, takes the general two-level reader.
-pub fn parse_frame(data: &str) -> Result<InboundFrame, FrameError> {
-    match hot::event_frame(data) {
-        Some(frame) => Ok(frame),
-        None => parse_frame_general(data),
-    }
-}
-
 /// Two-level parse: the envelope, then the frame with its own schema. Each level is one split
 /// of an object into raw members, so the error is classified exactly: a bad envelope, an
 /// unknown frame type, a payload whose `type` disagrees with the `method`, or a payload
 /// failing its schema.
-fn parse_frame_general(data: &str) -> Result<InboundFrame, FrameError> {
+pub fn parse_frame(data: &str) -> Result<InboundFrame, FrameError> {
     let envelope = FrameError::Envelope;
     let env = Obj::parse(data).map_err(envelope)?;
     if env.str_ref("type").map_err(envelope)? != "server-request" {
@@ -97,25 +86,19 @@ mod tests {
         assert!(
             matches!(&first.frame, Frame::Event(e) if e.event.seq == 3 && e.view.is_some() && e.event.data.text() == r#"{"a":[1,"\u00e9"]}"#)
         );
-        assert_eq!(super::hot::event_frame(&frames[0]), Some(first.clone()), "the hot shape takes the one-pass path");
-        assert_eq!(parse_frame_general(&frames[0]).unwrap(), first, "both readers agree");
-        assert_eq!(super::hot::event_frame(&frames[1]), Some(first.clone()), "member order is free");
         for f in &frames[1..] {
-            assert_eq!(parse_frame(f).unwrap(), first, "{f}");
-            assert_eq!(parse_frame_general(f).unwrap(), first, "{f}");
+            assert_eq!(parse_frame(f).unwrap(), first, "member order is free: {f}");
         }
         let rare = data(
             "session/event",
             r#"{"type":"session/event","sessionId":"s","event":{"type":"x","seq":3,"time":1.5,"sourceEventSeqs":[1,2],"surfaceOp":{"k":1}}}"#,
         );
-        assert!(super::hot::event_frame(&rare).is_none());
         let rare = parse_frame(&rare).unwrap();
         assert!(
             matches!(&rare.frame, Frame::Event(e) if e.event.source_event_seqs == Some(vec![1.0, 2.0]) && e.event.surface_op.is_some() && e.event.data.is_null())
         );
         let twice =
             format!(r#"{{"type":"server-request","rpcId":"r1","method":"session/event","method":"x","payload":{ev}}}"#);
-        assert!(super::hot::event_frame(&twice).is_none());
         assert!(matches!(parse_frame(&twice), Err(FrameError::Envelope(_))), "a repeated key is rejected");
     }
 

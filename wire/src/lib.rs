@@ -3,8 +3,9 @@
 //! reference host alike.
 //!
 //! Parsing is two-level: first the envelope ([`envelope`]), then the value with the
-//! method's own schema ([`methods`], [`frames`]); the client reads through [`read`] and, for
-//! the hot frame, `hot` (entered from [`inbound`]). Every wire type is one field list
+//! method's own schema ([`methods`], [`frames`]); the client reads through [`read`], and the hot
+//! texts (event frames, history pages, streamed chunks) through the `agent-session-onepass`
+//! crate, which drives serde_json through [`visit`] like [`read`] does. Every wire type is one field list
 //! ([`record`]) from which both its serde derives (host) and its reader (client) follow.
 //!
 //! A crate of its own (re-exported as `agent_session::core::wire`) so the release build can
@@ -19,16 +20,14 @@ pub mod envelope;
 pub mod error;
 pub mod event;
 pub mod frames;
-pub(crate) mod hot;
 pub mod inbound;
 pub mod interaction;
 pub mod json;
 pub mod methods;
-pub mod page;
 pub mod plan;
 pub mod read;
 pub mod sse;
-pub(crate) mod visit;
+pub mod visit;
 
 pub use envelope::*;
 pub use error::*;

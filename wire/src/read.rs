@@ -157,7 +157,7 @@ pub struct Obj<'a> {
 
 /// The readers are never inlined: one call per field keeps each type's reader a few
 /// instructions per member (inlined, they were ~35 KB of wasm); the hot frame does not come
-/// through here (the `hot` module).
+/// through here (the `agent-session-onepass` crate).
 impl<'a> Obj<'a> {
     /// Splits `text` (exactly one JSON object) into its members.
     #[inline(never)]
@@ -289,34 +289,43 @@ impl<'a> Obj<'a> {
 }
 
 fn nested<T: FromObj>(name: &str, v: &RawValue) -> ReadResult<T> {
-    let o = Obj::parse(v.get()).map_err(|_| expected(name, "an object"))?;
-    T::from_obj(&o).map_err(|e| e.inside(name))
+    let mut out = None;
+    in_object(name, v.get(), &mut |o| T::from_obj(o).map(|t| out = Some(t)))?;
+    out.ok_or_else(|| expected(name, "an object"))
+}
+
+/// [`nested`]'s work, not generic: one copy for every record type.
+fn in_object(name: &str, text: &str, read: &mut dyn FnMut(&Obj<'_>) -> ReadResult<()>) -> ReadResult<()> {
+    let o = Obj::parse(text).map_err(|_| expected(name, "an object"))?;
+    read(&o).map_err(|e| e.inside(name))
 }
 
 /// A plain loop, not `collect::<Result<..>>()`: that adapter was one more copy of code per
 /// item type, and the item's path (`name[i]`) is only formatted for an error.
 fn objects_of<T: FromObj>(name: &str, text: &str) -> ReadResult<Vec<T>> {
+    let mut out = Vec::new();
+    each_object(name, text, &mut |o| T::from_obj(o).map(|t| out.push(t)))?;
+    Ok(out)
+}
+
+/// [`objects_of`]'s work, not generic: splits the array and calls `read` on each object.
+fn each_object(name: &str, text: &str, read: &mut dyn FnMut(&Obj<'_>) -> ReadResult<()>) -> ReadResult<()> {
     let items = items(text).map_err(|_| expected(name, "an array"))?;
-    let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.into_iter().enumerate() {
         let at = |e: ReadError| e.inside(&format!("[{i}]")).inside(name);
         let o = Obj::parse(item.get()).map_err(|_| at(expected("", "an object")))?;
-        out.push(T::from_obj(&o).map_err(at)?);
+        read(&o).map_err(at)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A raw value with `null` read as absent: the rule of every optional member, on the general
 /// and the one-pass readers alike.
-pub(crate) fn present(v: Option<&RawValue>) -> Option<&RawValue> {
+pub fn present(v: Option<&RawValue>) -> Option<&RawValue> {
     v.filter(|v| v.get() != "null")
 }
 
-pub(crate) fn list_of<'a, T>(
-    name: &str,
-    v: &'a RawValue,
-    item: &dyn Fn(&'a RawValue) -> Option<T>,
-) -> ReadResult<Vec<T>> {
+pub fn list_of<'a, T>(name: &str, v: &'a RawValue, item: &dyn Fn(&'a RawValue) -> Option<T>) -> ReadResult<Vec<T>> {
     let items = items(v.get()).map_err(|_| expected(name, "an array"))?;
     let mut out = Vec::with_capacity(items.len());
     for (i, v) in items.into_iter().enumerate() {
@@ -411,7 +420,7 @@ impl<'de> Kinds<'de> for Items {
 }
 
 /// A string (a key, a tag) borrowed from the text when it has no escapes, owned otherwise.
-pub(crate) struct Text<'de>(pub Cow<'de, str>);
+pub struct Text<'de>(pub Cow<'de, str>);
 
 impl<'de> serde::Deserialize<'de> for Text<'de> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -16,7 +16,7 @@ use std::fmt;
 
 /// A reader of the JSON kinds it overrides; every other kind is refused as "expected
 /// [`Kinds::WHAT`]".
-pub(crate) trait Kinds<'de>: Sized {
+pub trait Kinds<'de>: Sized {
     type Value;
     /// What it reads, for its refusal ("an object").
     const WHAT: &'static str;
@@ -54,7 +54,7 @@ fn refused<E: Error>(what: &'static str) -> E {
 }
 
 /// Reads one value with `K` through `deserialize_any` (a seed: `map.next_value_seed(Any(k))`).
-pub(crate) struct Any<K>(pub K);
+pub struct Any<K>(pub K);
 
 impl<'de, K: Kinds<'de>> DeserializeSeed<'de> for Any<K> {
     type Value = K::Value;
@@ -101,7 +101,7 @@ impl<'de, K: Kinds<'de>> Visitor<'de> for Any<K> {
 }
 
 /// Reads all of `text` (one value, nothing after it but whitespace) with `K`.
-pub(crate) fn whole<'de, K: Kinds<'de>>(text: &'de str, k: K) -> Result<K::Value, serde_json::Error> {
+pub fn whole<'de, K: Kinds<'de>>(text: &'de str, k: K) -> Result<K::Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
     let v = Any(k).deserialize(&mut de)?;
     de.end()?;
@@ -109,7 +109,7 @@ pub(crate) fn whole<'de, K: Kinds<'de>>(text: &'de str, k: K) -> Result<K::Value
 }
 
 /// A string: the reader of member keys ([`super::read::Text`]).
-pub(crate) struct Str;
+pub struct Str;
 
 impl<'de> Kinds<'de> for Str {
     type Value = Cow<'de, str>;
@@ -123,7 +123,7 @@ impl<'de> Kinds<'de> for Str {
 /// as one and then taken as the kind wanted: one `deserialize_any` instance serves them all
 /// (one per kind was ~1.3 KB of wasm each).
 #[derive(Debug, PartialEq)]
-pub(crate) enum Scalar<'de> {
+pub enum Scalar<'de> {
     Str(Cow<'de, str>),
     U64(u64),
     I64(i64),
@@ -134,28 +134,28 @@ pub(crate) enum Scalar<'de> {
 
 impl<'de> Scalar<'de> {
     /// A string.
-    pub(crate) fn str(self) -> Option<Cow<'de, str>> {
+    pub fn str(self) -> Option<Cow<'de, str>> {
         match self {
             Scalar::Str(s) => Some(s),
             _ => None,
         }
     }
     /// A string, or `null` as `Some(None)`.
-    pub(crate) fn opt_str(self) -> Option<Option<Cow<'de, str>>> {
+    pub fn opt_str(self) -> Option<Option<Cow<'de, str>>> {
         match self {
             Scalar::Null => Some(None),
             s => s.str().map(Some),
         }
     }
     /// An integer in `u64` range (`1.0` and `1e2` are not: serde's rule).
-    pub(crate) fn u64(self) -> Option<u64> {
+    pub fn u64(self) -> Option<u64> {
         match self {
             Scalar::U64(n) => Some(n),
             _ => None,
         }
     }
     /// Any number as `f64` (integers converted, as serde's `f64` reads them).
-    pub(crate) fn f64(self) -> Option<f64> {
+    pub fn f64(self) -> Option<f64> {
         match self {
             Scalar::U64(n) => Some(n as f64),
             Scalar::I64(n) => Some(n as f64),
@@ -163,7 +163,7 @@ impl<'de> Scalar<'de> {
             _ => None,
         }
     }
-    pub(crate) fn bool(self) -> Option<bool> {
+    pub fn bool(self) -> Option<bool> {
         match self {
             Scalar::Bool(b) => Some(b),
             _ => None,
@@ -197,7 +197,7 @@ impl<'de> Kinds<'de> for Leaf {
 }
 
 /// The next member's value, taken as the kind `take` wants (`what` names it in the refusal).
-pub(crate) fn leaf<'de, A: MapAccess<'de>, T>(
+pub fn leaf<'de, A: MapAccess<'de>, T>(
     map: &mut A,
     take: fn(Scalar<'de>) -> Option<T>,
     what: &'static str,
@@ -206,12 +206,12 @@ pub(crate) fn leaf<'de, A: MapAccess<'de>, T>(
 }
 
 /// The next member's value as a string.
-pub(crate) fn text<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Cow<'de, str>, A::Error> {
+pub fn text<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Cow<'de, str>, A::Error> {
     leaf(map, Scalar::str, "a string")
 }
 
 /// All of `text` as a scalar, or `None` when it is not one (or not JSON).
-pub(crate) fn scalar(text: &str) -> Option<Scalar<'_>> {
+pub fn scalar(text: &str) -> Option<Scalar<'_>> {
     whole(text, Leaf).ok()
 }
 

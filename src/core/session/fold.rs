@@ -49,7 +49,7 @@ impl Fold {
     pub fn apply(&mut self, ev: &SessionEvent, stamps: &mut Stamps) -> Touched {
         let mut t = Touched::default();
         let seq = ev.seq();
-        let Some(body) = ev.body() else { return t };
+        let Some(body) = agent_session_onepass::event_body(ev) else { return t };
         match body {
             EventBody::TurnStart(_) => {
                 t.turn_running = Some(true);
@@ -256,6 +256,12 @@ impl Fold {
         for ev in events {
             fresh.apply(ev, stamps);
         }
+        fresh.adopt(previous)
+    }
+
+    /// [`Fold::rebuild`]'s second half, not generic (one copy for every kind of event list).
+    fn adopt(mut self, previous: &Fold) -> Fold {
+        let fresh = &mut self;
         fresh.nodes.reserve(fresh.nodes.len().max(64));
         let old = BySeq::new(&previous.nodes);
         for node in fresh.nodes.iter_mut() {
@@ -290,7 +296,7 @@ impl Fold {
             fresh.running = previous.running.clone();
             fresh.running_rev = previous.running_rev;
         }
-        fresh
+        self
     }
 
     /// Prepends an older `page` to a window whose fold, `current`, started from nothing.

@@ -44,7 +44,7 @@ impl HostClient {
             (CallFor::Session { session, req }, ResponseForm::Envelope { rpc_id }, Reply::Body(text))
                 if p.path == wire::SESSION_HISTORY =>
             {
-                match wire::page::history_response(&text, rpc_id) {
+                match agent_session_onepass::history_response(&text, rpc_id) {
                     Some(page) => {
                         if let Some(s) = self.router.get_mut(session) {
                             s.on_page(*req, page);

@@ -49,9 +49,10 @@ use crate::core::sse::{SseItem, SseParser};
 use crate::core::vecmap::VecMap;
 use crate::core::wire::interaction::Answer;
 use crate::core::wire::{
-    self, parse_frame, parse_unary_response, CreatePayload, ErrorCode, Frame, Json, ListValue, PromptMode,
-    ResponseForm, RpcError, RpcResult,
+    self, parse_unary_response, CreatePayload, ErrorCode, Frame, Json, ListValue, PromptMode, ResponseForm, RpcError,
+    RpcResult,
 };
+use agent_session_onepass::parse_frame;
 use serde::Serialize;
 use std::collections::VecDeque;
 

@@ -1,0 +1,65 @@
+//! One-pass readers of the texts the client reads most: `session/event` frames, streamed
+//! `assistant/chunk` data and `session.history` responses, each read straight through (no
+//! split of every level into raw members, no copy in between).
+//!
+//! Why a crate of its own: the release build compiles it at opt-level 3 and the wire crate
+//! for size. Generic serde_json code takes the opt-level of the crate that instantiates it, so
+//! the parser these readers drive is fast while the general readers (rare frames, errors,
+//! every other RPC value) stay small.
+//!
+//! Anything a pass does not expect (another frame type, a repeated key, a member it does not
+//! know, a bad value, an error result) gives `None`, and the caller takes the wire crate's
+//! general reader, which classifies errors exactly. Tests hold the two to the same readings.
+
+mod readers;
+#[cfg(test)]
+mod tests;
+
+use agent_session_wire::event::{ChunkData, EventBody, SessionEvent};
+use agent_session_wire::frames::{FrameError, InboundFrame};
+use agent_session_wire::inbound;
+use agent_session_wire::methods::HistoryValue;
+use agent_session_wire::visit::whole;
+use readers::{Read, Reader};
+
+/// A `session/event` frame in one pass, or `None` to take the general reader.
+pub fn event_frame(data: &str) -> Option<InboundFrame> {
+    match whole(data, Reader::Frame).ok()? {
+        Read::Frame(f) => Some(f),
+        _ => None,
+    }
+}
+
+/// The page of a successful `server-response` to the request minted as `rpc_id`, or `None`
+/// to take the general reader.
+pub fn history_response(body: &str, rpc_id: &str) -> Option<HistoryValue> {
+    match whole(body, Reader::Response(rpc_id)).ok()? {
+        Read::Page(p) => Some(p),
+        _ => None,
+    }
+}
+
+/// An `assistant/chunk`'s data in one pass, or `None` to take the general reader.
+pub fn chunk_data(data: &str) -> Option<ChunkData> {
+    match whole(data, Reader::ChunkData).ok()? {
+        Read::ChunkData(c) => Some(c),
+        _ => None,
+    }
+}
+
+/// Reads one stream `data:` payload: the hot shape in one pass, anything else by the general
+/// reader (which tells every kind of bad frame apart).
+pub fn parse_frame(data: &str) -> Result<InboundFrame, FrameError> {
+    event_frame(data).map_or_else(|| inbound::parse_frame(data), Ok)
+}
+
+/// An event's typed body, as [`SessionEvent::body`] reads it; a streamed chunk (one per
+/// token) in one pass.
+pub fn event_body(ev: &SessionEvent) -> Option<EventBody> {
+    if ev.kind == "assistant/chunk" {
+        if let Some(c) = chunk_data(ev.data.text()) {
+            return Some(EventBody::AssistantChunk(c));
+        }
+    }
+    ev.body()
+}

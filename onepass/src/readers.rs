@@ -1,0 +1,327 @@
+//! The readers: one [`Reader`] type for every object (and the one array) a pass reads, so a
+//! single `deserialize_any` instance serves them all; one such instance per reader was
+//! ~1.4 KB of wasm each at opt-level "s" and twice that at 3. Member order is free in each.
+
+use agent_session_wire::event::{Chunk, ChunkData, ChunkKind, SessionEvent};
+use agent_session_wire::frames::{EventFrame, Frame, InboundFrame};
+use agent_session_wire::json::Json;
+use agent_session_wire::methods::{HistoryItem, HistoryValue, ProjectionBaseline};
+use agent_session_wire::read::{as_f64, list_of, present, read, Text};
+use agent_session_wire::visit::{leaf, text, Any, Kinds, Scalar};
+use serde::de::{Error, IgnoredAny, MapAccess, SeqAccess};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+/// What to read next.
+pub(crate) enum Reader<'r> {
+    /// A `server-request` envelope holding a `session/event`.
+    Frame,
+    /// Its payload.
+    Payload,
+    /// A session event (frames and history pages alike, so both read it the same).
+    Event,
+    /// A `server-response` envelope to the request minted as this rpc id.
+    Response(&'r str),
+    /// Its `{ok: true, value}` result.
+    Result,
+    /// The history page.
+    Page,
+    /// The page's `events` array.
+    Items,
+    /// One history item.
+    Item,
+    /// An `assistant/chunk`'s data.
+    ChunkData,
+    /// Its chunk.
+    Chunk,
+}
+
+/// What a [`Reader`] read.
+pub(crate) enum Read {
+    Frame(InboundFrame),
+    Payload(EventFrame),
+    Event(SessionEvent),
+    Page(HistoryValue),
+    Items(Vec<HistoryItem>),
+    Item(HistoryItem),
+    ChunkData(ChunkData),
+    Chunk(Chunk),
+}
+
+/// Stops the pass: the general reader takes over.
+fn fallback<E: Error>() -> E {
+    E::custom("not the hot shape")
+}
+
+/// `Ok(true)` when `got` is `want`; otherwise the pass stops.
+fn expect<E: Error>(got: Cow<'_, str>, want: &str) -> Result<bool, E> {
+    if got == want {
+        Ok(true)
+    } else {
+        Err(fallback())
+    }
+}
+
+/// The next member's value read by `reader`, taken as the kind `take` wants.
+fn nested<'de, A: MapAccess<'de>, T>(
+    map: &mut A,
+    reader: Reader<'_>,
+    take: fn(Read) -> Option<T>,
+) -> Result<T, A::Error> {
+    take(map.next_value_seed(Any(reader))?).ok_or_else(fallback)
+}
+
+impl<'de> Kinds<'de> for Reader<'_> {
+    type Value = Read;
+    const WHAT: &'static str = "the hot shape";
+    fn map<A: MapAccess<'de>>(self, map: A) -> Result<Read, A::Error> {
+        match self {
+            Reader::Frame => frame(map).map(Read::Frame),
+            Reader::Payload => payload(map).map(Read::Payload),
+            Reader::Event => event(map).map(Read::Event),
+            Reader::Response(rpc_id) => response(map, rpc_id).map(Read::Page),
+            Reader::Result => result(map).map(Read::Page),
+            Reader::Page => page(map).map(Read::Page),
+            Reader::Item => item(map).map(Read::Item),
+            Reader::ChunkData => chunk_data(map).map(Read::ChunkData),
+            Reader::Chunk => chunk(map).map(Read::Chunk),
+            Reader::Items => Err(fallback()),
+        }
+    }
+    fn seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Read, A::Error> {
+        match self {
+            Reader::Items => items(seq).map(Read::Items),
+            _ => Err(fallback()),
+        }
+    }
+}
+
+fn frame<'de, A: MapAccess<'de>>(mut map: A) -> Result<InboundFrame, A::Error> {
+    let (mut kind, mut rpc_id, mut method, mut frame) = (None, None, None, None);
+    while let Some(Text(key)) = map.next_key()? {
+        match &*key {
+            // Anything but an event frame stops the pass at once.
+            "type" if kind.is_none() => kind = Some(expect(text(&mut map)?, "server-request")?),
+            "rpcId" if rpc_id.is_none() => rpc_id = Some(text(&mut map)?.into_owned()),
+            "method" if method.is_none() => method = Some(expect(text(&mut map)?, "session/event")?),
+            // Read as an event payload even before the method is seen; another frame type
+            // fails on its own `type` and falls back.
+            "payload" if frame.is_none() => {
+                frame = Some(nested(&mut map, Reader::Payload, |r| match r {
+                    Read::Payload(p) => Some(p),
+                    _ => None,
+                })?)
+            }
+            "type" | "rpcId" | "method" | "payload" => return Err(fallback()),
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+    }
+    match (kind, rpc_id, method, frame) {
+        (Some(true), Some(rpc_id), Some(true), Some(frame)) => Ok(InboundFrame { rpc_id, frame: Frame::Event(frame) }),
+        _ => Err(fallback()),
+    }
+}
+
+fn payload<'de, A: MapAccess<'de>>(mut map: A) -> Result<EventFrame, A::Error> {
+    let (mut kind_ok, mut session_id, mut event, mut view) = (None, None, None, None);
+    while let Some(Text(key)) = map.next_key()? {
+        match &*key {
+            "type" if kind_ok.is_none() => kind_ok = Some(expect(text(&mut map)?, "session/event")?),
+            "sessionId" if session_id.is_none() => session_id = Some(text(&mut map)?.into_owned()),
+            "event" if event.is_none() => event = Some(nested(&mut map, Reader::Event, take_event)?),
+            "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
+            _ => return Err(fallback()),
+        }
+    }
+    let (Some(true), Some(session_id), Some(event)) = (kind_ok, session_id, event) else { return Err(fallback()) };
+    let view = present(view).map(Json::from_raw);
+    Ok(EventFrame { session_id, event, view })
+}
+
+fn take_event(r: Read) -> Option<SessionEvent> {
+    match r {
+        Read::Event(e) => Some(e),
+        _ => None,
+    }
+}
+
+/// Every member of [`SessionEvent`]; an unknown one sends the event the general way.
+fn event<'de, A: MapAccess<'de>>(mut map: A) -> Result<SessionEvent, A::Error> {
+    let (mut kind, mut seq, mut time, mut data) = (None, None, None, None);
+    let (mut seqs, mut surface_op) = (None, None);
+    while let Some(Text(key)) = map.next_key()? {
+        match &*key {
+            "type" if kind.is_none() => kind = Some(text(&mut map)?.into_owned()),
+            "seq" if seq.is_none() => seq = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
+            "time" if time.is_none() => time = Some(leaf(&mut map, Scalar::f64, "a number")?),
+            "data" if data.is_none() => data = Some(Json::from_raw(map.next_value::<&RawValue>()?)),
+            // Written by today's upstream host on many events (kept raw, read below).
+            "sourceEventSeqs" if seqs.is_none() => seqs = Some(map.next_value::<&RawValue>()?),
+            "surfaceOp" if surface_op.is_none() => surface_op = Some(map.next_value::<&RawValue>()?),
+            _ => return Err(fallback()),
+        }
+    }
+    // `null` reads as absent, as the general reader reads these optional members.
+    let source_event_seqs = match present(seqs) {
+        None => None,
+        Some(raw) => Some(list_of("sourceEventSeqs", raw, &as_f64).map_err(|_| fallback())?),
+    };
+    let surface_op = present(surface_op).map(Json::from_raw);
+    match (kind, seq, time) {
+        (Some(kind), Some(seq), Some(time)) => {
+            Ok(SessionEvent { kind, seq, time, data: data.unwrap_or_default(), source_event_seqs, surface_op })
+        }
+        _ => Err(fallback()),
+    }
+}
+
+fn response<'de, A: MapAccess<'de>>(mut map: A, want_rpc_id: &str) -> Result<HistoryValue, A::Error> {
+    let (mut kind, mut rpc_id, mut page) = (None, None, None);
+    while let Some(Text(key)) = map.next_key()? {
+        match &*key {
+            "type" if kind.is_none() => kind = Some(expect(text(&mut map)?, "server-response")?),
+            "rpcId" if rpc_id.is_none() => rpc_id = Some(expect(text(&mut map)?, want_rpc_id)?),
+            "result" if page.is_none() => page = Some(nested(&mut map, Reader::Result, take_page)?),
+            "type" | "rpcId" | "result" => return Err(fallback()),
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+    }
+    match (kind, rpc_id, page) {
+        (Some(true), Some(true), Some(page)) => Ok(page),
+        _ => Err(fallback()),
+    }
+}
+
+fn take_page(r: Read) -> Option<HistoryValue> {
+    match r {
+        Read::Page(p) => Some(p),
+        _ => None,
+    }
+}
+
+fn result<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryValue, A::Error> {
+    let (mut ok, mut page) = (None, None);
+    while let Some(Text(key)) = map.next_key()? {
+        match &*key {
+            "ok" if ok.is_none() => ok = Some(leaf(&mut map, Scalar::bool, "a boolean")?),
+            "value" if page.is_none() => page = Some(nested(&mut map, Reader::Page, take_page)?),
+            // An error result, or anything else: the general reader.
+            _ => return Err(fallback()),
+        }
+    }
+    match (ok, page) {
+        (Some(true), Some(page)) => Ok(page),
+        _ => Err(fallback()),
+    }
+}
+
+fn page<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryValue, A::Error> {
+    let (mut events, mut has_more, mut projections) = (None, None, None);
+    while let Some(Text(key)) = map.next_key()? {
+        match &*key {
+            "events" if events.is_none() => {
+                events = Some(nested(&mut map, Reader::Items, |r| match r {
+                    Read::Items(items) => Some(items),
+                    _ => None,
+                })?)
+            }
+            "hasMore" if has_more.is_none() => has_more = Some(leaf(&mut map, Scalar::bool, "a boolean")?),
+            "projections" if projections.is_none() => projections = Some(map.next_value::<&RawValue>()?),
+            "events" | "hasMore" | "projections" => return Err(fallback()),
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+    }
+    // The baseline is small and rare: its own reader (which refuses repeated keys).
+    let projections = match present(projections) {
+        None => None,
+        Some(raw) => Some(read::<ProjectionBaseline>(raw.get()).map_err(|_| fallback())?),
+    };
+    match (events, has_more) {
+        (Some(events), Some(has_more)) => Ok(HistoryValue { events, has_more, projections }),
+        _ => Err(fallback()),
+    }
+}
+
+fn items<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Vec<HistoryItem>, A::Error> {
+    let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+    while let Some(read) = seq.next_element_seed(Any(Reader::Item))? {
+        match read {
+            Read::Item(item) => items.push(item),
+            _ => return Err(fallback()),
+        }
+    }
+    Ok(items)
+}
+
+fn item<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryItem, A::Error> {
+    let (mut event, mut view) = (None, None);
+    while let Some(Text(key)) = map.next_key()? {
+        match &*key {
+            "event" if event.is_none() => event = Some(nested(&mut map, Reader::Event, take_event)?),
+            "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
+            "event" | "view" => return Err(fallback()),
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+    }
+    let view = present(view).map(Json::from_raw);
+    match event {
+        Some(event) => Ok(HistoryItem { event, view }),
+        None => Err(fallback()),
+    }
+}
+
+fn chunk_data<'de, A: MapAccess<'de>>(mut map: A) -> Result<ChunkData, A::Error> {
+    let (mut turn, mut step, mut chunk) = (None, None, None);
+    while let Some(Text(key)) = map.next_key()? {
+        match &*key {
+            "turn" if turn.is_none() => turn = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
+            "step" if step.is_none() => step = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
+            "chunk" if chunk.is_none() => {
+                chunk = Some(nested(&mut map, Reader::Chunk, |r| match r {
+                    Read::Chunk(c) => Some(c),
+                    _ => None,
+                })?)
+            }
+            "turn" | "step" | "chunk" => return Err(fallback()),
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+    }
+    match (turn, step, chunk) {
+        (Some(turn), Some(step), Some(chunk)) => Ok(ChunkData { turn, step, chunk }),
+        _ => Err(fallback()),
+    }
+}
+
+fn chunk<'de, A: MapAccess<'de>>(mut map: A) -> Result<Chunk, A::Error> {
+    let (mut kind, mut text_member) = (None, None);
+    while let Some(Text(key)) = map.next_key()? {
+        match &*key {
+            "type" if kind.is_none() => {
+                kind = Some(match &*text(&mut map)? {
+                    "text-delta" => ChunkKind::TextDelta,
+                    "reasoning-delta" => ChunkKind::ReasoningDelta,
+                    _ => ChunkKind::Other,
+                })
+            }
+            // A `null` text, like a missing one, is no text.
+            "text" if text_member.is_none() => {
+                text_member = Some(leaf(&mut map, Scalar::opt_str, "a string or null")?.map(Cow::into_owned))
+            }
+            "type" | "text" => return Err(fallback()),
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+    }
+    Ok(Chunk { kind: kind.unwrap_or(ChunkKind::Other), text: text_member.flatten() })
+}

@@ -1,0 +1,253 @@
+//! Each pass reads what the wire crate's general reader reads, or defers to it.
+
+use super::*;
+use agent_session_wire::envelope::{parse_unary_response, ResponseForm};
+use agent_session_wire::event::ChunkKind;
+use agent_session_wire::frames::{EventFrame, Frame};
+use agent_session_wire::methods::HistoryItem;
+use agent_session_wire::read::read;
+
+/// Every text line of the captured wire fixtures (SSE `data:` lines, WebSocket messages and
+/// HTTP bodies, with their capture prefixes taken off).
+fn fixture_lines() -> Vec<String> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/wire");
+    let (mut files, mut lines) = (vec![std::path::PathBuf::from(dir)], Vec::new());
+    while let Some(p) = files.pop() {
+        if p.is_dir() {
+            files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        for line in std::fs::read_to_string(&p).unwrap_or_default().lines() {
+            if let Some(at) = line.find('{') {
+                lines.push(line[at..].trim().to_string());
+            }
+        }
+    }
+    lines
+}
+
+fn server_request(method: &str, payload: &str) -> String {
+    format!(r#"{{"type":"server-request","rpcId":"r1","method":"{method}","payload":{payload}}}"#)
+}
+
+#[test]
+fn the_event_pass_agrees_with_the_general_reader_on_every_fixture_event() {
+    let mut events: Vec<String> = vec![
+        r#"{"type":"x","seq":0,"time":1}"#.into(),
+        r#"{"type":"assistant/chunk","seq":3,"time":1.5,"data":{"turn":1,"step":0,"chunk":{"type":"text-delta","text":"\u00e9"}}}"#.into(),
+        r#"{"data":null,"time":1795991061849,"seq":9,"type":"y"}"#.into(),
+        r#"{"type":"x","seq":1,"time":1,"sourceEventSeqs":[0,2.5],"surfaceOp":{"k":[1]}}"#.into(),
+        r#"{"type":"x","seq":1,"time":1,"sourceEventSeqs":null,"surfaceOp":null}"#.into(),
+    ];
+    for line in fixture_lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else { continue };
+        let mut stack = vec![v];
+        while let Some(v) = stack.pop() {
+            if v.get("seq").is_some() && v.get("time").is_some() && v.get("type").is_some() {
+                events.push(v.to_string());
+            }
+            match v {
+                serde_json::Value::Array(a) => stack.extend(a),
+                serde_json::Value::Object(o) => stack.extend(o.into_iter().map(|(_, v)| v)),
+                _ => {}
+            }
+        }
+    }
+    assert!(events.len() > 100, "the fixtures hold events");
+    for ev in &events {
+        let frame =
+            server_request("session/event", &format!(r#"{{"type":"session/event","sessionId":"s","event":{ev}}}"#));
+        let general: SessionEvent = read(ev).unwrap();
+        assert_eq!(event_frame(&frame).and_then(|f| f.frame.event().cloned()), Some(general), "{ev}");
+    }
+}
+
+#[test]
+fn rare_and_malformed_event_members_defer_to_the_general_reader() {
+    let cases = [
+        (r#"{"type":"x","seq":1,"time":1,"newMember":1}"#, true),
+        (r#"{"type":"x","seq":1,"time":1,"sourceEventSeqs":["a"]}"#, false),
+        (r#"{"type":"x","seq":1,"time":1,"sourceEventSeqs":{}}"#, false),
+        (r#"{"type":"x","seq":-1,"time":1}"#, false),
+        (r#"{"type":"x","seq":1,"seq":2,"time":1}"#, false),
+        (r#"{"type":"x","seq":1}"#, false),
+    ];
+    for (ev, general_reads) in cases {
+        let frame =
+            server_request("session/event", &format!(r#"{{"type":"session/event","sessionId":"s","event":{ev}}}"#));
+        assert_eq!(event_frame(&frame), None, "{ev}");
+        assert_eq!(read::<SessionEvent>(ev).is_ok(), general_reads, "{ev}");
+        assert_eq!(parse_frame(&frame).is_ok(), general_reads, "{ev}");
+    }
+}
+
+#[test]
+fn an_event_frame_reads_the_same_whatever_the_member_order_or_escapes() {
+    let ev = r#"{"type":"session/event","sessionId":"s","event":{"type":"x","seq":3,"time":1,"data":{"a":[1,"\u00e9"]}},"view":{"v":1}}"#;
+    let frames = [
+        server_request("session/event", ev),
+        format!(r#"{{"payload":{ev},"method":"session/event","rpcId":"r1","type":"server-request"}}"#),
+        format!(r#"{{"type":"server-request","rpc\u0049d":"r1","method":"session/event","payload":{ev}}}"#),
+    ];
+    let general = inbound::parse_frame(&frames[0]).unwrap();
+    assert!(matches!(&general.frame, Frame::Event(e) if e.view.is_some()));
+    for f in &frames {
+        assert_eq!(event_frame(f), Some(general.clone()), "{f}");
+    }
+    let twice =
+        format!(r#"{{"type":"server-request","rpcId":"r1","method":"session/event","method":"x","payload":{ev}}}"#);
+    assert_eq!(event_frame(&twice), None);
+    assert!(matches!(parse_frame(&twice), Err(FrameError::Envelope(_))), "a repeated key is rejected");
+    let other = server_request(
+        "session/event",
+        r#"{"type":"session/title","sessionId":"s","title":"t","eventSeq":1,"updatedAt":1}"#,
+    );
+    assert_eq!(event_frame(&other), None);
+    assert!(matches!(parse_frame(&other), Err(FrameError::MethodMismatch { .. })));
+    let members = EventFrame::MEMBERS;
+    assert_eq!(members, ["sessionId", "event", "view"], "the payload pass reads these (and `type`)");
+    assert_eq!(
+        SessionEvent::MEMBERS,
+        ["type", "seq", "time", "data", "sourceEventSeqs", "surfaceOp"],
+        "the event pass reads these"
+    );
+}
+
+#[test]
+fn the_chunk_pass_agrees_with_the_general_reader_or_defers_to_it() {
+    assert_eq!(ChunkData::MEMBERS, ["turn", "step", "chunk"]);
+    assert_eq!(agent_session_wire::event::Chunk::MEMBERS, ["type", "text"]);
+    let cases = [
+        r#"{"turn":1,"step":2,"chunk":{"type":"text-delta","index":0,"text":"a\"b"}}"#,
+        r#"{"chunk":{"text":"x","type":"reasoning-delta"},"step":2,"turn":1,"extra":[1]}"#,
+        r#"{"turn":1,"step":2,"chunk":{"type":"tool-input-delta"}}"#,
+        r#"{"turn":1,"step":2,"chunk":{"text":null}}"#,
+        r#"{"turn":1,"step":2,"chunk":{}}"#,
+    ];
+    for c in cases {
+        assert_eq!(chunk_data(c), Some(read::<ChunkData>(c).unwrap()), "{c}");
+    }
+    let bad = [
+        r#"{"turn":1,"chunk":{"type":"text-delta","text":"a"}}"#,
+        r#"{"turn":1,"step":2,"chunk":{"type":1}}"#,
+        r#"{"turn":1,"step":2,"chunk":{"type":"text-delta","text":3}}"#,
+        r#"{"turn":1,"step":2,"step":3,"chunk":{}}"#,
+        r#"{"turn":-1,"step":2,"chunk":{}}"#,
+        r#"{"turn":1,"step":2,"chunk":[]}"#,
+    ];
+    for c in bad {
+        assert_eq!(chunk_data(c), None, "{c}");
+        assert!(read::<ChunkData>(c).is_err(), "{c}");
+    }
+    let ev = SessionEvent::new(
+        "assistant/chunk",
+        1,
+        1.0,
+        serde_json::json!({"turn":1,"step":0,"chunk":{"type":"text-delta","text":"t"}}),
+    );
+    assert_eq!(event_body(&ev), ev.body());
+    assert!(matches!(event_body(&ev), Some(EventBody::AssistantChunk(c)) if c.chunk.kind == ChunkKind::TextDelta));
+    let other = SessionEvent::new("turn/start", 2, 1.0, serde_json::json!({"turn":1}));
+    assert_eq!(event_body(&other), other.body());
+}
+
+/// The general path: envelope, then the page's own reader.
+fn general_page(body: &str, rpc_id: &str) -> Option<HistoryValue> {
+    let form = ResponseForm::Envelope { rpc_id: rpc_id.into() };
+    let value = parse_unary_response(body, &form).ok()?.ok()?;
+    read::<HistoryValue>(value.text()).ok()
+}
+
+fn respond(rpc_id: &str, result: &str) -> String {
+    format!(r#"{{"type":"server-response","rpcId":"{rpc_id}","result":{result}}}"#)
+}
+
+#[test]
+fn the_page_pass_agrees_with_the_general_reader_or_defers_to_it() {
+    let ev = |seq: u64| {
+        format!(
+            r#"{{"type":"assistant/chunk","seq":{seq},"time":1.5,"data":{{"turn":1,"step":0,"chunk":{{"type":"text-delta","text":"\u00e9 {seq}"}}}}}}"#
+        )
+    };
+    let page = |items: &str, rest: &str| {
+        respond("r1", &format!(r#"{{"ok":true,"value":{{"events":[{items}],"hasMore":true{rest}}}}}"#))
+    };
+    let two = format!(r#"{{"event":{}}},{{"event":{},"view":{{"v":1}}}}"#, ev(0), ev(1));
+    let one_pass_shapes = [
+        page(&two, ""),
+        page("", ""),
+        page(&two, r#","projections":{"asOfSeq":1,"values":{"plan":{"active":true}}}"#),
+        page(&two, r#","projections":null,"extra":[1,2]"#),
+        // member order is free
+        format!(
+            r#"{{"result":{{"value":{{"hasMore":false,"events":[{{"view":null,"event":{}}}]}},"ok":true}},"rpcId":"r1","type":"server-response"}}"#,
+            ev(7)
+        ),
+        respond(
+            "r1",
+            r#"{"ok":true,"value":{"events":[{"event":{"type":"x","seq":1,"time":0,"surfaceOp":"append"}}],"hasMore":false}}"#,
+        ),
+        respond(
+            "r1",
+            r#"{"ok":true,"value":{"events":[{"event":{"type":"x","seq":1,"time":0,"sourceEventSeqs":[0]}}],"hasMore":false}}"#,
+        ),
+    ];
+    for body in &one_pass_shapes {
+        let general = general_page(body, "r1");
+        assert!(general.is_some(), "{body}");
+        assert_eq!(history_response(body, "r1"), general, "{body}");
+    }
+    let deferred = [
+        page(&two, r#","hasMore":false"#),
+        respond("other", r#"{"ok":true,"value":{"events":[],"hasMore":false}}"#),
+        respond("r1", r#"{"ok":false,"error":{"code":"internal","message":"x"}}"#),
+        respond("r1", r#"{"ok":true,"value":{"events":[{"event":{"type":"x","seq":-1,"time":0}}],"hasMore":false}}"#),
+        respond(
+            "r1",
+            r#"{"ok":true,"value":{"events":[{"event":{"type":"x","seq":1,"time":0,"later":{}}}],"hasMore":false}}"#,
+        ),
+        page(&two, r#","projections":{"asOfSeq":1,"values":{"a":1,"a":2}}"#),
+        r#"{"type":"server-request","rpcId":"r1","result":{}}"#.to_string(),
+        format!("{}x", page(&two, "")),
+    ];
+    for body in &deferred {
+        assert_eq!(history_response(body, "r1"), None, "{body}");
+    }
+    assert_eq!(
+        history_response(&format!("{} ", page(&two, "")), "r1"),
+        general_page(&page(&two, ""), "r1"),
+        "trailing space"
+    );
+}
+
+#[test]
+fn a_page_the_host_writes_reads_in_one_pass() {
+    let events = (0..50)
+        .map(|s| HistoryItem {
+            event: SessionEvent::new("user/message", s, 1.0, serde_json::json!({"n": s})),
+            view: None,
+        })
+        .collect();
+    let value = HistoryValue { events, has_more: true, projections: None };
+    let body = respond("r9", &format!(r#"{{"ok":true,"value":{}}}"#, serde_json::to_string(&value).unwrap()));
+    assert_eq!(history_response(&body, "r9"), Some(value));
+}
+
+/// Today's upstream host writes `surfaceOp` and `sourceEventSeqs` on many events: every
+/// captured `session.history` page, seed and upstream, must read in one pass.
+#[test]
+fn every_captured_history_page_reads_in_one_pass() {
+    let mut pages = 0;
+    for line in fixture_lines() {
+        if !(line.starts_with(r#"{"type":"server-response""#) && line.contains(r#""events":["#)) {
+            continue;
+        }
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let rpc_id = v["rpcId"].as_str().unwrap();
+        let general = general_page(&line, rpc_id);
+        assert!(general.is_some(), "{line}");
+        assert_eq!(history_response(&line, rpc_id), general, "{line}");
+        pages += 1;
+    }
+    assert!(pages >= 12, "the captures hold history pages ({pages})");
+}
