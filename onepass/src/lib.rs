@@ -20,31 +20,28 @@ use agent_session_wire::frames::{FrameError, InboundFrame};
 use agent_session_wire::inbound;
 use agent_session_wire::methods::HistoryValue;
 use agent_session_wire::visit::whole;
-use readers::{Read, Reader};
+use readers::Reader;
 
 /// A `session/event` frame in one pass, or `None` to take the general reader.
 pub fn event_frame(data: &str) -> Option<InboundFrame> {
-    match whole(data, Reader::Frame).ok()? {
-        Read::Frame(f) => Some(f),
-        _ => None,
-    }
+    let mut frame = None;
+    whole(data, Reader::Frame(&mut frame)).ok()?;
+    frame
 }
 
 /// The page of a successful `server-response` to the request minted as `rpc_id`, or `None`
 /// to take the general reader.
 pub fn history_response(body: &str, rpc_id: &str) -> Option<HistoryValue> {
-    match whole(body, Reader::Response(rpc_id)).ok()? {
-        Read::Page(p) => Some(p),
-        _ => None,
-    }
+    let mut page = None;
+    whole(body, Reader::Response(rpc_id, &mut page)).ok()?;
+    page
 }
 
 /// An `assistant/chunk`'s data in one pass, or `None` to take the general reader.
 pub fn chunk_data(data: &str) -> Option<ChunkData> {
-    match whole(data, Reader::ChunkData).ok()? {
-        Read::ChunkData(c) => Some(c),
-        _ => None,
-    }
+    let mut chunk = None;
+    whole(data, Reader::ChunkData(&mut chunk)).ok()?;
+    chunk
 }
 
 /// Reads one stream `data:` payload: the hot shape in one pass, anything else by the general

@@ -12,40 +12,32 @@ use serde::de::{Error, IgnoredAny, MapAccess, SeqAccess};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
-/// What to read next.
+/// What to read next, and where what it read goes.
+///
+/// The result is written to the variant's slot rather than returned, so one reader type (one
+/// `deserialize_any` instance) serves every shape without an enum of results to match and
+/// drop at each call.
 pub(crate) enum Reader<'r> {
     /// A `server-request` envelope holding a `session/event`.
-    Frame,
+    Frame(&'r mut Option<InboundFrame>),
     /// Its payload.
-    Payload,
+    Payload(&'r mut Option<EventFrame>),
     /// A session event (frames and history pages alike, so both read it the same).
-    Event,
+    Event(&'r mut Option<SessionEvent>),
     /// A `server-response` envelope to the request minted as this rpc id.
-    Response(&'r str),
+    Response(&'r str, &'r mut Option<HistoryValue>),
     /// Its `{ok: true, value}` result.
-    Result,
+    Result(&'r mut Option<HistoryValue>),
     /// The history page.
-    Page,
+    Page(&'r mut Option<HistoryValue>),
     /// The page's `events` array.
-    Items,
+    Items(&'r mut Option<Vec<HistoryItem>>),
     /// One history item.
-    Item,
+    Item(&'r mut Option<HistoryItem>),
     /// An `assistant/chunk`'s data.
-    ChunkData,
+    ChunkData(&'r mut Option<ChunkData>),
     /// Its chunk.
-    Chunk,
-}
-
-/// What a [`Reader`] read.
-pub(crate) enum Read {
-    Frame(InboundFrame),
-    Payload(EventFrame),
-    Event(SessionEvent),
-    Page(HistoryValue),
-    Items(Vec<HistoryItem>),
-    Item(HistoryItem),
-    ChunkData(ChunkData),
-    Chunk(Chunk),
+    Chunk(&'r mut Option<Chunk>),
 }
 
 /// Stops the pass: the general reader takes over.
@@ -62,37 +54,40 @@ fn expect<E: Error>(got: Cow<'_, str>, want: &str) -> Result<bool, E> {
     }
 }
 
-/// The next member's value read by `reader`, taken as the kind `take` wants.
-fn nested<'de, A: MapAccess<'de>, T>(
-    map: &mut A,
-    reader: Reader<'_>,
-    take: fn(Read) -> Option<T>,
-) -> Result<T, A::Error> {
-    take(map.next_value_seed(Any(reader))?).ok_or_else(fallback)
+/// Reads the next member's value with `reader` (which fills its slot).
+fn nested<'de, A: MapAccess<'de>>(map: &mut A, reader: Reader<'_>) -> Result<(), A::Error> {
+    map.next_value_seed(Any(reader))
+}
+
+/// The slot filled, or the pass stops.
+fn filled<T, E: Error>(slot: Option<T>) -> Result<T, E> {
+    slot.ok_or_else(fallback)
 }
 
 impl<'de> Kinds<'de> for Reader<'_> {
-    type Value = Read;
+    type Value = ();
     const WHAT: &'static str = "the hot shape";
-    fn map<A: MapAccess<'de>>(self, map: A) -> Result<Read, A::Error> {
+    fn map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
         match self {
-            Reader::Frame => frame(map).map(Read::Frame),
-            Reader::Payload => payload(map).map(Read::Payload),
-            Reader::Event => event(map).map(Read::Event),
-            Reader::Response(rpc_id) => response(map, rpc_id).map(Read::Page),
-            Reader::Result => result(map).map(Read::Page),
-            Reader::Page => page(map).map(Read::Page),
-            Reader::Item => item(map).map(Read::Item),
-            Reader::ChunkData => chunk_data(map).map(Read::ChunkData),
-            Reader::Chunk => chunk(map).map(Read::Chunk),
-            Reader::Items => Err(fallback()),
+            Reader::Frame(out) => *out = Some(frame(map)?),
+            Reader::Payload(out) => *out = Some(payload(map)?),
+            Reader::Event(out) => *out = Some(event(map)?),
+            Reader::Response(rpc_id, out) => *out = Some(response(map, rpc_id)?),
+            Reader::Result(out) => *out = Some(result(map)?),
+            Reader::Page(out) => *out = Some(page(map)?),
+            Reader::Item(out) => *out = Some(item(map)?),
+            Reader::ChunkData(out) => *out = Some(chunk_data(map)?),
+            Reader::Chunk(out) => *out = Some(chunk(map)?),
+            Reader::Items(_) => return Err(fallback()),
         }
+        Ok(())
     }
-    fn seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Read, A::Error> {
+    fn seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
         match self {
-            Reader::Items => items(seq).map(Read::Items),
-            _ => Err(fallback()),
+            Reader::Items(out) => *out = Some(items(seq)?),
+            _ => return Err(fallback()),
         }
+        Ok(())
     }
 }
 
@@ -107,10 +102,9 @@ fn frame<'de, A: MapAccess<'de>>(mut map: A) -> Result<InboundFrame, A::Error> {
             // Read as an event payload even before the method is seen; another frame type
             // fails on its own `type` and falls back.
             "payload" if frame.is_none() => {
-                frame = Some(nested(&mut map, Reader::Payload, |r| match r {
-                    Read::Payload(p) => Some(p),
-                    _ => None,
-                })?)
+                let mut p = None;
+                nested(&mut map, Reader::Payload(&mut p))?;
+                frame = Some(filled(p)?);
             }
             "type" | "rpcId" | "method" | "payload" => return Err(fallback()),
             _ => {
@@ -130,7 +124,10 @@ fn payload<'de, A: MapAccess<'de>>(mut map: A) -> Result<EventFrame, A::Error> {
         match &*key {
             "type" if kind_ok.is_none() => kind_ok = Some(expect(text(&mut map)?, "session/event")?),
             "sessionId" if session_id.is_none() => session_id = Some(text(&mut map)?.into_owned()),
-            "event" if event.is_none() => event = Some(nested(&mut map, Reader::Event, take_event)?),
+            "event" if event.is_none() => {
+                nested(&mut map, Reader::Event(&mut event))?;
+                event = Some(filled(event)?);
+            }
             "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
             _ => return Err(fallback()),
         }
@@ -138,13 +135,6 @@ fn payload<'de, A: MapAccess<'de>>(mut map: A) -> Result<EventFrame, A::Error> {
     let (Some(true), Some(session_id), Some(event)) = (kind_ok, session_id, event) else { return Err(fallback()) };
     let view = present(view).map(Json::from_raw);
     Ok(EventFrame { session_id, event, view })
-}
-
-fn take_event(r: Read) -> Option<SessionEvent> {
-    match r {
-        Read::Event(e) => Some(e),
-        _ => None,
-    }
 }
 
 /// Every member of [`SessionEvent`]; an unknown one sends the event the general way.
@@ -183,7 +173,10 @@ fn response<'de, A: MapAccess<'de>>(mut map: A, want_rpc_id: &str) -> Result<His
         match &*key {
             "type" if kind.is_none() => kind = Some(expect(text(&mut map)?, "server-response")?),
             "rpcId" if rpc_id.is_none() => rpc_id = Some(expect(text(&mut map)?, want_rpc_id)?),
-            "result" if page.is_none() => page = Some(nested(&mut map, Reader::Result, take_page)?),
+            "result" if page.is_none() => {
+                nested(&mut map, Reader::Result(&mut page))?;
+                page = Some(filled(page)?);
+            }
             "type" | "rpcId" | "result" => return Err(fallback()),
             _ => {
                 map.next_value::<IgnoredAny>()?;
@@ -196,19 +189,15 @@ fn response<'de, A: MapAccess<'de>>(mut map: A, want_rpc_id: &str) -> Result<His
     }
 }
 
-fn take_page(r: Read) -> Option<HistoryValue> {
-    match r {
-        Read::Page(p) => Some(p),
-        _ => None,
-    }
-}
-
 fn result<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryValue, A::Error> {
     let (mut ok, mut page) = (None, None);
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
             "ok" if ok.is_none() => ok = Some(leaf(&mut map, Scalar::bool, "a boolean")?),
-            "value" if page.is_none() => page = Some(nested(&mut map, Reader::Page, take_page)?),
+            "value" if page.is_none() => {
+                nested(&mut map, Reader::Page(&mut page))?;
+                page = Some(filled(page)?);
+            }
             // An error result, or anything else: the general reader.
             _ => return Err(fallback()),
         }
@@ -224,10 +213,8 @@ fn page<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryValue, A::Error> {
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
             "events" if events.is_none() => {
-                events = Some(nested(&mut map, Reader::Items, |r| match r {
-                    Read::Items(items) => Some(items),
-                    _ => None,
-                })?)
+                nested(&mut map, Reader::Items(&mut events))?;
+                events = Some(filled(events)?);
             }
             "hasMore" if has_more.is_none() => has_more = Some(leaf(&mut map, Scalar::bool, "a boolean")?),
             "projections" if projections.is_none() => projections = Some(map.next_value::<&RawValue>()?),
@@ -250,11 +237,9 @@ fn page<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryValue, A::Error> {
 
 fn items<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Vec<HistoryItem>, A::Error> {
     let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-    while let Some(read) = seq.next_element_seed(Any(Reader::Item))? {
-        match read {
-            Read::Item(item) => items.push(item),
-            _ => return Err(fallback()),
-        }
+    let mut item = None;
+    while let Some(()) = seq.next_element_seed(Any(Reader::Item(&mut item)))? {
+        items.push(filled(item.take())?);
     }
     Ok(items)
 }
@@ -263,7 +248,10 @@ fn item<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryItem, A::Error> {
     let (mut event, mut view) = (None, None);
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
-            "event" if event.is_none() => event = Some(nested(&mut map, Reader::Event, take_event)?),
+            "event" if event.is_none() => {
+                nested(&mut map, Reader::Event(&mut event))?;
+                event = Some(filled(event)?);
+            }
             "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
             "event" | "view" => return Err(fallback()),
             _ => {
@@ -285,10 +273,8 @@ fn chunk_data<'de, A: MapAccess<'de>>(mut map: A) -> Result<ChunkData, A::Error>
             "turn" if turn.is_none() => turn = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
             "step" if step.is_none() => step = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
             "chunk" if chunk.is_none() => {
-                chunk = Some(nested(&mut map, Reader::Chunk, |r| match r {
-                    Read::Chunk(c) => Some(c),
-                    _ => None,
-                })?)
+                nested(&mut map, Reader::Chunk(&mut chunk))?;
+                chunk = Some(filled(chunk)?);
             }
             "turn" | "step" | "chunk" => return Err(fallback()),
             _ => {
