@@ -12,7 +12,7 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use agent_session_wire::sse::{SseItem, SseParser};
+use agent_session_onepass::sse::{SseItem, SseParser};
 use serde_json::{json, Value};
 use std::io::Read;
 use std::sync::mpsc;

@@ -13,7 +13,7 @@ mod common;
 #[path = "../../tests/captures/transcript.rs"]
 mod transcript;
 
-use agent_session_wire::sse::{SseItem, SseParser};
+use agent_session_onepass::sse::{SseItem, SseParser};
 use agent_session_wire::{parse_frame, Frame, SessionAddedFrame, SessionStatusFrame};
 use common::*;
 use serde_json::{json, Value};

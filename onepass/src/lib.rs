@@ -1,6 +1,6 @@
-//! One-pass readers of the texts the client reads most: `session/event` frames, streamed
-//! `assistant/chunk` data and `session.history` responses, each read straight through (no
-//! split of every level into raw members, no copy in between).
+//! One-pass readers of the texts the client reads most: the SSE byte stream ([`sse`]),
+//! `session/event` frames, streamed `assistant/chunk` data and `session.history` responses,
+//! each read straight through (no split of every level into raw members, no copy in between).
 //!
 //! Why a crate of its own: the release build compiles it at opt-level 3 and the wire crate
 //! for size. Generic serde_json code takes the opt-level of the crate that instantiates it, so
@@ -12,6 +12,7 @@
 //! general reader, which classifies errors exactly. Tests hold the two to the same readings.
 
 mod readers;
+pub mod sse;
 #[cfg(test)]
 mod tests;
 

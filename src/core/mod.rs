@@ -4,5 +4,5 @@ pub mod client;
 pub mod projection;
 pub mod session;
 pub mod vecmap;
+pub use agent_session_onepass::sse;
 pub use agent_session_wire as wire;
-pub use agent_session_wire::sse;

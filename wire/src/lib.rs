@@ -26,7 +26,6 @@ pub mod json;
 pub mod methods;
 pub mod plan;
 pub mod read;
-pub mod sse;
 pub mod visit;
 
 pub use envelope::*;

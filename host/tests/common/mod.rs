@@ -3,7 +3,7 @@
 //! WebSocket (tungstenite); both downlink carriers read into the same [`FrameStream`].
 #![allow(dead_code)]
 
-use agent_session_wire::sse::{SseItem, SseParser};
+use agent_session_onepass::sse::{SseItem, SseParser};
 use agent_session_wire::{parse_frame, Frame, InboundFrame};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read};
