@@ -20,7 +20,7 @@ layer() {
   fi
 }
 
-layer "import graph: host/src and wire/src acyclic, no client-crate reference in host/ or wire/" \
+layer "import graph: host/src, wire/src and onepass/src acyclic, no client-crate reference in host/, wire/ or onepass/" \
   node scripts/imports.mjs host/src wire/src onepass/src
 layer "cargo test --workspace (core, client controller, host, capture replays, named simulation scenarios)" \
   cargo test --workspace -- --skip random_schedules
