@@ -54,14 +54,10 @@ fn expect<E: Error>(got: Cow<'_, str>, want: &str) -> Result<bool, E> {
     }
 }
 
-/// Reads the next member's value with `reader` (which fills its slot).
+/// Reads the next member's value with `reader`; on `Ok` its slot is filled (every arm of
+/// [`Reader`]'s `map`/`seq` either fills it or fails).
 fn nested<'de, A: MapAccess<'de>>(map: &mut A, reader: Reader<'_>) -> Result<(), A::Error> {
     map.next_value_seed(Any(reader))
-}
-
-/// The slot filled, or the pass stops.
-fn filled<T, E: Error>(slot: Option<T>) -> Result<T, E> {
-    slot.ok_or_else(fallback)
 }
 
 impl<'de> Kinds<'de> for Reader<'_> {
@@ -101,11 +97,7 @@ fn frame<'de, A: MapAccess<'de>>(mut map: A) -> Result<InboundFrame, A::Error> {
             "method" if method.is_none() => method = Some(expect(text(&mut map)?, "session/event")?),
             // Read as an event payload even before the method is seen; another frame type
             // fails on its own `type` and falls back.
-            "payload" if frame.is_none() => {
-                let mut p = None;
-                nested(&mut map, Reader::Payload(&mut p))?;
-                frame = Some(filled(p)?);
-            }
+            "payload" if frame.is_none() => nested(&mut map, Reader::Payload(&mut frame))?,
             "type" | "rpcId" | "method" | "payload" => return Err(fallback()),
             _ => {
                 map.next_value::<IgnoredAny>()?;
@@ -124,10 +116,7 @@ fn payload<'de, A: MapAccess<'de>>(mut map: A) -> Result<EventFrame, A::Error> {
         match &*key {
             "type" if kind_ok.is_none() => kind_ok = Some(expect(text(&mut map)?, "session/event")?),
             "sessionId" if session_id.is_none() => session_id = Some(text(&mut map)?.into_owned()),
-            "event" if event.is_none() => {
-                nested(&mut map, Reader::Event(&mut event))?;
-                event = Some(filled(event)?);
-            }
+            "event" if event.is_none() => nested(&mut map, Reader::Event(&mut event))?,
             "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
             _ => return Err(fallback()),
         }
@@ -173,10 +162,7 @@ fn response<'de, A: MapAccess<'de>>(mut map: A, want_rpc_id: &str) -> Result<His
         match &*key {
             "type" if kind.is_none() => kind = Some(expect(text(&mut map)?, "server-response")?),
             "rpcId" if rpc_id.is_none() => rpc_id = Some(expect(text(&mut map)?, want_rpc_id)?),
-            "result" if page.is_none() => {
-                nested(&mut map, Reader::Result(&mut page))?;
-                page = Some(filled(page)?);
-            }
+            "result" if page.is_none() => nested(&mut map, Reader::Result(&mut page))?,
             "type" | "rpcId" | "result" => return Err(fallback()),
             _ => {
                 map.next_value::<IgnoredAny>()?;
@@ -194,10 +180,7 @@ fn result<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryValue, A::Error> 
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
             "ok" if ok.is_none() => ok = Some(leaf(&mut map, Scalar::bool, "a boolean")?),
-            "value" if page.is_none() => {
-                nested(&mut map, Reader::Page(&mut page))?;
-                page = Some(filled(page)?);
-            }
+            "value" if page.is_none() => nested(&mut map, Reader::Page(&mut page))?,
             // An error result, or anything else: the general reader.
             _ => return Err(fallback()),
         }
@@ -212,10 +195,7 @@ fn page<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryValue, A::Error> {
     let (mut events, mut has_more, mut projections) = (None, None, None);
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
-            "events" if events.is_none() => {
-                nested(&mut map, Reader::Items(&mut events))?;
-                events = Some(filled(events)?);
-            }
+            "events" if events.is_none() => nested(&mut map, Reader::Items(&mut events))?,
             "hasMore" if has_more.is_none() => has_more = Some(leaf(&mut map, Scalar::bool, "a boolean")?),
             "projections" if projections.is_none() => projections = Some(map.next_value::<&RawValue>()?),
             "events" | "hasMore" | "projections" => return Err(fallback()),
@@ -239,7 +219,7 @@ fn items<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Vec<HistoryItem>, A::Erro
     let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
     let mut item = None;
     while let Some(()) = seq.next_element_seed(Any(Reader::Item(&mut item)))? {
-        items.push(filled(item.take())?);
+        items.push(item.take().ok_or_else(fallback)?);
     }
     Ok(items)
 }
@@ -248,10 +228,7 @@ fn item<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryItem, A::Error> {
     let (mut event, mut view) = (None, None);
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
-            "event" if event.is_none() => {
-                nested(&mut map, Reader::Event(&mut event))?;
-                event = Some(filled(event)?);
-            }
+            "event" if event.is_none() => nested(&mut map, Reader::Event(&mut event))?,
             "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
             "event" | "view" => return Err(fallback()),
             _ => {
@@ -272,10 +249,7 @@ fn chunk_data<'de, A: MapAccess<'de>>(mut map: A) -> Result<ChunkData, A::Error>
         match &*key {
             "turn" if turn.is_none() => turn = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
             "step" if step.is_none() => step = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
-            "chunk" if chunk.is_none() => {
-                nested(&mut map, Reader::Chunk(&mut chunk))?;
-                chunk = Some(filled(chunk)?);
-            }
+            "chunk" if chunk.is_none() => nested(&mut map, Reader::Chunk(&mut chunk))?,
             "turn" | "step" | "chunk" => return Err(fallback()),
             _ => {
                 map.next_value::<IgnoredAny>()?;
