@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the npm package's wasm + JS glue into pkg/:
-#   cargo (release, wasm32) -> wasm-bindgen --target web (pinned CLI) -> wasm-opt -Oz, no inlining (npm binaryen)
+#   cargo (release, wasm32) -> wasm-bindgen --target web (pinned CLI) -> wasm-opt -Os, no inlining,
+#   functions ordered by name (npm binaryen) -> glue minified (npm terser)
 # CARGO_TARGET_DIR is honoured (default: target/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,14 +16,22 @@ fi
 
 cargo build --release --target wasm32-unknown-unknown --lib
 rm -rf pkg
-wasm-bindgen --target web --out-dir pkg --out-name agent_session \
-  --remove-name-section --remove-producers-section \
+# The name section is kept for wasm-opt, which orders functions by name and then writes the
+# module without it (it writes names only with -g).
+wasm-bindgen --target web --out-dir pkg --out-name agent_session --remove-producers-section \
   "$target_dir/wasm32-unknown-unknown/release/agent_session.wasm"
-# -Oz without inlining (-fimfs/-ocimfs/-aimfs=0): measured, binaryen's inlining shrinks the raw
+# -Os without inlining (-fimfs/-ocimfs/-aimfs=0): measured, binaryen's inlining shrinks the raw
 # module but grows the gzipped one by ~20 KB (inlined copies compress worse than calls).
-node_modules/.bin/wasm-opt -Oz -fimfs=0 -ocimfs=0 -aimfs=0 --enable-bulk-memory --enable-nontrapping-float-to-int \
+# --reorder-functions-by-name puts the monomorphised copies of one generic function next to
+# each other, inside one gzip window: measured -2.1 KB gzipped (session 6). Ordering by call
+# count instead (--reorder-functions) grew it by 5 KB. -Os with --converge beat -Oz by 0.2 KB.
+node_modules/.bin/wasm-opt -Os -fimfs=0 -ocimfs=0 -aimfs=0 --converge --reorder-functions-by-name \
+  --enable-bulk-memory --enable-nontrapping-float-to-int \
   --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
   pkg/agent_session_bg.wasm -o pkg/agent_session_bg.wasm
+# The glue is shipped minified (names of exported classes kept): measured 5.9 -> 4.1 KB gzipped.
+node_modules/.bin/terser pkg/agent_session.js --module --compress --mangle --keep-classnames \
+  --output pkg/agent_session.js
 # The hand-written types/index.d.ts is the package's typing; drop the generated ones.
 rm -f pkg/*.d.ts pkg/package.json pkg/.gitignore
 echo "build: ok ($(wc -c < pkg/agent_session_bg.wasm) B wasm, $(wc -c < pkg/agent_session.js) B glue)"

@@ -31,7 +31,7 @@ layer "simulation: 10,000 seeded schedules (count shown)" bash -c \
 layer "native benchmarks (printed figures: core ingest 1k vs 100k window, core open, core paging, host load)" \
   bash -c 'cargo bench --bench core_ingest && cargo bench --bench core_open && cargo bench --bench core_paging && cargo bench -p agent-session-host --bench load'
 layer "browser tests (wasm-bindgen-test, headless Chromium, reference host)" node scripts/test-browser.mjs
-layer "package build (cargo wasm32 release, wasm-bindgen, wasm-opt)" bash scripts/build.sh
+layer "package build (cargo wasm32 release, wasm-bindgen, wasm-opt, terser)" bash scripts/build.sh
 layer "size check (packed .wasm + JS glue, gzipped; fails over the ratchet in size-budget.json)" node scripts/size.mjs
 layer "demo e2e (Playwright on system Chromium, reference host)" node scripts/e2e.mjs
 layer "pack check (npm pack -> fresh strict Vite+React+TS app)" node scripts/pack-check.mjs
