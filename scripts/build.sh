@@ -23,7 +23,8 @@ wasm-bindgen --target web --out-dir pkg --out-name agent_session --remove-produc
 # -Os without inlining (-fimfs/-ocimfs/-aimfs=0): measured, binaryen's inlining shrinks the raw
 # module but grows the gzipped one by ~20 KB (inlined copies compress worse than calls).
 # --reorder-functions-by-name puts the monomorphised copies of one generic function next to
-# each other, inside one gzip window: measured -2.1 KB gzipped (session 6). Ordering by call
+# each other, inside one gzip window: measured -1.0 KB gzipped (session 6; zlib level 9, as
+# scripts/size.mjs measures; GNU gzip -9 showed -2.1 KB). Ordering by call
 # count instead (--reorder-functions) grew it by 5 KB. -Os with --converge beat -Oz by 0.2 KB.
 node_modules/.bin/wasm-opt -Os -fimfs=0 -ocimfs=0 -aimfs=0 --converge --reorder-functions-by-name \
   --enable-bulk-memory --enable-nontrapping-float-to-int \
