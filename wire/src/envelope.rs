@@ -105,7 +105,7 @@ pub fn parse_unary_response(body: &str, form: &ResponseForm) -> ReadResult<RpcRe
 pub fn parse_bare_receipt(body: &str) -> ReadResult<Receipt> {
     let receipt = read::<Receipt>(body).map_err(|e| e.context("not a receipt"))?;
     if receipt.accepted == receipt.reason.is_some() {
-        let why = format!("`accepted` {} with reason {:?}", receipt.accepted, receipt.reason);
+        let why = if receipt.accepted { "`accepted` true with a reason" } else { "`accepted` false without a reason" };
         return Err(ReadError::invalid(why).context("not a receipt"));
     }
     Ok(receipt)
@@ -121,7 +121,7 @@ pub fn parse_server_response(body: &str, expect_rpc_id: &str) -> ReadResult<RpcR
     }
     let rpc_id = o.str_ref("rpcId").map_err(bad)?;
     if rpc_id != expect_rpc_id {
-        return Err(ReadError::invalid(format!("rpcId mismatch: sent {expect_rpc_id:?}, got {rpc_id:?}")));
+        return Err(ReadError::invalid(format!("rpcId mismatch: sent `{expect_rpc_id}`, got `{rpc_id}`")));
     }
     let result = o.raw("result").ok_or_else(|| bad(ReadError::missing("result")))?;
     super::error::result_from_text(result.get())

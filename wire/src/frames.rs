@@ -343,8 +343,8 @@ impl std::fmt::Display for FrameError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             FrameError::Envelope(e) => write!(f, "bad frame envelope: {e}"),
-            FrameError::MethodMismatch { method } => write!(f, "frame method {method:?} does not match payload type"),
-            FrameError::Unknown { method } => write!(f, "unknown frame type {method:?}"),
+            FrameError::MethodMismatch { method } => write!(f, "frame method `{method}` does not match payload type"),
+            FrameError::Unknown { method } => write!(f, "unknown frame type `{method}`"),
             FrameError::Schema { method, error } => write!(f, "bad {method} frame: {error}"),
         }
     }

@@ -274,7 +274,7 @@ impl PromptAnswers {
                 .questions
                 .iter()
                 .find(|q| q.id == a.question_id)
-                .ok_or_else(|| format!("unknown question {:?}", a.question_id))?;
+                .ok_or_else(|| format!("unknown question `{}`", a.question_id))?;
             let selected = a.selected_option_ids.as_deref().unwrap_or(&[]);
             for id in selected {
                 if !q.options.iter().any(|o| &o.id == id) {

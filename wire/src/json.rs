@@ -17,7 +17,7 @@ pub struct Json(Box<RawValue>);
 
 impl Json {
     pub fn null() -> Json {
-        Json::from_text("null").expect("null is JSON")
+        Json(RawValue::NULL.to_owned())
     }
     /// Checks `text` is one JSON value and keeps it verbatim.
     pub fn from_text(text: &str) -> Result<Json, serde_json::Error> {
@@ -25,14 +25,14 @@ impl Json {
     }
     /// `{}`: the empty payload of describe/list, and the default error `details`.
     pub fn empty_object() -> Json {
-        Json::from_text("{}").expect("{} is JSON")
+        Json::from_text("{}").unwrap_or_else(|_| unreachable!("{{}} is JSON"))
     }
     /// A validated raw value, copied out of the text it was split from.
     pub fn from_raw(v: &RawValue) -> Json {
         Json(v.to_owned())
     }
     pub fn from_value(v: &Value) -> Json {
-        Json(serde_json::value::to_raw_value(v).expect("a Value always serializes"))
+        Json(serde_json::value::to_raw_value(v).unwrap_or_else(|_| unreachable!("a Value always serializes")))
     }
     pub fn from_serialize<T: Serialize>(v: &T) -> Json {
         serde_json::value::to_raw_value(v).map(Json).unwrap_or_else(|_| Json::null())

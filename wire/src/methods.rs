@@ -266,7 +266,7 @@ pub fn validate_value(method: &str, value: &Json) -> ReadResult<()> {
         // `{commandId, result}`; the state it changes arrives as projection frames.
         COMMANDS_EXECUTE => Ok(()),
         COMMANDS_LIST => lists_command(value, "").map(|_| ()),
-        other => Err(ReadError::invalid(format!("unknown method {other:?}"))),
+        other => Err(ReadError::invalid(format!("unknown method `{other}`"))),
     }
 }
 

@@ -63,7 +63,7 @@ impl Session {
             let details = Json::from_serialize(&PromptRef { issues: [], prompt_id });
             let err = RpcError::with_details(
                 ErrorCode::BadRequest,
-                format!("an answer to prompt {prompt_id:?} is already in flight"),
+                format!("an answer to prompt `{prompt_id}` is already in flight"),
                 details,
             );
             self.settle(op, Outcome::Result(Err(err)));
