@@ -62,7 +62,9 @@ fn nested<'de, A: MapAccess<'de>>(map: &mut A, reader: Reader<'_>) -> Result<(),
 
 impl<'de> Kinds<'de> for Reader<'_> {
     type Value = ();
-    const WHAT: &'static str = "the hot shape";
+    fn what(&self) -> &'static str {
+        "the hot shape"
+    }
     fn map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
         match self {
             Reader::Frame(out) => *out = Some(frame(map)?),

@@ -13,8 +13,7 @@
 //! asks for the value as present ([`Obj::present`]).
 
 use super::json::Json;
-use super::visit::{scalar, whole, Kinds, Scalar, Str};
-use serde::de::{MapAccess, SeqAccess};
+use super::visit::{scalar, Scalar, Str};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
@@ -163,7 +162,7 @@ impl<'a> Obj<'a> {
     #[inline(never)]
     pub fn parse(text: &'a str) -> ReadResult<Obj<'a>> {
         let mut repeated = None;
-        let members = whole(text, Members(&mut repeated)).map_err(|e| match repeated.take() {
+        let members = super::visit::members(text, &mut repeated).map_err(|e| match repeated.take() {
             Some(key) => ReadError::new(ReadErrorKind::Duplicate, key),
             None => syntax(e),
         })?;
@@ -341,7 +340,7 @@ pub fn read_objects<T: FromObj>(text: &str) -> ReadResult<Vec<T>> {
 
 /// Splits `text` (exactly one JSON array) into its raw items.
 pub fn items(text: &str) -> ReadResult<Vec<&RawValue>> {
-    whole(text, Items).map_err(syntax)
+    super::visit::items(text).map_err(syntax)
 }
 
 /// A string value, unescaped; `None` for any other kind of value.
@@ -382,41 +381,6 @@ pub fn as_i64(v: &RawValue) -> Option<i64> {
 /// `str::parse::<f64>`'s); out-of-range magnitudes are refused.
 pub fn as_f64(v: &RawValue) -> Option<f64> {
     scalar(v.get()).and_then(Scalar::f64)
-}
-
-/// Splits an object; a repeated key is kept in `.0` (the error's kind).
-struct Members<'r>(&'r mut Option<String>);
-
-impl<'de> Kinds<'de> for Members<'_> {
-    type Value = Vec<(Cow<'de, str>, &'de RawValue)>;
-    const WHAT: &'static str = "an object";
-    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut members: Self::Value = Vec::new();
-        while let Some(Text(key)) = map.next_key()? {
-            if members.iter().any(|(k, _)| *k == key) {
-                let e = serde::de::Error::custom(format_args!("duplicate field `{key}`"));
-                *self.0 = Some(key.into_owned());
-                return Err(e);
-            }
-            let value: &'de RawValue = map.next_value()?;
-            members.push((key, value));
-        }
-        Ok(members)
-    }
-}
-
-struct Items;
-
-impl<'de> Kinds<'de> for Items {
-    type Value = Vec<&'de RawValue>;
-    const WHAT: &'static str = "an array";
-    fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element()? {
-            items.push(item);
-        }
-        Ok(items)
-    }
 }
 
 /// A string (a key, a tag) borrowed from the text when it has no escapes, owned otherwise.

@@ -11,39 +11,41 @@
 //! serde_json still validates every byte and adds the position to the refusal.
 
 use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
+use super::read::Text;
+use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
 
 /// A reader of the JSON kinds it overrides; every other kind is refused as "expected
-/// [`Kinds::WHAT`]".
+/// [`Kinds::what`]".
 pub trait Kinds<'de>: Sized {
     type Value;
     /// What it reads, for its refusal ("an object").
-    const WHAT: &'static str;
+    fn what(&self) -> &'static str;
     fn map<A: MapAccess<'de>>(self, _map: A) -> Result<Self::Value, A::Error> {
-        Err(refused(Self::WHAT))
+        Err(refused(self.what()))
     }
     fn seq<A: SeqAccess<'de>>(self, _seq: A) -> Result<Self::Value, A::Error> {
-        Err(refused(Self::WHAT))
+        Err(refused(self.what()))
     }
     /// A string, borrowed from the text when it has no escapes.
     fn str<E: Error>(self, _s: Cow<'de, str>) -> Result<Self::Value, E> {
-        Err(refused(Self::WHAT))
+        Err(refused(self.what()))
     }
     fn u64<E: Error>(self, _n: u64) -> Result<Self::Value, E> {
-        Err(refused(Self::WHAT))
+        Err(refused(self.what()))
     }
     fn i64<E: Error>(self, _n: i64) -> Result<Self::Value, E> {
-        Err(refused(Self::WHAT))
+        Err(refused(self.what()))
     }
     fn f64<E: Error>(self, _n: f64) -> Result<Self::Value, E> {
-        Err(refused(Self::WHAT))
+        Err(refused(self.what()))
     }
     fn bool<E: Error>(self, _b: bool) -> Result<Self::Value, E> {
-        Err(refused(Self::WHAT))
+        Err(refused(self.what()))
     }
     fn null<E: Error>(self) -> Result<Self::Value, E> {
-        Err(refused(Self::WHAT))
+        Err(refused(self.what()))
     }
 }
 
@@ -69,7 +71,7 @@ impl<'de, K: Kinds<'de>> DeserializeSeed<'de> for Any<K> {
 impl<'de, K: Kinds<'de>> Visitor<'de> for Any<K> {
     type Value = K::Value;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(K::WHAT)
+        f.write_str(self.0.what())
     }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<K::Value, A::Error> {
         self.0.map(map)
@@ -113,7 +115,9 @@ pub struct Str;
 
 impl<'de> Kinds<'de> for Str {
     type Value = Cow<'de, str>;
-    const WHAT: &'static str = "a string";
+    fn what(&self) -> &'static str {
+        "a string"
+    }
     fn str<E: Error>(self, s: Cow<'de, str>) -> Result<Self::Value, E> {
         Ok(s)
     }
@@ -171,28 +175,99 @@ impl<'de> Scalar<'de> {
     }
 }
 
-struct Leaf;
+/// The general reader's three shapes (an object's members, an array's items, a leaf value)
+/// in one reader type: one `deserialize_any` instance serves them all (one per shape was
+/// ~1.2 KB of wasm each).
+pub(crate) enum Shape<'r> {
+    /// An object; a repeated key is kept in the slot (the error's kind).
+    Members(&'r mut Option<String>),
+    Items,
+    Leaf,
+}
 
-impl<'de> Kinds<'de> for Leaf {
-    type Value = Scalar<'de>;
-    const WHAT: &'static str = "a string, number, boolean or null";
-    fn str<E: Error>(self, s: Cow<'de, str>) -> Result<Scalar<'de>, E> {
-        Ok(Scalar::Str(s))
+/// What a [`Shape`] read.
+pub(crate) enum Parts<'de> {
+    Members(Vec<(Cow<'de, str>, &'de RawValue)>),
+    Items(Vec<&'de RawValue>),
+    Leaf(Scalar<'de>),
+}
+
+impl<'de> Kinds<'de> for Shape<'_> {
+    type Value = Parts<'de>;
+    fn what(&self) -> &'static str {
+        match self {
+            Shape::Members(_) => "an object",
+            Shape::Items => "an array",
+            Shape::Leaf => "a string, number, boolean or null",
+        }
     }
-    fn u64<E: Error>(self, n: u64) -> Result<Scalar<'de>, E> {
-        Ok(Scalar::U64(n))
+    fn map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parts<'de>, A::Error> {
+        let Shape::Members(repeated) = self else { return Err(refused(self.what())) };
+        let mut members: Vec<(Cow<'de, str>, &'de RawValue)> = Vec::new();
+        while let Some(Text(key)) = map.next_key()? {
+            if members.iter().any(|(k, _)| *k == key) {
+                let e = Error::custom(format_args!("duplicate field `{key}`"));
+                *repeated = Some(key.into_owned());
+                return Err(e);
+            }
+            members.push((key, map.next_value()?));
+        }
+        Ok(Parts::Members(members))
     }
-    fn i64<E: Error>(self, n: i64) -> Result<Scalar<'de>, E> {
-        Ok(Scalar::I64(n))
+    fn seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Parts<'de>, A::Error> {
+        let Shape::Items = self else { return Err(refused(self.what())) };
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Parts::Items(items))
     }
-    fn f64<E: Error>(self, n: f64) -> Result<Scalar<'de>, E> {
-        Ok(Scalar::F64(n))
+    fn str<E: Error>(self, s: Cow<'de, str>) -> Result<Parts<'de>, E> {
+        self.leaf(Scalar::Str(s))
     }
-    fn bool<E: Error>(self, b: bool) -> Result<Scalar<'de>, E> {
-        Ok(Scalar::Bool(b))
+    fn u64<E: Error>(self, n: u64) -> Result<Parts<'de>, E> {
+        self.leaf(Scalar::U64(n))
     }
-    fn null<E: Error>(self) -> Result<Scalar<'de>, E> {
-        Ok(Scalar::Null)
+    fn i64<E: Error>(self, n: i64) -> Result<Parts<'de>, E> {
+        self.leaf(Scalar::I64(n))
+    }
+    fn f64<E: Error>(self, n: f64) -> Result<Parts<'de>, E> {
+        self.leaf(Scalar::F64(n))
+    }
+    fn bool<E: Error>(self, b: bool) -> Result<Parts<'de>, E> {
+        self.leaf(Scalar::Bool(b))
+    }
+    fn null<E: Error>(self) -> Result<Parts<'de>, E> {
+        self.leaf(Scalar::Null)
+    }
+}
+
+impl Shape<'_> {
+    fn leaf<'de, E: Error>(self, v: Scalar<'de>) -> Result<Parts<'de>, E> {
+        match self {
+            Shape::Leaf => Ok(Parts::Leaf(v)),
+            _ => Err(refused(self.what())),
+        }
+    }
+}
+
+/// All of `text` as one object's members (keys in text order, values raw); a repeated key is
+/// refused and kept in `repeated`.
+pub(crate) fn members<'de>(
+    text: &'de str,
+    repeated: &mut Option<String>,
+) -> Result<Vec<(Cow<'de, str>, &'de RawValue)>, serde_json::Error> {
+    match whole(text, Shape::Members(repeated))? {
+        Parts::Members(m) => Ok(m),
+        _ => unreachable!("a Members shape reads members"),
+    }
+}
+
+/// All of `text` as one array's raw items.
+pub(crate) fn items(text: &str) -> Result<Vec<&RawValue>, serde_json::Error> {
+    match whole(text, Shape::Items)? {
+        Parts::Items(i) => Ok(i),
+        _ => unreachable!("an Items shape reads items"),
     }
 }
 
@@ -202,7 +277,10 @@ pub fn leaf<'de, A: MapAccess<'de>, T>(
     take: fn(Scalar<'de>) -> Option<T>,
     what: &'static str,
 ) -> Result<T, A::Error> {
-    take(map.next_value_seed(Any(Leaf))?).ok_or_else(|| refused(what))
+    match map.next_value_seed(Any(Shape::Leaf))? {
+        Parts::Leaf(v) => take(v).ok_or_else(|| refused(what)),
+        _ => unreachable!("a Leaf shape reads a leaf"),
+    }
 }
 
 /// The next member's value as a string.
@@ -212,7 +290,10 @@ pub fn text<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Cow<'de, str>, A::Err
 
 /// All of `text` as a scalar, or `None` when it is not one (or not JSON).
 pub fn scalar(text: &str) -> Option<Scalar<'_>> {
-    whole(text, Leaf).ok()
+    match whole(text, Shape::Leaf).ok()? {
+        Parts::Leaf(v) => Some(v),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -244,7 +325,11 @@ mod tests {
     fn a_refusal_names_what_was_expected_and_where() {
         let e = whole("[1]", Str).unwrap_err();
         assert_eq!(e.to_string(), "expected a string at line 1 column 1");
-        let e = whole(" {}", Leaf).unwrap_err();
+        let e = whole(" {}", Shape::Leaf).err().unwrap();
         assert_eq!(e.to_string(), "expected a string, number, boolean or null at line 1 column 3");
+        let e = whole("[1]", Shape::Members(&mut None)).err().unwrap();
+        assert_eq!(e.to_string(), "expected an object at line 1 column 1");
+        let e = whole("{}", Shape::Items).err().unwrap();
+        assert_eq!(e.to_string(), "expected an array at line 1 column 2");
     }
 }
