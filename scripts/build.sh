@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the npm package's wasm + JS glue into pkg/:
-#   cargo (release, wasm32) -> wasm-bindgen --target web (pinned CLI) -> wasm-opt -Os, no inlining,
+#   cargo (release, wasm32) -> wasm-bindgen --target web (pinned CLI) -> wasm-opt -O2, no inlining,
 #   functions ordered by name (npm binaryen) -> glue minified (npm terser)
 # CARGO_TARGET_DIR is honoured (default: target/).
 set -euo pipefail
@@ -20,13 +20,14 @@ rm -rf pkg
 # module without it (it writes names only with -g).
 wasm-bindgen --target web --out-dir pkg --out-name agent_session --remove-producers-section \
   "$target_dir/wasm32-unknown-unknown/release/agent_session.wasm"
-# -Os without inlining (-fimfs/-ocimfs/-aimfs=0): measured, binaryen's inlining shrinks the raw
+# -O2 without inlining (-fimfs/-ocimfs/-aimfs=0): measured, binaryen's inlining shrinks the raw
 # module but grows the gzipped one by ~20 KB (inlined copies compress worse than calls).
 # --reorder-functions-by-name puts the monomorphised copies of one generic function next to
 # each other, inside one gzip window: measured -1.0 KB gzipped (session 6; zlib level 9, as
 # scripts/size.mjs measures; GNU gzip -9 showed -2.1 KB). Ordering by call
-# count instead (--reorder-functions) grew it by 5 KB. -Os with --converge beat -Oz by 0.2 KB.
-node_modules/.bin/wasm-opt -Os -fimfs=0 -ocimfs=0 -aimfs=0 --converge --reorder-functions-by-name \
+# count instead (--reorder-functions) grew it by 5 KB. -O2 --converge was the smallest gzipped
+# of -Oz, -Os, -O2, -O3, -O4 (0.2-0.5 KB apart; -Oz and -Os are smaller only before gzip).
+node_modules/.bin/wasm-opt -O2 -fimfs=0 -ocimfs=0 -aimfs=0 --converge --reorder-functions-by-name \
   --enable-bulk-memory --enable-nontrapping-float-to-int \
   --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
   pkg/agent_session_bg.wasm -o pkg/agent_session_bg.wasm
