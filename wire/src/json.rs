@@ -20,8 +20,16 @@ impl Json {
         Json(RawValue::NULL.to_owned())
     }
     /// Checks `text` is one JSON value and keeps it verbatim.
+    ///
+    /// Read as the one item of an array by the general reader, not by
+    /// `RawValue::from_string`: that was one more instance of serde_json's parser in the wasm
+    /// for values from JS and error details, none of them hot.
     pub fn from_text(text: &str) -> Result<Json, serde_json::Error> {
-        RawValue::from_string(text.trim().to_string()).map(Json)
+        let wrapped = format!("[{}]", text.trim());
+        match super::visit::items(&wrapped)?.as_slice() {
+            [one] => Ok(Json::from_raw(one)),
+            _ => Err(serde::de::Error::custom("expected one JSON value")),
+        }
     }
     /// `{}`: the empty payload of describe/list, and the default error `details`.
     pub fn empty_object() -> Json {
@@ -111,5 +119,14 @@ mod tests {
         let j = Json::from_text(r#" {"b":1,"a":[2]} "#).unwrap();
         assert_eq!(j.text(), r#"{"b":1,"a":[2]}"#);
         assert!(Json::from_text("{").is_err());
+    }
+
+    #[test]
+    fn from_text_takes_exactly_one_value_and_nothing_around_it() {
+        assert_eq!(Json::from_text(" \"a\\\"b\" ").unwrap().text(), r#""a\"b""#);
+        assert_eq!(Json::from_text("null").unwrap(), Json::null());
+        for bad in ["", " ", "1,2", "1] , [2", "]", "[1", "{} x", "tru", "'a'"] {
+            assert!(Json::from_text(bad).is_err(), "{bad:?}");
+        }
     }
 }
