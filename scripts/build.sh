@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the npm package's wasm + JS glue into pkg/:
 #   cargo (release, wasm32) -> wasm-bindgen --target web (pinned CLI) -> wasm-opt -O2, no inlining,
-#   functions ordered by name (npm binaryen) -> glue minified (npm terser)
+#   functions ordered by name (npm binaryen) -> import/export names
+#   minified (wasm-opt + scripts/minify-names.mjs) -> glue minified (npm terser)
 # CARGO_TARGET_DIR is honoured (default: target/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,10 +28,17 @@ wasm-bindgen --target web --out-dir pkg --out-name agent_session --remove-produc
 # scripts/size.mjs measures; GNU gzip -9 showed -2.1 KB). Ordering by call
 # count instead (--reorder-functions) grew it by 5 KB. -O2 --converge was the smallest gzipped
 # of -Oz, -Os, -O2, -O3, -O4 (0.2-0.5 KB apart; -Oz and -Os are smaller only before gzip).
-node_modules/.bin/wasm-opt -O2 -fimfs=0 -ocimfs=0 -aimfs=0 --converge --reorder-functions-by-name \
-  --enable-bulk-memory --enable-nontrapping-float-to-int \
-  --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
+features="--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals
+  --enable-reference-types --enable-multivalue"
+# shellcheck disable=SC2086 # $features is a word list
+node_modules/.bin/wasm-opt -O2 -fimfs=0 -ocimfs=0 -aimfs=0 --converge --reorder-functions-by-name $features \
   pkg/agent_session_bg.wasm -o pkg/agent_session_bg.wasm
+# Import, export and import-module names shortened (wasm-bindgen's carry 16 hex digits each),
+# the glue renamed to match and checked by scripts/minify-names.mjs: measured -1.9 KB gzipped.
+node_modules/.bin/wasm-opt --minify-imports-and-exports-and-modules $features \
+  pkg/agent_session_bg.wasm -o pkg/agent_session_bg.wasm > pkg/names.json
+node scripts/minify-names.mjs pkg/names.json pkg/agent_session.js pkg/agent_session_bg.wasm
+rm pkg/names.json
 # The glue is shipped minified (names of exported classes kept): measured 5.9 -> 4.1 KB gzipped.
 node_modules/.bin/terser pkg/agent_session.js --module --compress --mangle --keep-classnames \
   --output pkg/agent_session.js
