@@ -35,7 +35,8 @@ node_modules/.bin/wasm-opt -O2 -fimfs=0 -ocimfs=0 -aimfs=0 --converge --reorder-
   pkg/agent_session_bg.wasm -o pkg/agent_session_bg.wasm
 # Import, export and import-module names shortened (wasm-bindgen's carry 16 hex digits each),
 # the glue renamed to match and checked by scripts/minify-names.mjs: measured -1.9 KB gzipped.
-node_modules/.bin/wasm-opt --minify-imports-and-exports-and-modules $features \
+# The target_features section (for tools, not engines) goes too.
+node_modules/.bin/wasm-opt --minify-imports-and-exports-and-modules --strip-target-features $features \
   pkg/agent_session_bg.wasm -o pkg/agent_session_bg.wasm > pkg/names.json
 node scripts/minify-names.mjs pkg/names.json pkg/agent_session.js pkg/agent_session_bg.wasm
 rm pkg/names.json
