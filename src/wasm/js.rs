@@ -47,8 +47,8 @@ extern "C" {
     pub fn ok(this: &Response) -> bool;
     #[wasm_bindgen(method, getter)]
     pub fn status(this: &Response) -> u16;
-    #[wasm_bindgen(method, catch)]
-    pub fn text(this: &Response) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = arrayBuffer)]
+    pub fn array_buffer(this: &Response) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, getter)]
     pub fn body(this: &Response) -> Option<ReadableStream>;
 

@@ -71,9 +71,17 @@ async fn unary_inner(ep: &Endpoint, path: &str, body: &str, ctrl: &AbortControll
     if !resp.ok() {
         return Ok(Reply::Status(resp.status()));
     }
-    let text = resp.text().map_err(|e| js::describe(&e))?;
-    let text = JsFuture::from(text).await.map_err(|e| js::describe(&e))?;
-    Ok(Reply::Body(text.as_string().ok_or("body is not text")?))
+    // The bytes, not `text()`: a history page can be megabytes, and `text()` would decode it
+    // to UTF-16 only for the call into wasm to encode it back to UTF-8. Invalid UTF-8 is
+    // replaced, as `text()` does.
+    let bytes = resp.array_buffer().map_err(|e| js::describe(&e))?;
+    let bytes = JsFuture::from(bytes).await.map_err(|e| js::describe(&e))?;
+    let bytes = Uint8Array::new(&bytes).to_vec();
+    let body = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    Ok(Reply::Body(body))
 }
 
 /// Opens a stream. `Ok(reader)` once the host answered 2xx with a body.
