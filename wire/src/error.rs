@@ -66,7 +66,11 @@ impl RpcError {
             None => Json::from_text(r#"{"transport":true}"#),
             Some(status) => Json::from_text(&format!(r#"{{"transport":true,"status":{status}}}"#)),
         };
-        RpcError { code: ErrorCode::Internal, message, details: details.unwrap_or_else(|_| unreachable!("literal JSON")) }
+        RpcError {
+            code: ErrorCode::Internal,
+            message,
+            details: details.unwrap_or_else(|_| unreachable!("literal JSON")),
+        }
     }
     /// The carrier status of an error made by [`RpcError::carrier_status`].
     pub fn status(&self) -> Option<u16> {

@@ -13,7 +13,7 @@
 //! asks for the value as present ([`Obj::present`]).
 
 use super::json::Json;
-use super::visit::{scalar, Scalar, Str};
+use super::visit::{scalar, Scalar};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
@@ -383,15 +383,7 @@ pub fn as_f64(v: &RawValue) -> Option<f64> {
     scalar(v.get()).and_then(Scalar::f64)
 }
 
-/// A string (a key, a tag) borrowed from the text when it has no escapes, owned otherwise.
-pub struct Text<'de>(pub Cow<'de, str>);
-
-impl<'de> serde::Deserialize<'de> for Text<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::DeserializeSeed;
-        super::visit::Any(Str).deserialize(d).map(Text)
-    }
-}
+pub use super::visit::Text;
 
 /// Test helper: the value `text` reads as, if it reads.
 #[cfg(test)]

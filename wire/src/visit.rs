@@ -11,7 +11,6 @@
 //! serde_json still validates every byte and adds the position to the refusal.
 
 use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
-use super::read::Text;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
@@ -110,7 +109,7 @@ pub fn whole<'de, K: Kinds<'de>>(text: &'de str, k: K) -> Result<K::Value, serde
     Ok(v)
 }
 
-/// A string: the reader of member keys ([`super::read::Text`]).
+/// A string: the reader of member keys ([`Text`]).
 pub struct Str;
 
 impl<'de> Kinds<'de> for Str {
@@ -120,6 +119,15 @@ impl<'de> Kinds<'de> for Str {
     }
     fn str<E: Error>(self, s: Cow<'de, str>) -> Result<Self::Value, E> {
         Ok(s)
+    }
+}
+
+/// A string (a key, a tag) borrowed from the text when it has no escapes, owned otherwise.
+pub struct Text<'de>(pub Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Any(Str).deserialize(d).map(Text)
     }
 }
 
