@@ -102,7 +102,7 @@ fn upstream_event(ev: &SessionEvent) -> Option<SessionEvent> {
     };
     let mut out = ev.clone();
     out.kind = kind.to_string();
-    out.data = Json::from_value(&data);
+    out.data = Json::from_value(&data).into();
     Some(out)
 }
 

@@ -16,7 +16,7 @@ pub mod sse;
 #[cfg(test)]
 mod tests;
 
-use agent_session_wire::event::{ChunkData, EventBody, SessionEvent};
+use agent_session_wire::event::{ChunkData, EventBody, EventData, SessionEvent};
 use agent_session_wire::frames::{FrameError, InboundFrame};
 use agent_session_wire::inbound;
 use agent_session_wire::methods::HistoryValue;
@@ -52,10 +52,10 @@ pub fn parse_frame(data: &str) -> Result<InboundFrame, FrameError> {
 }
 
 /// An event's typed body, as [`SessionEvent::body`] reads it; a streamed chunk (one per
-/// token) in one pass.
+/// token) kept as text (the general reader's) in one pass.
 pub fn event_body(ev: &SessionEvent) -> Option<EventBody> {
-    if ev.kind == "assistant/chunk" {
-        if let Some(c) = chunk_data(ev.data.text()) {
+    if let (EventData::Text(data), "assistant/chunk") = (&ev.data, ev.kind.as_str()) {
+        if let Some(c) = chunk_data(data.text()) {
             return Some(EventBody::AssistantChunk(c));
         }
     }

@@ -2,7 +2,7 @@
 //! single `deserialize_any` instance serves them all; one such instance per reader was
 //! ~1.4 KB of wasm each at opt-level "s" and twice that at 3. Member order is free in each.
 
-use agent_session_wire::event::{Chunk, ChunkData, ChunkKind, SessionEvent};
+use agent_session_wire::event::{Chunk, ChunkData, ChunkKind, EventData, SessionEvent};
 use agent_session_wire::frames::{EventFrame, Frame, InboundFrame};
 use agent_session_wire::json::Json;
 use agent_session_wire::methods::{HistoryItem, HistoryValue, ProjectionBaseline};
@@ -137,7 +137,13 @@ fn event<'de, A: MapAccess<'de>>(mut map: A) -> Result<SessionEvent, A::Error> {
             "type" if kind.is_none() => kind = Some(text(&mut map)?.into_owned()),
             "seq" if seq.is_none() => seq = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
             "time" if time.is_none() => time = Some(leaf(&mut map, Scalar::f64, "a number")?),
-            "data" if data.is_none() => data = Some(Json::from_raw(map.next_value::<&RawValue>()?)),
+            // A streamed chunk after its `type` is read here, not copied for a second pass.
+            "data" if data.is_none() && kind.as_deref() == Some("assistant/chunk") => {
+                let mut chunk = None;
+                nested(&mut map, Reader::ChunkData(&mut chunk))?;
+                data = chunk.map(EventData::Chunk);
+            }
+            "data" if data.is_none() => data = Some(EventData::Text(Json::from_raw(map.next_value::<&RawValue>()?))),
             // Written by today's upstream host on many events (kept raw, read below).
             "sourceEventSeqs" if seqs.is_none() => seqs = Some(map.next_value::<&RawValue>()?),
             "surfaceOp" if surface_op.is_none() => surface_op = Some(map.next_value::<&RawValue>()?),

@@ -2,7 +2,7 @@
 
 use super::*;
 use agent_session_wire::envelope::{parse_unary_response, ResponseForm};
-use agent_session_wire::event::ChunkKind;
+use agent_session_wire::event::{ChunkKind, EventData};
 use agent_session_wire::frames::{EventFrame, Frame};
 use agent_session_wire::methods::HistoryItem;
 use agent_session_wire::read::read;
@@ -24,6 +24,15 @@ fn fixture_lines() -> Vec<String> {
         }
     }
     lines
+}
+
+/// `page` with its chunks read ([`SessionEvent::chunk_read`]): both sides of a comparison go
+/// through it, so a chunk the pass read wrong still differs.
+fn page_as_one_pass(mut page: HistoryValue) -> HistoryValue {
+    for item in &mut page.events {
+        item.event = item.event.chunk_read();
+    }
+    page
 }
 
 fn server_request(method: &str, payload: &str) -> String {
@@ -58,7 +67,34 @@ fn the_event_pass_agrees_with_the_general_reader_on_every_fixture_event() {
         let frame =
             server_request("session/event", &format!(r#"{{"type":"session/event","sessionId":"s","event":{ev}}}"#));
         let general: SessionEvent = read(ev).unwrap();
-        assert_eq!(event_frame(&frame).and_then(|f| f.frame.event().cloned()), Some(general), "{ev}");
+        let one_pass = event_frame(&frame).and_then(|f| f.frame.event().cloned());
+        assert_eq!(one_pass.as_ref().map(SessionEvent::chunk_read), Some(general.chunk_read()), "{ev}");
+    }
+}
+
+#[test]
+fn a_streamed_chunk_after_its_type_is_read_in_the_pass_and_one_before_it_stays_text() {
+    let data = r#"{"turn":1,"step":2,"chunk":{"type":"text-delta","index":0,"text":"a\"b"}}"#;
+    let frame = |ev: &str| {
+        server_request("session/event", &format!(r#"{{"type":"session/event","sessionId":"s","event":{ev}}}"#))
+    };
+    let after = frame(&format!(r#"{{"type":"assistant/chunk","seq":1,"time":1,"data":{data}}}"#));
+    let before = frame(&format!(r#"{{"data":{data},"type":"assistant/chunk","seq":1,"time":1}}"#));
+    let read_after = event_frame(&after).and_then(|f| f.frame.event().cloned()).unwrap();
+    let read_before = event_frame(&before).and_then(|f| f.frame.event().cloned()).unwrap();
+    assert_eq!(read_after.data, EventData::Chunk(ChunkData::read(data).unwrap()));
+    assert_eq!(read_before.data.text(), Some(data));
+    // the same body either way, which is all the fold reads
+    assert_eq!(event_body(&read_after), event_body(&read_before));
+    assert!(matches!(read_after.body(), Some(EventBody::AssistantChunk(c)) if c.chunk.text.as_deref() == Some("a\"b")));
+    // Data that is no chunk sends the whole frame to the general reader, which keeps it as
+    // text (and the fold finds no body in it, as before).
+    for bad in [r#"{"turn":1,"chunk":{}}"#, "null", r#"{"turn":1,"step":2,"chunk":{},"turn":3}"#] {
+        let f = frame(&format!(r#"{{"type":"assistant/chunk","seq":1,"time":1,"data":{bad}}}"#));
+        assert_eq!(event_frame(&f), None, "{bad}");
+        let general = parse_frame(&f).unwrap();
+        let ev = general.frame.event().unwrap();
+        assert_eq!((ev.data.text(), event_body(ev)), (Some(bad), None), "{bad}");
     }
 }
 
@@ -195,7 +231,7 @@ fn the_page_pass_agrees_with_the_general_reader_or_defers_to_it() {
     for body in &one_pass_shapes {
         let general = general_page(body, "r1");
         assert!(general.is_some(), "{body}");
-        assert_eq!(history_response(body, "r1"), general, "{body}");
+        assert_eq!(history_response(body, "r1").map(page_as_one_pass), general.map(page_as_one_pass), "{body}");
     }
     let deferred = [
         page(&two, r#","hasMore":false"#),
@@ -214,8 +250,8 @@ fn the_page_pass_agrees_with_the_general_reader_or_defers_to_it() {
         assert_eq!(history_response(body, "r1"), None, "{body}");
     }
     assert_eq!(
-        history_response(&format!("{} ", page(&two, "")), "r1"),
-        general_page(&page(&two, ""), "r1"),
+        history_response(&format!("{} ", page(&two, "")), "r1").map(page_as_one_pass),
+        general_page(&page(&two, ""), "r1").map(page_as_one_pass),
         "trailing space"
     );
 }
@@ -237,7 +273,7 @@ fn a_page_the_host_writes_reads_in_one_pass() {
 /// captured `session.history` page, seed and upstream, must read in one pass.
 #[test]
 fn every_captured_history_page_reads_in_one_pass() {
-    let mut pages = 0;
+    let (mut pages, mut chunks) = (0, 0);
     for line in fixture_lines() {
         if !(line.starts_with(r#"{"type":"server-response""#) && line.contains(r#""events":["#)) {
             continue;
@@ -246,8 +282,12 @@ fn every_captured_history_page_reads_in_one_pass() {
         let rpc_id = v["rpcId"].as_str().unwrap();
         let general = general_page(&line, rpc_id);
         assert!(general.is_some(), "{line}");
-        assert_eq!(history_response(&line, rpc_id), general, "{line}");
+        let one_pass = history_response(&line, rpc_id);
+        chunks +=
+            one_pass.iter().flat_map(|p| &p.events).filter(|i| matches!(i.event.data, EventData::Chunk(_))).count();
+        assert_eq!(one_pass.map(page_as_one_pass), general.map(page_as_one_pass), "{line}");
         pages += 1;
     }
     assert!(pages >= 12, "the captures hold history pages ({pages})");
+    assert!(chunks > 0, "their streamed chunks are read in the pass");
 }

@@ -170,7 +170,11 @@ pub fn check_window(
     }
     let strict = !lenient;
     let check = |ev: &SessionEvent| -> Result<(), String> {
-        let ok = if strict { host.log.get(ev.seq as usize) == Some(ev) } else { host.matches_some_epoch(ev) };
+        let ok = if strict {
+            host.log.get(ev.seq as usize).map(SessionEvent::chunk_read) == Some(ev.chunk_read())
+        } else {
+            host.matches_some_epoch(ev)
+        };
         if ok {
             Ok(())
         } else {
@@ -208,8 +212,11 @@ pub fn check_converged(session: &Session, host: &ModelHost) -> Result<(), String
         ));
     }
     let base = session.base_seq().max(0) as usize;
-    if !w.is_empty() && w != &host.log[base..] {
-        let first = w.iter().zip(&host.log[base..]).find(|(a, b)| a != b);
+    // compared as the client reads them (a chunk's data may be held read)
+    let read = |evs: &[SessionEvent]| evs.iter().map(SessionEvent::chunk_read).collect::<Vec<_>>();
+    let (w, log) = (read(w), read(&host.log[base..]));
+    if !w.is_empty() && w != log {
+        let first = w.iter().zip(&log).find(|(a, b)| a != b);
         return Err(format!(
             "at quiescence the window ({base}..={}) differs from the host's log; first difference: {first:?}",
             session.tail_seq()

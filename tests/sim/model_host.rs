@@ -107,9 +107,12 @@ impl ModelHost {
 
     /// The event at `seq` in any epoch the host ever had (for windows built before a
     /// lossy restart was noticed).
+    /// (Compared as the client reads them: a chunk's data may be held read, see
+    /// `SessionEvent::chunk_read`.)
     pub fn matches_some_epoch(&self, ev: &SessionEvent) -> bool {
-        let s = ev.seq as usize;
-        self.log.get(s) == Some(ev) || self.old_epochs.iter().any(|l| l.get(s) == Some(ev))
+        let (s, ev) = (ev.seq as usize, Some(ev.chunk_read()));
+        self.log.get(s).map(SessionEvent::chunk_read) == ev
+            || self.old_epochs.iter().any(|l| l.get(s).map(SessionEvent::chunk_read) == ev)
     }
 
     fn time(&mut self, rng: &mut Rng) -> f64 {

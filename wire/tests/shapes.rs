@@ -251,8 +251,17 @@ fn serialized_shapes_match_the_snapshot() {
         std::fs::write(path, &s.0).unwrap();
     }
     let want = std::fs::read_to_string(path).unwrap();
+    // Member order aside: serde_json writes objects in build order when a crate in the same
+    // build (the host) turns on its `preserve_order`, sorted otherwise.
+    let parsed = |line: &str| {
+        let (name, v) = line.split_once(": ")?;
+        Some((name.to_string(), serde_json::from_str::<serde_json::Value>(v).ok()?))
+    };
     for (got, want) in s.0.lines().zip(want.lines()) {
-        assert_eq!(got, want);
+        match (parsed(got), parsed(want)) {
+            (Some(a), Some(b)) if a == b => {}
+            _ => assert_eq!(got, want),
+        }
     }
     assert_eq!(s.0.lines().count(), want.lines().count());
 }

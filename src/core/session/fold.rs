@@ -6,7 +6,7 @@
 //! nodes keep their `Rc` (and so their JS identity).
 
 use super::nodes::{same_node, Node, NodeKind, Partial, PlanText, RunningToolCall, Stamps, ToolStatus};
-use crate::core::wire::{Chunk, ChunkKind, EventBody, Json, Seq, SessionEvent};
+use crate::core::wire::{Chunk, ChunkKind, EventBody, EventData, Json, Seq, SessionEvent};
 use std::rc::Rc;
 
 /// Which parts of the fold an event touched.
@@ -49,6 +49,11 @@ impl Fold {
     pub fn apply(&mut self, ev: &SessionEvent, stamps: &mut Stamps) -> Touched {
         let mut t = Touched::default();
         let seq = ev.seq();
+        // A chunk the frame reader already read: folded from where it lies (no copy).
+        if let EventData::Chunk(c) = &ev.data {
+            t.partial = self.chunk(seq, c.turn, c.step, &c.chunk, stamps);
+            return t;
+        }
         let Some(body) = agent_session_onepass::event_body(ev) else { return t };
         match body {
             EventBody::TurnStart(_) => {
