@@ -70,6 +70,26 @@ fn history_pages_end_on_message_boundaries() {
     assert_eq!(host.history(&sid, json!({ "maxMessages": 1_000_000 }))["hasMore"], false);
 }
 
+/// Upstream's host writes an event's members in the order it builds them (`type, seq, time,
+/// data`); the client reads a streamed chunk in the same pass only when `type` comes first.
+#[test]
+fn history_events_are_written_type_first_as_upstream_writes_them() {
+    let host = Host::start(&["--chunk-delay-ms", "0"]);
+    let sid = host.create();
+    host.prompt(&sid, "queue", "hello");
+    host.wait_turn_end(&sid, 1);
+    let body = json!({ "type": "client-request", "rpcId": "r1", "method": "session.history", "payload": { "sessionId": sid } });
+    let raw = host.post("/api/session.history", &body.to_string()).body;
+    assert!(
+        raw.starts_with(r#"{"type":"server-response","rpcId":"r1","result":{"ok":true,"value":{"events":["#),
+        "{raw}"
+    );
+    let events = raw.matches(r#"{"event":{"#).count();
+    assert!(events > 3, "{raw}");
+    assert_eq!(raw.matches(r#"{"event":{"type":""#).count(), events, "{raw}");
+    assert!(raw.contains(r#""type":"assistant/chunk","seq":"#), "{raw}");
+}
+
 #[test]
 fn prompt_runs_a_full_turn_with_the_captured_shapes() {
     let host = Host::start(&["--chunk-delay-ms", "0"]);
