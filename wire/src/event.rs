@@ -32,7 +32,8 @@ record! {
 /// (`agent-session-onepass`) reads a chunk's data as it meets it, when the event's `type` came
 /// first (as every host writes it): one pass over the bytes instead of a raw copy there and a
 /// second parse in the fold (measured: the second parse was a fifth of the per-frame ingest
-/// cost). Everything else, and everything the host holds, is text.
+/// cost). Everything else, and everything the host holds, is text. A read chunk keeps what the
+/// fold reads (turn, step, the chunk's kind and text): written back, it is that, not its text.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EventData {
     Text(Json),
@@ -395,6 +396,27 @@ impl<T: FromObj> FromObj for TurnTagged<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_read_chunk_writes_what_the_fold_reads_and_reads_as_its_text_does() {
+        let text = r#"{"turn":1,"step":2,"chunk":{"type":"text-delta","index":0,"text":"a"}}"#;
+        let read = EventData::Chunk(ChunkData::read(text).unwrap());
+        assert_eq!(
+            read.value(),
+            serde_json::json!({"turn": 1, "step": 2, "chunk": {"type": "text-delta", "text": "a"}})
+        );
+        assert_eq!((read.text(), read.is_null()), (None, false));
+        let ev = SessionEvent {
+            kind: "assistant/chunk".into(),
+            data: EventData::Text(Json::from_text(text).unwrap()),
+            ..SessionEvent::default()
+        };
+        assert_eq!(ev.chunk_read().data, read);
+        assert_eq!(ev.chunk_read().body(), ev.body());
+        let other = SessionEvent { kind: "user/message".into(), ..ev.clone() };
+        assert_eq!(other.chunk_read(), other, "only chunks are read");
+        assert!(SessionEvent::default().data.is_null());
+    }
 
     #[test]
     fn whole_times_and_seqs_serialize_as_integers() {
