@@ -137,7 +137,7 @@ impl SseParser {
             Err(_) => String::from_utf8_lossy(bytes),
         };
         if let Some(comment) = line.strip_prefix(':') {
-            out.push(SseItem::Comment(comment.trim_start().to_string()));
+            out.push(SseItem::Comment(comment.trim_ascii_start().to_string()));
         } else {
             let (field, value) = match line.find(':') {
                 Some(i) => {

@@ -22,14 +22,17 @@ pub(super) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Backoff, Transp
     }
     let opts = if opts.is_object() { opts.clone() } else { js_sys::Object::new().into() };
     let base = js::get(&opts, "baseUrl");
-    let base = if base.is_undefined() {
+    let mut base = if base.is_undefined() {
         js::get(&js::get(&js_sys::global().into(), "location"), "origin")
             .as_string()
             .ok_or_else(|| js::bad_argument("baseUrl is required outside a page (no location.origin)"))?
     } else {
         base.as_string().ok_or_else(|| js::bad_argument("baseUrl must be a string"))?
     };
-    let base = base.trim_end_matches('/').to_string();
+    // Trailing slashes go (paths are joined with `/api/`).
+    while base.ends_with('/') {
+        base.pop();
+    }
     let token = js::get(&opts, "token");
     let token = if token.is_undefined() || token.is_null() {
         None

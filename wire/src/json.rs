@@ -25,7 +25,8 @@ impl Json {
     /// `RawValue::from_string`: that was one more instance of serde_json's parser in the wasm
     /// for values from JS and error details, none of them hot.
     pub fn from_text(text: &str) -> Result<Json, serde_json::Error> {
-        let wrapped = format!("[{}]", text.trim());
+        // JSON's whitespace is ASCII: no Unicode whitespace table for this trim.
+        let wrapped = format!("[{}]", text.trim_ascii());
         match super::visit::items(&wrapped)?.as_slice() {
             [one] => Ok(Json::from_raw(one)),
             _ => Err(serde::de::Error::custom("expected one JSON value")),
@@ -125,6 +126,7 @@ mod tests {
     fn from_text_takes_exactly_one_value_and_nothing_around_it() {
         assert_eq!(Json::from_text(" \"a\\\"b\" ").unwrap().text(), r#""a\"b""#);
         assert_eq!(Json::from_text("null").unwrap(), Json::null());
+        assert_eq!(Json::from_text("\t\r\n 1 \n").unwrap().text(), "1", "JSON's whitespace around it goes");
         for bad in ["", " ", "1,2", "1] , [2", "]", "[1", "{} x", "tru", "'a'"] {
             assert!(Json::from_text(bad).is_err(), "{bad:?}");
         }

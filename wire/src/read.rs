@@ -113,7 +113,14 @@ impl fmt::Display for ReadError {
             ReadErrorKind::Duplicate => write!(f, "duplicate field `{path}`"),
             ReadErrorKind::WrongType(what) => write!(f, "`{path}`: expected {what}"),
             ReadErrorKind::UnknownVariant { found, expected } => {
-                write!(f, "`{path}`: unknown variant `{found}`, expected one of {}", expected.join(", "))
+                write!(f, "`{path}`: unknown variant `{found}`, expected one of ")?;
+                let mut sep = "";
+                for name in *expected {
+                    f.write_str(sep)?;
+                    f.write_str(name)?;
+                    sep = ", ";
+                }
+                Ok(())
             }
             ReadErrorKind::Syntax(m) | ReadErrorKind::Invalid(m) if path.is_empty() => f.write_str(m),
             ReadErrorKind::Syntax(m) | ReadErrorKind::Invalid(m) => write!(f, "`{path}`: {m}"),
@@ -432,6 +439,12 @@ mod tests {
         assert!(read::<Probe>(r#"{"s":"a","n":1} x"#).is_err(), "trailing text");
         assert!(read::<Probe>(r#"{"s":"a","n":1,"z":[}"#).is_err(), "every byte is validated");
         assert!(read::<Probe>("[]").is_err());
+    }
+
+    #[test]
+    fn an_unknown_variant_names_the_ones_known() {
+        let e = ReadError::unknown_variant("mode", "x", &["queue", "steer"]);
+        assert_eq!(e.to_string(), "`mode`: unknown variant `x`, expected one of queue, steer");
     }
 
     #[test]

@@ -16,14 +16,18 @@ pub const STREAM_TICKET: &str = "stream.ticket";
 /// `ws:` and `https:` becomes `wss:`; any other base (already `ws:`, or relative, which
 /// browsers resolve against the page) is kept. `base` has no trailing `/`.
 pub fn ws_url(base: &str, path: &str, ticket: Option<&str>) -> String {
-    let scheme_end = base.find(':').unwrap_or(0);
-    let scheme = base[..scheme_end].to_ascii_lowercase();
-    let rest = &base[scheme_end..];
-    let mut url = match scheme.as_str() {
-        "https" => format!("wss{rest}"),
-        "http" => format!("ws{rest}"),
-        _ => base.to_string(),
-    };
+    // The scheme is matched on bytes (ASCII, any case): no lowering copy, no formatting.
+    let has_scheme = |s: &str| base.len() >= s.len() && base.as_bytes()[..s.len()].eq_ignore_ascii_case(s.as_bytes());
+    let mut url = String::with_capacity(base.len() + path.len() + 6);
+    if has_scheme("https:") {
+        url.push_str("wss");
+        url.push_str(&base[5..]);
+    } else if has_scheme("http:") {
+        url.push_str("ws");
+        url.push_str(&base[4..]);
+    } else {
+        url.push_str(base);
+    }
     url.push_str("/api/");
     url.push_str(path);
     if let Some(t) = ticket {
