@@ -23,7 +23,11 @@ if (!(typeof budgetKB === 'number' && budgetKB > 0)) {
 const BUDGET = budgetKB * 1024
 const listing = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }))
 const files = listing[0].files.map((f) => f.path)
-const counted = files.filter((p) => p.endsWith('.wasm') || p === 'index.js' || p === 'pkg/agent_session.js')
+// Everything the entry loads: the module, the wasm-bindgen glue, its inline-JS snippets and
+// the package entry.
+const counted = files.filter(
+  (p) => p.endsWith('.wasm') || p === 'index.js' || p === 'pkg/agent_session.js' || p.startsWith('pkg/snippets/'),
+)
 let total = 0
 // Float formatting (core's flt2dec, ~10 KB gzipped) must not come back: it was linked only by
 // serde's invalid-type messages, which the wire readers never build (wire/src/visit.rs). Its
@@ -34,7 +38,7 @@ for (const p of counted) {
   if (p.endsWith('.wasm') && raw.includes('num/flt2dec/')) floatFormatting = true
   const gz = gzipSync(raw, { level: 9 }).length
   total += gz
-  console.log(`  ${p.padEnd(28)} ${String(raw.length).padStart(8)} B  ${String(gz).padStart(7)} B gz`)
+  console.log(`  ${p.padEnd(56)} ${String(raw.length).padStart(8)} B  ${String(gz).padStart(7)} B gz`)
 }
 console.log(`  package files: ${files.join(', ')}`)
 // Over the budget, or a package without its .wasm, is a failure.
