@@ -14,7 +14,6 @@ use wasm_bindgen::JsCast;
 }
 export function parseFrozen(t) { return deepFreeze(JSON.parse(t)); }
 export function ignoreRejection(p) { p.then(undefined, () => {}); }
-export function freezeArray(a) { return Object.freeze(a); }
 export function spliceFrozen(old, start, end, middle) {
   if (start === 0 && end === old.length) return middle;
   const a = old.slice(0, start);
@@ -26,9 +25,6 @@ extern "C" {
     /// `old[..start] ++ middle ++ old[end..]`, frozen, in one call.
     #[wasm_bindgen(js_name = spliceFrozen)]
     pub fn splice_frozen(old: &JsValue, start: u32, end: u32, middle: &JsValue) -> JsValue;
-    /// One boundary crossing for a whole array (the glue builds it from the handles).
-    #[wasm_bindgen(js_name = freezeArray)]
-    fn freeze_array(items: Vec<JsValue>) -> JsValue;
     #[wasm_bindgen(js_name = parseFrozen)]
     fn parse_frozen(text: &str) -> JsValue;
     /// Marks a promise whose outcome nobody awaits as handled: a library must never leave a
@@ -39,6 +35,11 @@ extern "C" {
 
 #[wasm_bindgen]
 extern "C" {
+    /// `Object.freeze` of a whole array in one boundary crossing (the glue builds it from the
+    /// handles).
+    #[wasm_bindgen(js_namespace = Object, js_name = freeze)]
+    fn freeze_array(items: Vec<JsValue>) -> JsValue;
+
     #[wasm_bindgen(js_name = fetch, catch)]
     pub fn fetch(url: &str, init: &Object) -> Result<Promise, JsValue>;
 
