@@ -63,7 +63,7 @@ impl SseParser {
             }
         }
         while !chunk.is_empty() {
-            match chunk.iter().position(|&b| b == b'\n' || b == b'\r') {
+            match memchr::memchr2(b'\n', b'\r', chunk) {
                 Some(i) => {
                     self.count(i);
                     if self.line.is_empty() {

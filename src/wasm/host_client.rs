@@ -54,7 +54,7 @@ impl HostClient {
                 notify_host: false,
                 notify_sessions: Vec::new(),
                 deferred: Vec::new(),
-                spawns: Vec::new(),
+                starts: Vec::new(),
                 sessions_export: Default::default(),
             })
         });

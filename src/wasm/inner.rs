@@ -11,18 +11,17 @@
 use super::downlink::{self, Socket};
 use super::export::{result_js, ConnExport, SessionExport};
 use super::js::{self, AbortController};
-use super::transport::{self, Endpoint};
+use super::transport::Endpoint;
 use crate::core::client::{self, CallId, Carrier, Input, Instant, Output, Settlement, StreamId, StreamKind, Token};
 use crate::core::vecmap::VecMap;
 use js_sys::{Function, Promise};
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::spawn_local;
 
 pub(super) type Shared = Rc<RefCell<Inner>>;
-/// An I/O task, started once the state borrow is released (one `spawn_local` instance).
-pub(super) type Task = std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>;
+/// The start of an I/O operation, made once the state borrow is released.
+pub(super) type Start = Box<dyn FnOnce()>;
 pub(super) type WeakShared = Weak<RefCell<Inner>>;
 
 #[derive(Default)]
@@ -70,8 +69,8 @@ pub(super) struct Inner {
     pub(super) notify_sessions: Vec<String>,
     /// JS calls to make once the borrow is released.
     pub(super) deferred: Vec<(Function, JsValue)>,
-    /// I/O tasks to start after those calls.
-    pub(super) spawns: Vec<Task>,
+    /// I/O to start after those calls.
+    pub(super) starts: Vec<Start>,
     /// The live session list's export cache.
     pub(super) sessions_export: super::sessions::ListExport,
 }
@@ -88,19 +87,20 @@ pub(super) fn run<R>(shared: &Shared, f: impl FnOnce(&mut Inner) -> R) -> R {
 
 #[inline(never)]
 fn run_dyn(shared: &Shared, f: &mut dyn FnMut(&mut Inner)) {
-    let (deferred, spawns) = {
+    let (deferred, starts) = {
         let mut g = shared.borrow_mut();
         f(&mut g);
         g.pump();
-        (std::mem::take(&mut g.deferred), std::mem::take(&mut g.spawns))
+        (std::mem::take(&mut g.deferred), std::mem::take(&mut g.starts))
     };
     for (func, arg) in deferred {
         let _ = func.call1(&JsValue::UNDEFINED, &arg);
     }
-    // I/O starts after the promises above are settled: an `await` on an operation resumes
-    // before the follow-up requests it caused (the plan query after an open) begin.
-    for task in spawns {
-        spawn_local(task);
+    // I/O starts after the promises above are settled (and io.js waits one microtask more):
+    // an `await` on an operation resumes before the follow-up requests it caused (the plan
+    // query after an open) begin.
+    for start in starts {
+        start();
     }
 }
 
@@ -213,17 +213,14 @@ impl Inner {
         let ctrl = AbortController::new();
         self.calls.insert(call, ctrl.clone());
         let (weak, ep) = (self.me.clone(), self.ep.clone());
-        self.spawns.push(Box::pin(async move {
-            let reply = transport::unary(&ep, path, body, ctrl).await;
-            feed_weak(&weak, Input::Response { call, reply });
-        }));
+        self.starts.push(Box::new(move || ep.unary(weak, call, path, &body, &ctrl)));
     }
 
     fn open_sse(&mut self, stream: StreamId, kind: StreamKind) {
         let ctrl = AbortController::new();
         self.streams.insert(stream, StreamIo::Sse(ctrl.clone()));
         let (weak, ep) = (self.me.clone(), self.ep.clone());
-        self.spawns.push(Box::pin(read_sse(weak, ep, stream, kind, ctrl)));
+        self.starts.push(Box::new(move || ep.read_sse(weak, stream, kind.path(), &ctrl)));
     }
 
     /// The number of WebSocket downlinks held (diagnostics).
@@ -242,35 +239,6 @@ impl Inner {
             s.obj = None;
         }
         self.notify_host = true;
-    }
-}
-
-fn wanted(weak: &WeakShared, stream: StreamId) -> bool {
-    weak.upgrade().is_some_and(|s| s.borrow().streams.contains_key(&stream))
-}
-
-/// Reads one SSE body until it ends or the core closes it, feeding every chunk to the core.
-async fn read_sse(weak: WeakShared, ep: Endpoint, stream: StreamId, kind: StreamKind, ctrl: AbortController) {
-    let reader = match transport::open_stream(&ep, kind.path(), &ctrl).await {
-        Ok(r) => r,
-        Err(why) => return feed_weak(&weak, Input::StreamEnded { stream, why }),
-    };
-    feed_weak(&weak, Input::StreamOpened { stream });
-    loop {
-        if !wanted(&weak, stream) {
-            reader.cancel();
-            return;
-        }
-        let input = match transport::read_chunk(&reader).await {
-            Ok(Some(bytes)) => Input::StreamBytes { stream, bytes },
-            Ok(None) => Input::StreamEnded { stream, why: "stream ended".into() },
-            Err(why) => Input::StreamEnded { stream, why },
-        };
-        let ended = matches!(input, Input::StreamEnded { .. });
-        feed_weak(&weak, input);
-        if ended {
-            return;
-        }
     }
 }
 

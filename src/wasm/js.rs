@@ -13,7 +13,6 @@ use wasm_bindgen::JsCast;
   return Object.freeze(v);
 }
 export function parseFrozen(t) { return deepFreeze(JSON.parse(t)); }
-export function ignoreRejection(p) { p.then(undefined, () => {}); }
 export function spliceFrozen(old, start, end, middle) {
   if (start === 0 && end === old.length) return middle;
   const a = old.slice(0, start);
@@ -27,10 +26,6 @@ extern "C" {
     pub fn splice_frozen(old: &JsValue, start: u32, end: u32, middle: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = parseFrozen)]
     fn parse_frozen(text: &str) -> JsValue;
-    /// Marks a promise whose outcome nobody awaits as handled: a library must never leave a
-    /// rejection unhandled (apps with error trackers would report it).
-    #[wasm_bindgen(js_name = ignoreRejection)]
-    pub fn ignore_rejection(p: &Promise);
 }
 
 #[wasm_bindgen]
@@ -39,29 +34,6 @@ extern "C" {
     /// handles).
     #[wasm_bindgen(js_namespace = Object, js_name = freeze)]
     fn freeze_array(items: Vec<JsValue>) -> JsValue;
-
-    #[wasm_bindgen(js_name = fetch, catch)]
-    pub fn fetch(url: &str, init: &Object) -> Result<Promise, JsValue>;
-
-    pub type Response;
-    #[wasm_bindgen(method, getter)]
-    pub fn ok(this: &Response) -> bool;
-    #[wasm_bindgen(method, getter)]
-    pub fn status(this: &Response) -> u16;
-    #[wasm_bindgen(method, catch, js_name = arrayBuffer)]
-    pub fn array_buffer(this: &Response) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, getter)]
-    pub fn body(this: &Response) -> Option<ReadableStream>;
-
-    pub type ReadableStream;
-    #[wasm_bindgen(method, catch, js_name = getReader)]
-    pub fn get_reader(this: &ReadableStream) -> Result<Reader, JsValue>;
-
-    pub type Reader;
-    #[wasm_bindgen(method)]
-    pub fn read(this: &Reader) -> Promise;
-    #[wasm_bindgen(method, js_name = cancel)]
-    fn cancel_promise(this: &Reader) -> Promise;
 
     #[derive(Clone)]
     pub type AbortController;
@@ -171,26 +143,4 @@ pub fn promise() -> (Promise, Function) {
     let mut resolve = None;
     let p = Promise::new(&mut |res, _rej| resolve = Some(res));
     (p, resolve.expect("Promise executor runs synchronously"))
-}
-
-/// A readable message from a thrown JS value.
-pub fn describe(e: &JsValue) -> String {
-    if let Some(s) = e.as_string() {
-        return s;
-    }
-    let msg = get(e, "message");
-    let name = get(e, "name");
-    match (name.as_string(), msg.as_string()) {
-        (Some(n), Some(m)) => format!("{n}: {m}"),
-        (None, Some(m)) => m,
-        _ => "unknown error".into(),
-    }
-}
-
-impl Reader {
-    /// Stops reading. The returned promise rejects when the stream was already aborted
-    /// (a generation that ended by `stream/error`); nobody waits on it, so it is marked handled.
-    pub fn cancel(&self) {
-        ignore_rejection(&self.cancel_promise());
-    }
 }

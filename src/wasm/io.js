@@ -1,0 +1,78 @@
+// The fetch I/O of the WebAssembly shell (src/wasm/transport.rs binds it). Written in JS
+// because awaiting promises is what JS does natively: a Rust async runtime for the same two
+// loops was ~1 KB of the gzipped package. Nothing here decides anything: every outcome goes
+// to the Rust callback as it is, and the sans-IO core reads it.
+//
+// Both start one microtask later (`await null`): the shell starts I/O after it has settled
+// the operation promises of the same step, so an `await` on an operation resumes before the
+// requests it caused begin.
+
+function init(method, body, token, signal, sse) {
+  const headers = {}
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  if (sse) headers.accept = 'text/event-stream'
+  if (token !== undefined) headers.authorization = `Bearer ${token}`
+  return { method, body, headers, signal, cache: 'no-store' }
+}
+
+// A readable message from a thrown value.
+export function describe(e) {
+  if (typeof e === 'string') return e
+  const name = e?.name
+  const message = e?.message
+  if (typeof message !== 'string') return 'unknown error'
+  return typeof name === 'string' ? `${name}: ${message}` : message
+}
+
+// One unary POST. `done(status, bytes, error)` is called once: (0, Uint8Array, null) for a
+// 2xx body, (status, null, null) for any other status, (0, null, why) for a failure (abort,
+// network, or the `ms` timeout, which aborts through `ctrl`).
+export async function unary(url, body, token, ms, ctrl, done) {
+  await null
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    ctrl.abort()
+  }, ms)
+  let status = 0
+  let bytes = null
+  let why = null
+  try {
+    const res = await fetch(url, init('POST', body, token, ctrl.signal, false))
+    if (res.ok) bytes = new Uint8Array(await res.arrayBuffer())
+    else status = res.status
+  } catch (e) {
+    why = timedOut ? `timed out after ${Math.trunc(ms)} ms` : describe(e)
+  }
+  clearTimeout(timer)
+  done(status, bytes, why)
+}
+
+// One SSE body. `feed(0)` once the host answered 2xx with a body, `feed(1, chunk)` for every
+// chunk, then `feed(2, null, why)` once at the end (or the failure before it opened). `feed`
+// returns false once the core no longer wants the stream: reading stops there.
+export async function readSse(url, token, ctrl, feed) {
+  await null
+  let reader
+  try {
+    const res = await fetch(url, init('GET', undefined, token, ctrl.signal, true))
+    if (!res.ok) return feed(2, null, `HTTP ${res.status}`)
+    if (!res.body) return feed(2, null, 'no body')
+    reader = res.body.getReader()
+  } catch (e) {
+    return feed(2, null, describe(e))
+  }
+  let wanted = feed(0)
+  while (wanted) {
+    let chunk
+    try {
+      chunk = await reader.read()
+    } catch (e) {
+      return feed(2, null, describe(e))
+    }
+    if (chunk.done) return feed(2, null, 'stream ended')
+    wanted = feed(1, chunk.value)
+  }
+  // Nobody waits on the cancel: it rejects when the body was already aborted.
+  reader.cancel().catch(() => {})
+}
