@@ -1,15 +1,12 @@
-// agent-session: the package entry. The classes come from the wasm-bindgen glue; this file
-// only adds the disposal protocol (`using host = new HostClient(..)` closes it).
+// agent-session: the package entry. The classes come from the wasm-bindgen glue; this adds
+// the disposal protocol (`using host = new HostClient(..)` closes it; a Session is owned by
+// its HostClient, so disposing one does nothing).
 import init, { initSync, HostClient, Session } from './pkg/agent_session.js'
 
-const dispose = typeof Symbol.dispose === 'symbol' ? Symbol.dispose : Symbol.for('Symbol.dispose')
-Object.defineProperty(HostClient.prototype, dispose, {
-  value: function () { this.close() },
-  configurable: true,
-  writable: true,
-})
-// A Session is owned by its HostClient: disposing one is a no-op (close the host instead).
-Object.defineProperty(Session.prototype, dispose, { value: function () {}, configurable: true, writable: true })
+const dispose = Symbol.dispose ?? Symbol.for('Symbol.dispose')
+const method = (value) => ({ value, configurable: true, writable: true })
+Object.defineProperty(HostClient.prototype, dispose, method(function () { this.close() }))
+Object.defineProperty(Session.prototype, dispose, method(() => {}))
 
 export default init
 export { init, initSync, HostClient, Session }

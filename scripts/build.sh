@@ -44,7 +44,7 @@ rm pkg/names.json
 # The glue is shipped minified (names of exported classes kept): measured 5.9 -> 4.1 KB gzipped.
 node_modules/.bin/terser pkg/agent_session.js --module --compress --mangle --keep-classnames \
   --output pkg/agent_session.js
-# The JS snippets (src/wasm/io.js, the inline JS of src/wasm/js.rs) ship too: minified the same way.
+# The shell's JS module (src/wasm/shell.js, a wasm-bindgen snippet) ships too: minified the same way.
 for snippet in $(find pkg/snippets -name "*.js"); do
   node_modules/.bin/terser "$snippet" --module --compress --mangle --output "$snippet"
 done

@@ -38,7 +38,7 @@ for (const p of counted) {
   if (p.endsWith('.wasm') && raw.includes('num/flt2dec/')) floatFormatting = true
   const gz = gzipSync(raw, { level: 9 }).length
   total += gz
-  console.log(`  ${p.padEnd(56)} ${String(raw.length).padStart(8)} B  ${String(gz).padStart(7)} B gz`)
+  console.log(`  ${p.padEnd(60)} ${String(raw.length).padStart(8)} B  ${String(gz).padStart(7)} B gz`)
 }
 console.log(`  package files: ${files.join(', ')}`)
 // Over the budget, or a package without its .wasm, is a failure.

@@ -61,7 +61,6 @@ fn subscriber(base: String, sid: String, n: u64, ready: mpsc::Sender<()>, done: 
         let mut reader = agent.get(&format!("{base}/api/events.mux")).call().expect("mux").into_reader();
         let mut parser = SseParser::default();
         let mut buf = vec![0u8; 64 * 1024];
-        let mut out = Vec::new();
         let mut count = 0;
         let mut subscribed = false;
         let needle = format!("\"sessionId\":\"{sid}\"");
@@ -73,8 +72,9 @@ fn subscriber(base: String, sid: String, n: u64, ready: mpsc::Sender<()>, done: 
                 }
                 Ok(k) => k,
             };
+            let mut out = Vec::new();
             parser.push(&buf[..got], &mut out);
-            for item in out.drain(..) {
+            for item in out {
                 if let SseItem::Data(d) = item {
                     if d.contains("\"method\":\"session/subscribed\"") && !subscribed {
                         subscribed = true;

@@ -5,15 +5,36 @@
 //! Only what the contract uses is interpreted (`data:` lines, `:` comments, blank-line
 //! dispatch); other fields are ignored as the SSE spec says.
 
+use std::borrow::Cow;
+
 /// One dispatched unit of the stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SseItem {
+pub enum SseItem<'a> {
     /// A `:` comment line (the host sends `: connected` first).
     Comment(String),
-    /// The joined `data:` lines of one event.
-    Data(String),
+    /// The joined `data:` lines of one event: borrowed from the chunk when the event is one
+    /// `data:` line inside it (every frame of a live stream), owned otherwise.
+    Data(Cow<'a, str>),
     /// An event whose data exceeded the frame limit: dropped, its size reported.
     Oversize(usize),
+}
+
+/// What an ended line means for the event being assembled.
+enum LineEnd<'b> {
+    Dispatch,
+    Data(Cow<'b, str>),
+    Nothing,
+}
+
+impl LineEnd<'_> {
+    /// The same, owning its value (a line that was buffered across chunks).
+    fn into_owned(self) -> LineEnd<'static> {
+        match self {
+            LineEnd::Dispatch => LineEnd::Dispatch,
+            LineEnd::Data(v) => LineEnd::Data(Cow::Owned(v.into_owned())),
+            LineEnd::Nothing => LineEnd::Nothing,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -55,26 +76,42 @@ impl SseParser {
     }
 
     /// Feeds one chunk; dispatched items are appended to `out`.
-    pub fn push(&mut self, mut chunk: &[u8], out: &mut Vec<SseItem>) {
+    pub fn push<'a>(&mut self, mut chunk: &'a [u8], out: &mut Vec<SseItem<'a>>) {
         if self.after_cr {
             self.after_cr = false;
             if chunk.first() == Some(&b'\n') {
                 chunk = &chunk[1..];
             }
         }
+        // The event's one `data:` value so far, still in `chunk` (not yet copied to `data`).
+        let mut held: Option<&'a str> = None;
         while !chunk.is_empty() {
             match memchr::memchr2(b'\n', b'\r', chunk) {
                 Some(i) => {
                     self.count(i);
-                    if self.line.is_empty() {
+                    if self.discarding {
+                        held = None;
+                    }
+                    let end = if self.line.is_empty() {
                         // The whole line is in this chunk: read it in place, no copy.
-                        self.end_line(&chunk[..i], out);
+                        self.end_line(&chunk[..i], out)
                     } else {
                         self.keep(&chunk[..i]);
                         let line = std::mem::take(&mut self.line);
-                        self.end_line(&line, out);
+                        let end = self.end_line(&line, out).into_owned();
                         self.line = line;
                         self.line.clear();
+                        end
+                    };
+                    match end {
+                        LineEnd::Data(Cow::Borrowed(v)) if !self.has_data => {
+                            // The event's first value: held in the chunk, not copied.
+                            held = Some(v);
+                            self.has_data = true;
+                        }
+                        LineEnd::Data(v) => self.append(&v, &mut held),
+                        LineEnd::Dispatch => self.dispatch(&mut held, out),
+                        LineEnd::Nothing => {}
                     }
                     let cr = chunk[i] == b'\r';
                     let mut next = i + 1;
@@ -93,6 +130,10 @@ impl SseParser {
                     break;
                 }
             }
+        }
+        // The event goes on in the next chunk: what it holds is copied now.
+        if let Some(v) = held.filter(|_| !self.discarding) {
+            self.data.push_str(v);
         }
     }
 
@@ -113,47 +154,71 @@ impl SseParser {
         }
     }
 
-    fn end_line(&mut self, bytes: &[u8], out: &mut Vec<SseItem>) {
+    /// One line ended: a blank line dispatches the event, a `data:` line gives its value
+    /// (comments and oversize events are reported here).
+    fn end_line<'b>(&mut self, bytes: &'b [u8], out: &mut Vec<SseItem<'_>>) -> LineEnd<'b> {
         let blank = !std::mem::take(&mut self.line_nonempty);
         if self.discarding {
             if blank {
                 out.push(SseItem::Oversize(self.event_bytes));
                 self.reset_event();
             }
-            return;
+            return LineEnd::Nothing;
         }
         if blank {
-            if self.has_data {
-                // Handed over whole: the next event's first `push_str` allocates its own
-                // exact-size buffer, so nothing is copied twice.
-                out.push(SseItem::Data(std::mem::take(&mut self.data)));
-            }
-            self.reset_event();
-            return;
+            return LineEnd::Dispatch;
         }
         // Valid UTF-8 is the norm; only a broken sequence pays for the lossy decode.
         let line = match std::str::from_utf8(bytes) {
-            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Ok(s) => Cow::Borrowed(s),
             Err(_) => String::from_utf8_lossy(bytes),
         };
+        // The value is the line's tail.
+        let Some(start) = self.field(&line, out).map(|v| line.len() - v.len()) else { return LineEnd::Nothing };
+        LineEnd::Data(match line {
+            Cow::Borrowed(l) => Cow::Borrowed(&l[start..]),
+            Cow::Owned(l) => Cow::Owned(l[start..].to_string()),
+        })
+    }
+
+    /// A field line: a comment is reported, a `data:` line gives its value.
+    fn field<'l>(&mut self, line: &'l str, out: &mut Vec<SseItem<'_>>) -> Option<&'l str> {
         if let Some(comment) = line.strip_prefix(':') {
             out.push(SseItem::Comment(comment.trim_ascii_start().to_string()));
-        } else {
-            let (field, value) = match line.find(':') {
-                Some(i) => {
-                    let v = &line[i + 1..];
-                    (&line[..i], v.strip_prefix(' ').unwrap_or(v))
-                }
-                None => (&line[..], ""),
-            };
-            if field == "data" {
-                if self.has_data {
-                    self.data.push('\n');
-                }
-                self.data.push_str(value);
-                self.has_data = true;
-            }
+            return None;
         }
+        let (field, value) = match line.find(':') {
+            Some(i) => {
+                let v = &line[i + 1..];
+                (&line[..i], v.strip_prefix(' ').unwrap_or(v))
+            }
+            None => (line, ""),
+        };
+        (field == "data").then_some(value)
+    }
+
+    /// Appends a `data:` value to the event (after what `held` kept in the chunk).
+    fn append(&mut self, value: &str, held: &mut Option<&str>) {
+        if let Some(v) = held.take() {
+            self.data.push_str(v);
+        }
+        if self.has_data {
+            self.data.push('\n');
+        }
+        self.data.push_str(value);
+        self.has_data = true;
+    }
+
+    /// A blank line: the event (if it has data) is dispatched.
+    fn dispatch<'a>(&mut self, held: &mut Option<&'a str>, out: &mut Vec<SseItem<'a>>) {
+        match held.take() {
+            Some(v) => out.push(SseItem::Data(Cow::Borrowed(v))),
+            // Handed over whole: the next event's first `push_str` allocates its own
+            // exact-size buffer, so nothing is copied twice.
+            None if self.has_data => out.push(SseItem::Data(Cow::Owned(std::mem::take(&mut self.data)))),
+            None => {}
+        }
+        self.reset_event();
     }
 
     fn reset_event(&mut self) {
@@ -168,7 +233,7 @@ impl SseParser {
 mod tests {
     use super::*;
 
-    fn feed_all(chunks: &[&[u8]]) -> Vec<SseItem> {
+    fn feed_all<'a>(chunks: &[&'a [u8]]) -> Vec<SseItem<'a>> {
         let mut p = SseParser::default();
         let mut out = Vec::new();
         for c in chunks {
@@ -210,6 +275,34 @@ mod tests {
         p.push(b"data: 0123456789\ndata: abcdefghij\n\ndata: ok\n\n", &mut out);
         assert!(matches!(out[0], SseItem::Oversize(n) if n > 16));
         assert_eq!(out[1], SseItem::Data("ok".into()));
+    }
+
+    #[test]
+    fn a_one_line_event_inside_the_chunk_is_borrowed_and_others_are_owned() {
+        let mut p = SseParser::default();
+        let mut out = Vec::new();
+        p.push(b"data: {\"a\":1}\n\ndata: a\ndata: b\n\ndata: spl", &mut out);
+        assert!(matches!(&out[0], SseItem::Data(Cow::Borrowed("{\"a\":1}"))), "{out:?}");
+        assert!(matches!(&out[1], SseItem::Data(Cow::Owned(d)) if d == "a\nb"), "{out:?}");
+        let mut more = Vec::new();
+        p.push(b"it\n\n", &mut more);
+        assert_eq!(more, vec![SseItem::Data("split".into())]);
+    }
+
+    #[test]
+    fn a_held_value_of_an_oversize_event_never_reaches_the_next_event() {
+        let mut p = SseParser::new(24);
+        let mut out = Vec::new();
+        p.push(b"data: first\ndata: 0123456789abcdef\n\ndata: nex", &mut out);
+        p.push(b"t\n\n", &mut out);
+        assert!(matches!(out[0], SseItem::Oversize(_)), "{out:?}");
+        assert_eq!(out[1], SseItem::Data("next".into()));
+        let mut p = SseParser::new(24);
+        let mut out = Vec::new();
+        p.push(b"data: first\ndata: 0123456789", &mut out);
+        p.push(b"abcdef\n\ndata: next\n\n", &mut out);
+        assert!(matches!(out[0], SseItem::Oversize(_)), "{out:?}");
+        assert_eq!(out[1], SseItem::Data("next".into()));
     }
 
     #[test]

@@ -96,7 +96,7 @@ fn run_dyn(shared: &Shared, f: &mut dyn FnMut(&mut Inner)) {
     for (func, arg) in deferred {
         let _ = func.call1(&JsValue::UNDEFINED, &arg);
     }
-    // I/O starts after the promises above are settled (and io.js waits one microtask more):
+    // I/O starts after the promises above are settled (and shell.js waits one microtask more):
     // an `await` on an operation resumes before the follow-up requests it caused (the plan
     // query after an open) begin.
     for start in starts {

@@ -6,20 +6,7 @@ use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-#[wasm_bindgen(inline_js = "function deepFreeze(v) {
-  if (typeof v !== 'object' || v === null) return v;
-  if (Array.isArray(v)) { for (let i = 0; i < v.length; i++) deepFreeze(v[i]); }
-  else { for (const k in v) deepFreeze(v[k]); }
-  return Object.freeze(v);
-}
-export function parseFrozen(t) { return deepFreeze(JSON.parse(t)); }
-export function spliceFrozen(old, start, end, middle) {
-  if (start === 0 && end === old.length) return middle;
-  const a = old.slice(0, start);
-  for (const x of middle) a.push(x);
-  for (let i = end; i < old.length; i++) a.push(old[i]);
-  return Object.freeze(a);
-}")]
+#[wasm_bindgen(module = "/src/wasm/shell.js")]
 extern "C" {
     /// `old[..start] ++ middle ++ old[end..]`, frozen, in one call.
     #[wasm_bindgen(js_name = spliceFrozen)]

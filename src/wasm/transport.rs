@@ -1,5 +1,5 @@
 //! Fetch-based transport: unary `POST /api/<path>` calls and streaming SSE bodies, performed
-//! by `io.js` (two small async JS functions) and reported here as the core's inputs. What the
+//! by `shell.js` (two small async JS functions) and reported here as the core's inputs. What the
 //! carrier saw goes to the core as it is (a body, a status, a failure); the core reads it.
 
 use super::inner::{feed_weak, WeakShared};
@@ -9,7 +9,7 @@ use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-#[wasm_bindgen(module = "/src/wasm/io.js")]
+#[wasm_bindgen(module = "/src/wasm/shell.js")]
 extern "C" {
     #[wasm_bindgen(js_name = unary)]
     fn js_unary(url: &str, body: &str, token: Option<String>, ms: f64, ctrl: &AbortController, done: JsValue);

@@ -405,19 +405,19 @@ impl FrameStream {
         std::thread::spawn(move || {
             let mut parser = SseParser::default();
             let mut buf = [0u8; 16 * 1024];
-            let mut out = Vec::new();
             loop {
                 let n = match reader.read(&mut buf) {
                     Ok(0) | Err(_) => break,
                     Ok(n) => n,
                 };
+                let mut out = Vec::new();
                 parser.push(&buf[..n], &mut out);
                 for item in out.drain(..) {
                     let item = match item {
                         SseItem::Comment(c) => Item::Comment(c),
                         SseItem::Data(d) => match parse_frame(&d) {
                             Ok(f) => Item::Frame(f),
-                            Err(_) => Item::Bad(d),
+                            Err(_) => Item::Bad(d.into_owned()),
                         },
                         SseItem::Oversize(n) => Item::Bad(format!("oversize {n}")),
                     };

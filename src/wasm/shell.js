@@ -1,7 +1,9 @@
-// The fetch I/O of the WebAssembly shell (src/wasm/transport.rs binds it). Written in JS
-// because awaiting promises is what JS does natively: a Rust async runtime for the same two
-// loops was ~1 KB of the gzipped package. Nothing here decides anything: every outcome goes
-// to the Rust callback as it is, and the sans-IO core reads it.
+// The WebAssembly shell's own JS: the fetch I/O (bound in src/wasm/transport.rs) and the
+// frozen-value builders of the snapshot export (bound in src/wasm/js.rs).
+//
+// The I/O is JS because awaiting promises is what JS does natively: a Rust async runtime for
+// the same two loops was ~1 KB of the gzipped package. Nothing here decides anything: every
+// outcome goes to the Rust callback as it is, and the sans-IO core reads it.
 //
 // Both start one microtask later (`await null`): the shell starts I/O after it has settled
 // the operation promises of the same step, so an `await` on an operation resumes before the
@@ -75,4 +77,25 @@ export async function readSse(url, token, ctrl, feed) {
   }
   // Nobody waits on the cancel: it rejects when the body was already aborted.
   reader.cancel().catch(() => {})
+}
+
+function deepFreeze(v) {
+  if (typeof v !== 'object' || v === null) return v
+  if (Array.isArray(v)) for (let i = 0; i < v.length; i++) deepFreeze(v[i])
+  else for (const k in v) deepFreeze(v[k])
+  return Object.freeze(v)
+}
+
+// `JSON.parse` builds the value (faster than any walk from Rust); one walk freezes it.
+export function parseFrozen(t) {
+  return deepFreeze(JSON.parse(t))
+}
+
+// `old[..start] ++ middle ++ old[end..]`, frozen, in one call.
+export function spliceFrozen(old, start, end, middle) {
+  if (start === 0 && end === old.length) return middle
+  const a = old.slice(0, start)
+  for (const x of middle) a.push(x)
+  for (let i = end; i < old.length; i++) a.push(old[i])
+  return Object.freeze(a)
 }
