@@ -53,7 +53,7 @@ fn read_event(stream: StreamId, ev: &JsValue) -> Input {
             }
         }
         Some("close") => {
-            let code = js::get(ev, "code").as_f64().unwrap_or(0.0) as u16;
+            let code = js::get(ev, "code").as_f64().unwrap_or(0.0) as u32;
             Input::StreamEnded { stream, why: format!("closed ({code})") }
         }
         _ => Input::StreamEnded { stream, why: "error".into() },

@@ -64,7 +64,8 @@ impl RpcError {
     fn transport_with(message: String, status: Option<u16>) -> Self {
         let details = match status {
             None => Json::from_text(r#"{"transport":true}"#),
-            Some(status) => Json::from_text(&format!(r#"{{"transport":true,"status":{status}}}"#)),
+            // Printed as a u32: the one integer width the module formats already.
+            Some(status) => Json::from_text(&format!(r#"{{"transport":true,"status":{}}}"#, u32::from(status))),
         };
         RpcError {
             code: ErrorCode::Internal,

@@ -114,7 +114,19 @@ impl SessionList {
     }
 
     /// Applies `f` to the item for `id` (created when `create`); re-sorts on change.
+    /// Generic only in a thin shim: the work is in [`SessionList::update_dyn`], one copy for
+    /// every kind of frame.
     fn update(&mut self, id: &str, create: bool, f: impl FnOnce(&mut ListItem, u64)) -> bool {
+        let mut f = Some(f);
+        self.update_dyn(id, create, &mut |item, gen| {
+            if let Some(f) = f.take() {
+                f(item, gen)
+            }
+        })
+    }
+
+    #[inline(never)]
+    fn update_dyn(&mut self, id: &str, create: bool, f: &mut dyn FnMut(&mut ListItem, u64)) -> bool {
         let pos = self.items.iter().position(|i| i.session_id == id);
         let mut item = match pos {
             Some(p) => (*self.items[p]).clone(),

@@ -31,7 +31,9 @@ impl HostClient {
             Reply::Body(text) => parse_unary_response(&text, &p.form)
                 .unwrap_or_else(|e| Err(RpcError::transport(format!("{path}: {e}")))),
             // Kept typed: a session tells host generations apart by it (404 for a removed method).
-            Reply::Status(status) => Err(RpcError::carrier_status(status, format!("{path}: HTTP {status}"))),
+            Reply::Status(status) => {
+                Err(RpcError::carrier_status(status, format!("{path}: HTTP {}", u32::from(status))))
+            }
             Reply::Failed(why) => Err(RpcError::transport(format!("{path}: {why}"))),
         }
     }
