@@ -29,7 +29,7 @@ wasm-bindgen --target web --out-dir pkg --out-name agent_session --remove-produc
 # count instead (--reorder-functions) grew it by 5 KB. -O2 --converge was the smallest gzipped
 # of -Oz, -Os, -O2, -O3, -O4 (0.2-0.5 KB apart; -Oz and -Os are smaller only before gzip).
 features="--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals
-  --enable-reference-types --enable-multivalue"
+  --enable-reference-types --enable-multivalue --enable-simd"
 # shellcheck disable=SC2086 # $features is a word list
 node_modules/.bin/wasm-opt -O2 -fimfs=0 -ocimfs=0 -aimfs=0 --converge --reorder-functions-by-name $features \
   pkg/agent_session_bg.wasm -o pkg/agent_session_bg.wasm
