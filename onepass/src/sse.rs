@@ -291,18 +291,19 @@ mod tests {
 
     #[test]
     fn a_held_value_of_an_oversize_event_never_reaches_the_next_event() {
-        let mut p = SseParser::new(24);
-        let mut out = Vec::new();
-        p.push(b"data: first\ndata: 0123456789abcdef\n\ndata: nex", &mut out);
-        p.push(b"t\n\n", &mut out);
-        assert!(matches!(out[0], SseItem::Oversize(_)), "{out:?}");
-        assert_eq!(out[1], SseItem::Data("next".into()));
-        let mut p = SseParser::new(24);
-        let mut out = Vec::new();
-        p.push(b"data: first\ndata: 0123456789", &mut out);
-        p.push(b"abcdef\n\ndata: next\n\n", &mut out);
-        assert!(matches!(out[0], SseItem::Oversize(_)), "{out:?}");
-        assert_eq!(out[1], SseItem::Data("next".into()));
+        // Split after the next event's first bytes, and inside the oversize line.
+        let chunks: [[&[u8]; 2]; 2] = [
+            [b"data: first\ndata: 0123456789abcdef\n\ndata: nex", b"t\n\n"],
+            [b"data: first\ndata: 0123456789", b"abcdef\n\ndata: next\n\n"],
+        ];
+        for [a, b] in chunks {
+            let mut p = SseParser::new(24);
+            let mut out = Vec::new();
+            p.push(a, &mut out);
+            p.push(b, &mut out);
+            assert!(matches!(out[0], SseItem::Oversize(_)), "{out:?}");
+            assert_eq!(out[1], SseItem::Data("next".into()));
+        }
     }
 
     #[test]
