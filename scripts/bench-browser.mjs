@@ -11,7 +11,7 @@
 //   4. paging back with `loadOlder()` through a session that is one long turn (a streaming
 //      partial across every page boundary) to seq 0, next to the paging floor: fetch +
 //      `JSON.parse` of the same older-page requests (goal <= 2x);
-//   5. gzipped size of the .wasm + JS glue.
+//   5. gzipped size of the package: .wasm, wasm-bindgen glue, the shell's JS module and the entry.
 // The host (target/debug/agent-session-host or $AGENT_SESSION_HOST_BIN) serves www/dist, which
 // holds bench.html; sessions are seeded through the host's --faults `seed` command.
 // Env: BENCH_FRAMES (2000), BENCH_REPEATS (9), BENCH_BIG (100000), BENCH_OPEN_REPEATS (7),
@@ -169,6 +169,11 @@ try {
   // sizes
   const wasm = gz(join(ROOT, 'pkg', 'agent_session_bg.wasm'))
   const glue = gz(join(ROOT, 'pkg', 'agent_session.js'))
+  // the shell's JS module (a wasm-bindgen snippet), loaded with the glue
+  const snippets = readdirSync(join(ROOT, 'pkg', 'snippets'), { recursive: true })
+    .filter((f) => String(f).endsWith('.js'))
+    .map((f) => gz(join(ROOT, 'pkg', 'snippets', String(f))))
+    .reduce((x, y) => ({ raw: x.raw + y.raw, gz: x.gz + y.gz }), { raw: 0, gz: 0 })
   const entry = gz(join(ROOT, 'index.js'))
   const react = gz(join(ROOT, 'react', 'index.js'))
   console.log(
@@ -179,8 +184,11 @@ try {
   console.log('|---|---:|---:|')
   console.log(`| pkg/agent_session_bg.wasm | ${wasm.raw.toLocaleString('en')} | ${wasm.gz.toLocaleString('en')} |`)
   console.log(`| pkg/agent_session.js (glue) | ${glue.raw.toLocaleString('en')} | ${glue.gz.toLocaleString('en')} |`)
-  console.log(`| index.js + react/index.js | ${(entry.raw + react.raw).toLocaleString('en')} | ${(entry.gz + react.gz).toLocaleString('en')} |`)
-  console.log(`| **wasm + glue** | ${(wasm.raw + glue.raw).toLocaleString('en')} | **${(wasm.gz + glue.gz).toLocaleString('en')}** (${kb(wasm.gz + glue.gz)}) |`)
+  console.log(`| pkg/snippets (the shell's JS) | ${snippets.raw.toLocaleString('en')} | ${snippets.gz.toLocaleString('en')} |`)
+  console.log(`| index.js | ${entry.raw.toLocaleString('en')} | ${entry.gz.toLocaleString('en')} |`)
+  const pkg = { raw: wasm.raw + glue.raw + snippets.raw + entry.raw, gz: wasm.gz + glue.gz + snippets.gz + entry.gz }
+  console.log(`| **package: wasm + JS** (as \`scripts/size.mjs\` counts it) | ${pkg.raw.toLocaleString('en')} | **${pkg.gz.toLocaleString('en')}** (${kb(pkg.gz)}) |`)
+  console.log(`| react/index.js (optional) | ${react.raw.toLocaleString('en')} | ${react.gz.toLocaleString('en')} |`)
   const assets = join(ROOT, 'www', 'dist', 'assets')
   const demoJs = readdirSync(assets).filter((f) => f.startsWith('main-') && f.endsWith('.js'))
   if (demoJs.length) {
@@ -194,7 +202,7 @@ try {
   }
   console.log('')
   console.log(
-    `bench-browser: ingest/raw ${results.map((r) => (r.ingestUsPerFrame / r.rawUsPerFrame).toFixed(2) + '×').join(' / ')} (goal ≤ 1.3×, ${worst <= 2 ? 'within' : 'OVER'} the 2× ceiling), window ${b.label.split('-')[0]}/${a.label.split('-')[0]} ${windowRatio.toFixed(2)}×, open/floor ${opens.map((r) => `${k(r.events)} ${ratio(r).toFixed(2)}×`).join(' / ')}, paging/floor ${pagings.map((r) => `${k(r.events)} (${r.pages} pages) ${ratio(r).toFixed(2)}×`).join(' / ')}, wasm+glue ${kb(wasm.gz + glue.gz)} gzipped`,
+    `bench-browser: ingest/raw ${results.map((r) => (r.ingestUsPerFrame / r.rawUsPerFrame).toFixed(2) + '×').join(' / ')} (goal ≤ 1.3×, ${worst <= 2 ? 'within' : 'OVER'} the 2× ceiling), window ${b.label.split('-')[0]}/${a.label.split('-')[0]} ${windowRatio.toFixed(2)}×, open/floor ${opens.map((r) => `${k(r.events)} ${ratio(r).toFixed(2)}×`).join(' / ')}, paging/floor ${pagings.map((r) => `${k(r.events)} (${r.pages} pages) ${ratio(r).toFixed(2)}×`).join(' / ')}, wasm + JS ${kb(pkg.gz)} gzipped`,
   )
 } catch (e) {
   console.error(e)
