@@ -11,7 +11,6 @@
 
 use super::inner::{feed_weak, WeakShared};
 use super::js::{self, WebSocket};
-use super::transport::describe;
 use crate::core::client::downlink::ws_url;
 use crate::core::client::{Input, StreamId, StreamKind};
 use crate::core::sse::DEFAULT_MAX_FRAME;
@@ -68,7 +67,7 @@ pub(super) fn connect(
     ticket: Option<&str>,
     stream: StreamId,
 ) -> Result<Socket, String> {
-    let ws = WebSocket::new(&ws_url(base, kind.path(), ticket)).map_err(|e| describe(&e))?;
+    let ws = WebSocket::new(&ws_url(base, kind.path(), ticket)).map_err(|e| js::describe(&e))?;
     js::set(&ws, "binaryType", &"arraybuffer".into());
     let handler = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| feed_weak(&weak, read_event(stream, &ev)));
     for h in HANDLERS {

@@ -13,6 +13,8 @@ extern "C" {
     pub fn splice_frozen(old: &JsValue, start: u32, end: u32, middle: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = parseFrozen)]
     fn parse_frozen(text: &str) -> JsValue;
+    /// A readable message from a thrown JS value.
+    pub fn describe(e: &JsValue) -> String;
 }
 
 #[wasm_bindgen]

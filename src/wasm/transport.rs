@@ -15,8 +15,6 @@ extern "C" {
     fn js_unary(url: &str, body: &str, token: Option<String>, ms: f64, ctrl: &AbortController, done: JsValue);
     #[wasm_bindgen(js_name = readSse)]
     fn js_read_sse(url: &str, token: Option<String>, ctrl: &AbortController, feed: JsValue);
-    /// A readable message from a thrown JS value.
-    pub fn describe(e: &JsValue) -> String;
 }
 
 #[derive(Clone)]
