@@ -8,6 +8,7 @@ pub mod carrier;
 pub mod connection;
 pub mod downlink;
 pub mod host;
+pub mod retention;
 pub mod router;
 pub mod sessions;
 
@@ -17,6 +18,7 @@ pub use host::{
     CallId, ClientDiagnostics, Config, HostCall, HostClient, Input, Instant, Output, Reply, SessionOp, Settlement,
     StreamId, Token,
 };
+pub use retention::Retention;
 pub use router::Router;
 pub use sessions::{ListItem, ListState, SessionList};
 
@@ -24,5 +26,9 @@ pub use sessions::{ListItem, ListState, SessionList};
 mod carrier_tests;
 #[cfg(test)]
 mod host_tests;
+#[cfg(test)]
+mod retention_tests;
+#[cfg(test)]
+mod test_driver;
 #[cfg(test)]
 mod tests;

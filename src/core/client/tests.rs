@@ -250,6 +250,7 @@ fn resident_sessions_are_the_same_for_the_same_id() {
     assert!(r.ensure("a"));
     assert!(!r.ensure("a"));
     r.open("a", Some(1));
+    r.set_listeners("a", true);
     assert_eq!(r.get("a").unwrap().open_state(), OpenState::Loading);
     assert!(!r.ensure("a"));
     assert_eq!(r.get("a").unwrap().open_state(), OpenState::Loading, "not replaced");
@@ -272,8 +273,9 @@ fn frames_route_by_session_id() {
 fn a_session_opened_on_an_established_connection_is_not_resynced_by_it() {
     let mut r = Router::new();
     r.open("a", Some(1)); // gen 1 live (established or in flight)
+    r.set_listeners("a", true);
     answer_history(r.get_mut("a").unwrap());
-    assert!(r.established(1).is_empty());
+    assert!(r.established(1, &[]).is_empty());
     assert_eq!(history_requests(r.get_mut("a").unwrap()), 0);
 }
 
@@ -281,15 +283,17 @@ fn a_session_opened_on_an_established_connection_is_not_resynced_by_it() {
 fn every_later_generation_resyncs_every_session_that_is_not_cold() {
     let mut r = Router::new();
     r.open("a", Some(1));
+    r.set_listeners("a", true);
     answer_history(r.get_mut("a").unwrap());
     r.ensure("cold");
     r.open("loading", Some(1)); // history still in flight
-    r.established(1);
+    r.set_listeners("loading", true);
+    r.established(1, &[]);
     r.get_mut("loading").unwrap().drain_effects();
     r.connection_lost();
     // Gen 2 fails before it is established; gen 3 is established.
     r.connection_lost();
-    let resynced = r.established(3);
+    let resynced = r.established(3, &[]);
     assert_eq!(resynced, vec!["a".to_string(), "loading".to_string()]);
     assert_eq!(history_requests(r.get_mut("a").unwrap()), 1);
     assert_eq!(history_requests(r.get_mut("loading").unwrap()), 1);
@@ -298,30 +302,32 @@ fn every_later_generation_resyncs_every_session_that_is_not_cold() {
     // And the one after that resyncs again.
     answer_history(r.get_mut("a").unwrap());
     r.connection_lost();
-    assert_eq!(r.established(4), vec!["a".to_string(), "loading".to_string()]);
+    assert_eq!(r.established(4, &[]), vec!["a".to_string(), "loading".to_string()]);
 }
 
 #[test]
 fn a_session_opened_while_no_generation_is_live_is_resynced_by_the_next_one() {
     let mut r = Router::new();
     r.open("a", None);
+    r.set_listeners("a", true);
     answer_history(r.get_mut("a").unwrap());
-    assert_eq!(r.established(2), vec!["a".to_string()]);
+    assert_eq!(r.established(2, &[]), vec!["a".to_string()]);
 }
 
 #[test]
 fn a_resync_re_queries_plan_state_after_the_window_is_installed() {
     let mut r = Router::new();
     r.open("a", Some(1));
+    r.set_listeners("a", true);
     answer_history(r.get_mut("a").unwrap()); // also sends the first plan query
     r.get_mut("a").unwrap().drain_effects();
     r.connection_lost();
-    r.established(2);
+    r.established(2, &[]);
     let s = r.get_mut("a").unwrap();
     answer_history(s);
     // answer_history drained the plan query; re-check through a fresh resync round.
     r.connection_lost();
-    r.established(3);
+    r.established(3, &[]);
     let s = r.get_mut("a").unwrap();
     let mut plan_queries = 0;
     for e in s.drain_effects() {
@@ -338,8 +344,10 @@ fn a_resync_re_queries_plan_state_after_the_window_is_installed() {
 fn connection_loss_reaches_every_session() {
     let mut r = Router::new();
     r.open("a", Some(1));
+    r.set_listeners("a", true);
     answer_history(r.get_mut("a").unwrap());
     r.open("b", Some(1));
+    r.set_listeners("b", true);
     answer_history(r.get_mut("b").unwrap());
     r.connection_lost();
     // A stale session buffers live frames instead of appending them.
@@ -368,6 +376,7 @@ fn interaction_frames_for_a_session_not_yet_resident_are_replayed_on_creation() 
 fn close_all_settles_and_forgets_every_session() {
     let mut r = Router::new();
     r.open("a", Some(1));
+    r.set_listeners("a", true);
     let closed = r.close_all();
     assert_eq!(closed.len(), 1);
     assert!(r.is_empty());

@@ -193,6 +193,8 @@ pub struct Diagnostics {
     pub buffer_overflows: u64,
     /// Plan responses dropped by the request fence or the event-version fence.
     pub plan_responses_fenced: u64,
+    /// Times the session was released (nobody watched it) and went `cold`.
+    pub releases: u64,
 }
 
 /// The folded form of a schema failure: a transport error for the caller.

@@ -94,7 +94,7 @@ impl Session {
     /// The driver's timer for `token` fired. Stale tokens, and sessions no longer open,
     /// do nothing.
     pub fn on_wake(&mut self, token: WakeToken) {
-        let open = self.state == OpenState::Open;
+        let open = self.life.tag() == OpenState::Open;
         if self.plan_retry.take(token) {
             if open && std::mem::take(&mut self.plan_requery) {
                 self.send_plan_query();

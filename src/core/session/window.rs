@@ -3,7 +3,7 @@
 
 use super::fold::{Fold, Touched};
 use super::io::{Call, Outcome};
-use super::{OpenState, Purpose, Session, MAX_BUFFERED, MAX_REPAIRS_PER_TAIL};
+use super::{Freshness, Lifecycle, OpenState, Purpose, Session, MAX_BUFFERED, MAX_REPAIRS_PER_TAIL};
 use crate::core::wire::{HistoryValue, SessionEvent};
 
 impl Session {
@@ -23,7 +23,7 @@ impl Session {
             }
         }
         let new_tail = events.last().map_or(-1, SessionEvent::seq);
-        if new_tail < previous_tail && self.state == OpenState::Open {
+        if new_tail < previous_tail && self.life.tag() == OpenState::Open {
             // The host's log went backwards (it lost part of it): its seq space restarted.
             self.plan.forget_commits();
         }
@@ -45,9 +45,7 @@ impl Session {
         }
         let rev = self.stamps.next();
         self.pending.drop_unconfirmed(rev);
-        self.state = OpenState::Open;
-        self.stale = false;
-        self.resyncing = false;
+        self.life = Lifecycle::Open(Freshness::Live);
         self.dirty = true;
         self.meta_changed();
         self.stitch();
@@ -91,7 +89,7 @@ impl Session {
     }
 
     pub(super) fn maybe_repair(&mut self) {
-        if self.state != OpenState::Open || self.stale || self.resyncing || self.repair_in_flight().is_some() {
+        if !self.life.is_live() || self.repair_in_flight().is_some() {
             return;
         }
         if !self.behind() {
@@ -132,16 +130,15 @@ impl Session {
 
     /// A live event from the mux.
     pub(super) fn on_live_event(&mut self, ev: SessionEvent) {
-        match self.state {
-            OpenState::Cold | OpenState::Error => {
+        match self.life {
+            Lifecycle::Cold | Lifecycle::Error(_) => {
                 self.diag.events_while_closed += 1;
                 return;
             }
-            OpenState::Loading => return self.buffer_event(ev),
-            OpenState::Open => {}
-        }
-        if self.stale || self.resyncing {
-            return self.buffer_event(ev);
+            Lifecycle::Loading | Lifecycle::Open(Freshness::Stale | Freshness::Resyncing) => {
+                return self.buffer_event(ev)
+            }
+            Lifecycle::Open(Freshness::Live) => {}
         }
         let tail = self.tail_seq();
         let seq = ev.seq();

@@ -90,6 +90,10 @@ impl HostClient {
             return;
         }
         self.router.ensure(&id);
+        // An operation watches its session: one that missed a generation resyncs first.
+        let live = self.is_established();
+        self.router.watched(&id, live);
+        self.sweep_due = true;
         let (op_id, waits) = match op {
             SessionOp::Open => (self.router.open(&id, self.conn.live_generation()), Waits::Done),
             other => {
@@ -136,6 +140,7 @@ impl HostClient {
             Effect::Settle { op, outcome } => {
                 if let Some((token, waits)) = self.waits.remove(&(id, op)) {
                     self.outputs.push_back(Output::Settle { token, settlement: settlement(waits, outcome) });
+                    self.sweep_due = true;
                 }
             }
             Effect::Changed => self.outputs.push_back(Output::SessionChanged(id)),

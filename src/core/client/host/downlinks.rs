@@ -16,9 +16,10 @@ impl HostClient {
             ConnCommand::Established { gen, .. } => {
                 self.carriers.established(gen);
                 self.seed_sessions(gen);
-                // The resync rules: every session not cold and not opened on `gen` resyncs
-                // (its `Changed` effect reports it).
-                self.router.established(gen);
+                // The resync rules: every watched session not cold and not opened on `gen`
+                // resyncs (its `Changed` effect reports it); unwatched ones wait to be watched.
+                let busy = self.busy();
+                self.router.established(gen, &busy);
             }
             ConnCommand::Lost { gen } => {
                 self.carriers.ended(gen);

@@ -45,6 +45,8 @@ pub struct Config {
     pub rpc_prefix: String,
     /// Seeds the backoff jitter.
     pub seed: u64,
+    /// Which unwatched sessions stay warm, and for how long.
+    pub retention: Retention,
 }
 
 impl Default for Config {
@@ -56,6 +58,7 @@ impl Default for Config {
             authenticated: false,
             rpc_prefix: "c-".into(),
             seed: 0x9e37_79b9_7f4a_7c15,
+            retention: Retention::default(),
         }
     }
 }
@@ -132,6 +135,9 @@ pub enum Input {
     Ensure { session: String },
     /// A session operation; settles `token`.
     Session { token: Token, session: String, op: SessionOp },
+    /// The shell's listeners for `session` went from none to some (`true`) or back to none:
+    /// the retention rule's input (see [`crate::core::client::retention`]).
+    Watch { session: String, listeners: bool },
     /// `Session.resync()`: no promise.
     Resync { session: String },
     /// A host-level call; settles `token` with an `RpcResult`.

@@ -33,6 +33,7 @@
 mod calls;
 mod downlinks;
 mod io;
+mod retention;
 
 use calls::cancelled;
 
@@ -40,6 +41,7 @@ pub use io::*;
 
 use super::carrier::{Carrier, Carriers, Transport};
 use super::connection::{Backoff, ConnCommand, ConnState, Connection, GenerationEnd, StreamKind};
+use super::retention::Retention;
 use super::downlink::{read_ticket, STREAM_TICKET};
 use super::router::Router;
 use super::sessions::SessionList;
@@ -109,6 +111,8 @@ enum Timer {
     /// A WebSocket of `gen` that has neither opened nor failed by now counts as refused (a
     /// proxy that swallows the upgrade must not cost the whole connect timeout).
     Upgrade { gen: u64, stream: StreamId },
+    /// Apply the retention rule again (a warm session's grace ends); at most one is set.
+    Sweep,
 }
 
 /// Operations waiting for their session to settle them: (session, op) → (token, kind).
@@ -137,6 +141,8 @@ pub struct HostClient {
     next_id: u64,
     rng: u64,
     diag: ClientDiagnostics,
+    /// Something the retention rule depends on changed during this input.
+    sweep_due: bool,
 }
 
 impl HostClient {
@@ -157,6 +163,7 @@ impl HostClient {
             next_id: 0,
             rng,
             diag: ClientDiagnostics::default(),
+            sweep_due: false,
         }
     }
 
@@ -240,6 +247,7 @@ impl HostClient {
                 }
             }
             Input::Session { token, session, op } => self.on_session_op(token, session, op),
+            Input::Watch { session, listeners } => self.on_watch(&session, listeners),
             Input::Resync { session } => {
                 let closed = self.is_closed();
                 if let Some(s) = self.router.get_mut(&session).filter(|_| !closed) {
@@ -250,6 +258,10 @@ impl HostClient {
             Input::Close => self.close(),
         }
         self.pump();
+        if std::mem::take(&mut self.sweep_due) {
+            self.sweep();
+            self.pump();
+        }
     }
 
     fn next_id(&mut self) -> u64 {
@@ -311,6 +323,7 @@ impl HostClient {
                     }
                 }
                 Timer::Reseed { gen } => self.seed_sessions(gen),
+                Timer::Sweep => self.sweep_due = true,
                 Timer::Upgrade { gen, stream } => {
                     let hanging = self.stream_index(stream).map(|i| &self.streams[i]);
                     let hanging = hanging.filter(|s| s.state == StreamState::Opening).map(|s| s.kind);
