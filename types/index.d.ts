@@ -52,6 +52,14 @@ export interface HostClientOptions {
   backoff?: { baseMs?: number; maxMs?: number }
   /** Unary call timeout (also bounds how long a connection attempt may take). Default 30000. */
   requestTimeoutMs?: number
+  /**
+   * Sessions nobody watches (no listener, no operation in flight) that stay warm, most recently
+   * watched first; the others are released to `openState: 'cold'` on the next timer turn
+   * (docs/API.md, "Session lifecycle"). Default 4; 0 releases every unwatched session.
+   */
+  keepWarm?: number
+  /** How long a warm unwatched session stays before it is released too. Default 60000 ms. */
+  releaseAfterMs?: number
 }
 
 export type Transport = 'auto' | 'websocket' | 'sse'
@@ -112,7 +120,7 @@ export class HostClient {
   /** Stops streams, timers and in-flight calls; settles every pending operation. Idempotent. */
   close(): void
   [Symbol.dispose](): void
-  /** wasm-bindgen: releases the Rust object (closes first). */
+  /** Closes the client and releases its Rust object. */
   free(): void
 }
 
@@ -343,6 +351,8 @@ export interface SessionDiagnostics {
   readonly rejectedPages: number
   readonly repairs: number
   readonly planResponsesFenced: number
+  /** Times the session was released to `cold` because nobody watched it. */
+  readonly releases: number
   readonly inFlight: number
   /** Bumps on every open/resync (a window rebuild). */
   readonly openGeneration: number
@@ -366,9 +376,12 @@ export class Session {
   answer(promptId: string, answers: PromptAnswer[]): Promise<RpcResult<RpcReceipt>>
   /** Frozen; the same object until something changes. */
   getSnapshot(): ConversationSnapshot
+  /** A session with listeners is watched: it stays resident and reconnects resync it. */
   subscribe(listener: () => void): () => void
   diagnostics(): SessionDiagnostics | null
+  /** Does nothing: a Session belongs to its HostClient (close that instead). */
   [Symbol.dispose](): void
+  /** Does nothing (kept so wasm-bindgen-style code does not break the resident object). */
   free(): void
 }
 

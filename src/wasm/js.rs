@@ -41,6 +41,14 @@ extern "C" {
     #[wasm_bindgen(method)]
     pub fn close(this: &WebSocket);
 
+    /// A reference that lets its target be collected (resident `Session` objects: the same
+    /// object while a page holds it, and nothing kept once it does not).
+    pub type WeakRef;
+    #[wasm_bindgen(constructor)]
+    pub fn new(target: &JsValue) -> WeakRef;
+    #[wasm_bindgen(method)]
+    pub fn deref(this: &WeakRef) -> JsValue;
+
     #[wasm_bindgen(js_name = setTimeout)]
     pub fn set_timeout(f: &Function, ms: f64) -> JsValue;
     #[wasm_bindgen(js_name = clearTimeout)]

@@ -1,9 +1,9 @@
 //! Native tests of the sans-IO host client as a driver sees it, named after the scenario.
 
 use super::host::{RESEED_MS, UPGRADE_TIMEOUT_MS};
+use super::test_driver::*;
 use super::*;
 use crate::core::session::OpenState;
-use super::test_driver::*;
 use serde_json::{json, Value};
 
 #[test]

@@ -4,7 +4,8 @@
 use super::*;
 use serde_json::{json, Value};
 
-pub(super) const DESCRIBE: &str = r#"{"version":"1","cwd":"/w","provider":"scripted","model":"none","attachedSessions":0}"#;
+pub(super) const DESCRIBE: &str =
+    r#"{"version":"1","cwd":"/w","provider":"scripted","model":"none","attachedSessions":0}"#;
 
 /// A driver with no network: it records what the client asks and answers by hand.
 pub(super) struct Driver {
@@ -120,4 +121,3 @@ pub(super) fn tail_page(seq_from: u64, n: u64) -> String {
         .collect();
     serde_json::to_string(&HistoryValue { events, has_more: false, projections: None }).unwrap()
 }
-

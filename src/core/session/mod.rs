@@ -27,8 +27,8 @@ mod window;
 
 pub use fences::{EventVersion, OpenGeneration, PlanRequestFence, PlanTicket};
 pub use interaction::Interaction;
-pub use lifecycle::{Freshness, Lifecycle};
 pub use io::{Call, Diagnostics, Effect, OpId, Outcome, ReqId, WakeToken};
+pub use lifecycle::{Freshness, Lifecycle};
 pub use nodes::{Node, NodeKind, Partial, PlanText, RunningToolCall, ToolStatus};
 pub use pending::{PendingInteraction, PendingKind};
 pub use plan::Capability;

@@ -41,8 +41,8 @@ pub use io::*;
 
 use super::carrier::{Carrier, Carriers, Transport};
 use super::connection::{Backoff, ConnCommand, ConnState, Connection, GenerationEnd, StreamKind};
-use super::retention::Retention;
 use super::downlink::{read_ticket, STREAM_TICKET};
+use super::retention::Retention;
 use super::router::Router;
 use super::sessions::SessionList;
 use crate::core::session::io::schema_error;
