@@ -209,7 +209,7 @@ impl Router {
                 candidates.push((order, since, i));
             }
         }
-        candidates.sort_by(|a, b| b.0.cmp(&a.0));
+        candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
         let mut next: Option<f64> = None;
         let mut release: Vec<usize> = Vec::new();
         for (rank, (_, since, i)) in candidates.into_iter().enumerate() {
