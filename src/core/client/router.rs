@@ -209,18 +209,20 @@ impl Router {
                 candidates.push((order, since, i));
             }
         }
-        candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
+        // Rank = how many candidates stopped being watched later. Counted, not sorted: the
+        // candidates are the few warm sessions plus the ones that just lost their watcher, and
+        // a sort would link kilobytes of generic code into the module.
         let mut next: Option<f64> = None;
         let mut release: Vec<usize> = Vec::new();
-        for (rank, (_, since, i)) in candidates.into_iter().enumerate() {
+        for &(order, since, i) in &candidates {
+            let rank = candidates.iter().filter(|c| c.0 > order).count();
             match decide(policy, rank, since, now) {
                 Ok(()) => release.push(i),
                 Err(due) => next = Some(next.map_or(due, |n: f64| n.min(due))),
             }
         }
-        release.sort_unstable();
         for (i, e) in self.sessions.values_mut().enumerate() {
-            if release.binary_search(&i).is_ok() {
+            if release.contains(&i) {
                 e.watch.missed = false;
                 e.session.release();
             }

@@ -5,12 +5,10 @@
 use super::*;
 
 impl HostClient {
-    /// The sessions with an operation waiting to settle (they count as watched).
+    /// The sessions with an operation waiting to settle (they count as watched; an id may
+    /// appear more than once).
     pub(super) fn busy(&self) -> Vec<String> {
-        let mut ids: Vec<String> = self.waits.keys().map(|(s, _)| s.clone()).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        ids
+        self.waits.keys().map(|(s, _)| s.clone()).collect()
     }
 
     /// Whether a connection generation is established now (a resync can start at once).
