@@ -28,8 +28,8 @@ layer "cargo test --workspace (core, client controller, host, capture replays, n
 # passing test's output).
 layer "simulation: 10,000 seeded schedules (count shown)" bash -c \
   'set -o pipefail; cargo test -q --test simulation random_schedules -- --show-output | grep -E "^simulation:|test result"' 
-layer "native benchmarks (printed figures: core ingest 1k vs 100k window, core open, core paging, host load)" \
-  bash -c 'cargo bench --bench core_ingest && cargo bench --bench core_open && cargo bench --bench core_paging && cargo bench -p agent-session-host --bench load'
+layer "native benchmarks (printed figures: core ingest 1k vs 100k window, core open, core memory of an open, core paging, host load)" \
+  bash -c 'cargo bench --bench core_ingest && cargo bench --bench core_open && cargo bench --bench core_memory && cargo bench --bench core_paging && cargo bench -p agent-session-host --bench load'
 layer "browser tests (wasm-bindgen-test, headless Chromium, reference host)" node scripts/test-browser.mjs
 layer "package build (cargo wasm32 release, wasm-bindgen, wasm-opt, terser)" bash scripts/build.sh
 layer "size check (packed .wasm + JS glue, gzipped; fails over the ratchet in size-budget.json)" node scripts/size.mjs

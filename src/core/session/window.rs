@@ -11,10 +11,11 @@ impl Session {
     /// buffered frames onto it.
     pub(super) fn install_window(&mut self, page: HistoryValue) {
         let previous_tail = self.tail_seq();
-        let mut events: Vec<SessionEvent> = page.events.into_iter().map(|i| i.event).collect();
-        // Room to grow by as much again: the live path then never copies the window (the
-        // copy is paid here, where the work is O(window) anyway).
-        events.reserve(events.len().max(256));
+        // One allocation of the page's length plus room for live events (the run grows by a
+        // quarter when that is used up): reserving as much again doubled a large window's
+        // resident memory, and growing a collected `Vec` copied it once more.
+        let mut events: Vec<SessionEvent> = Vec::with_capacity(super::event_run::with_room(page.events.len()));
+        events.extend(page.events.into_iter().map(|i| i.event));
         if let Some(req) = self.older_in_flight() {
             // The page it asked for abutted the old window, not this one.
             self.inflight.remove(&req);

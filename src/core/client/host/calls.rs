@@ -48,6 +48,9 @@ impl HostClient {
             {
                 match agent_session_onepass::history_response(&text, rpc_id) {
                     Some(page) => {
+                        // The page owns what it read: the body goes before the window is
+                        // built, so the two never share the memory high-water mark.
+                        drop(text);
                         if let Some(s) = self.router.get_mut(session) {
                             s.on_page(*req, page);
                         }
