@@ -43,7 +43,7 @@ impl EventRun {
         if n > self.start {
             let len = self.buf.len() - self.start;
             let room = n.max(len);
-            let mut buf = Vec::with_capacity(room + len + len.max(256));
+            let mut buf = Vec::with_capacity(room + with_room(len));
             buf.resize_with(room, SessionEvent::default);
             buf.extend(self.buf.drain(self.start..));
             self.buf = buf;
