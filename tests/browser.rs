@@ -1512,3 +1512,35 @@ async fn a_reconnect_resyncs_watched_sessions_and_the_unwatched_one_when_watched
     until("resynced once watched", 5_000.0, || diag(&warm, "openGeneration") == 2.0).await;
     call(&host, "close", &[]);
 }
+
+#[wasm_bindgen_test]
+async fn a_wall_clock_set_back_an_hour_does_not_delay_the_reconnect() {
+    let host = new_host();
+    connected(&host).await;
+    let gen = get(&call(&host, "getSnapshot", &[]), "generation").as_f64().unwrap();
+    fault("{\"command\":\"drop-streams\"}").await;
+    until("reconnecting", 5_000.0, || conn_state(&host) == "reconnecting").await;
+    // The retry is scheduled; now the wall clock steps back an hour (a user, NTP, a laptop
+    // waking). On a wall-clock timer the retry would wait that hour.
+    js_sys::eval("globalThis.__realDateNow = Date.now; Date.now = () => globalThis.__realDateNow() - 3600000").unwrap();
+    let ok = until_ok(5_000.0, || {
+        conn_state(&host) == "open" && get(&call(&host, "getSnapshot", &[]), "generation").as_f64().unwrap() > gen
+    })
+    .await;
+    js_sys::eval("Date.now = globalThis.__realDateNow").unwrap();
+    assert!(ok, "reconnected within the backoff, not an hour later");
+    call(&host, "close", &[]);
+}
+
+/// Whether `f` holds within `timeout_ms` of the monotonic clock (the wall clock may be faked).
+async fn until_ok(timeout_ms: f64, mut f: impl FnMut() -> bool) -> bool {
+    let now = || js_sys::eval("performance.now()").unwrap().as_f64().unwrap();
+    let start = now();
+    while !f() {
+        if now() - start > timeout_ms {
+            return false;
+        }
+        sleep(15.0).await;
+    }
+    true
+}

@@ -209,6 +209,39 @@ fn a_session_wake_comes_back_through_the_one_timer() {
 }
 
 #[test]
+fn a_wake_no_longer_wanted_is_cancelled_not_left_in_the_timer_table() {
+    let mut d = Driver::sse();
+    d.establish();
+    d.open(1, "s1");
+    d.answer("session.history", &tail_page(0, 1));
+    assert_eq!(d.client.poll_timeout(), None, "established and idle: nothing is due");
+    let (call, _) = d.take("session.planMode");
+    d.input(Input::Response { call, reply: Reply::Failed("network".into()) });
+    assert!(d.client.poll_timeout().is_some(), "the retry wake is armed");
+    // A live event asks again at once: the wake is no longer wanted and is cancelled.
+    d.frame(json!({"type":"server-request","rpcId":"e1","method":"session/event","payload":{"type":"session/event","sessionId":"s1","event":{"type":"user/message","seq":1,"time":1.0,"data":{"content":[],"source":{"kind":"user"}}}}}));
+    assert!(d.sent.iter().any(|s| s.1 == "session.planMode"), "asked again on the live event");
+    assert_eq!(d.client.poll_timeout(), None, "no deadline left behind");
+}
+
+#[test]
+fn a_reconnect_is_due_one_backoff_after_the_failure_on_the_drivers_monotonic_clock() {
+    // The driver's instants are monotonic (the shell reads performance.now()); the wall
+    // clock, which a user or NTP may set back by an hour, is no input of the core at all (the
+    // browser test a_wall_clock_set_back_an_hour_does_not_delay_the_reconnect proves the
+    // shell's side).
+    let mut d = Driver::sse();
+    d.establish();
+    let mux = d.mux();
+    d.input(Input::StreamEnded { stream: mux, why: "gone".into() });
+    let at = d.client.poll_timeout().expect("the retry is armed");
+    assert!(at.as_ms() - d.now <= Backoff::default().cap(1), "within the first backoff cap");
+    let opened = d.opened.len();
+    d.advance_to_timeout();
+    assert_eq!(d.opened.len(), opened + 2, "the next generation opened its streams at the deadline");
+}
+
+#[test]
 fn frames_of_an_ended_generation_are_ignored() {
     let mut d = Driver::sse();
     d.establish();

@@ -11,6 +11,7 @@ pub mod host;
 pub mod retention;
 pub mod router;
 pub mod sessions;
+pub mod timers;
 
 pub use carrier::{Carrier, Carriers, Transport};
 pub use connection::{Backoff, ConnCommand, ConnState, Connection, GenerationEnd, StreamKind};

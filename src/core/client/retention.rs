@@ -7,6 +7,8 @@
 //! the durable truth. Sessions nobody watches are not resynced by a reconnect either: they are
 //! marked as having missed a generation and resync when they are watched again.
 
+use crate::core::time::Instant;
+
 /// The retention policy (`HostClient` options `keepWarm` and `releaseAfterMs`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Retention {
@@ -42,7 +44,7 @@ pub struct Watch {
     /// The shell holds at least one listener for it.
     pub listeners: bool,
     /// When its last watcher left, and that moment's order (`None` while watched).
-    pub unwatched: Option<(f64, WatchOrder)>,
+    pub unwatched: Option<(Instant, WatchOrder)>,
     /// A connection generation was established while nobody watched the (not cold)
     /// session: it resyncs when it is watched again.
     pub missed: bool,
@@ -52,9 +54,9 @@ pub struct Watch {
 /// recently watched) and when its last watcher left. `Ok`: release it now; `Err(at)`: look
 /// again at `at`. Nothing is released within [`NEXT_TURN_MS`] of its watcher leaving (a
 /// listener that re-subscribes in the same task keeps the session).
-pub fn decide(policy: Retention, rank: usize, since: f64, now: f64) -> Result<(), f64> {
+pub fn decide(policy: Retention, rank: usize, since: Instant, now: Instant) -> Result<(), Instant> {
     let grace = if rank >= policy.keep_warm { 0.0 } else { policy.release_after_ms };
-    let due = since + grace.max(NEXT_TURN_MS);
+    let due = since.after_ms(grace.max(NEXT_TURN_MS));
     if now >= due {
         Ok(())
     } else {

@@ -11,6 +11,7 @@
 
 use super::retention::{decide, Retention, Watch, WatchOrder};
 use crate::core::session::{OpId, OpenState, Session};
+use crate::core::time::Instant;
 use crate::core::vecmap::VecMap;
 use crate::core::wire::{Frame, InboundFrame};
 
@@ -189,12 +190,12 @@ impl Router {
         self.sessions.get(id).map(|e| e.watch)
     }
 
-    /// Applies the retention policy at `now` (ms): records when sessions stopped being
+    /// Applies the retention policy at `now`: records when sessions stopped being
     /// watched, releases the unwatched ones past the warm set or their grace, and resyncs
     /// watched ones that missed a generation (`live`: one is established now). `busy` names
     /// the sessions with operations in flight. Returns when to sweep again, if ever.
-    pub fn sweep(&mut self, now: f64, busy: &[String], policy: Retention, live: bool) -> Option<f64> {
-        let mut candidates: Vec<(WatchOrder, f64, usize)> = Vec::new();
+    pub fn sweep(&mut self, now: Instant, busy: &[String], policy: Retention, live: bool) -> Option<Instant> {
+        let mut candidates: Vec<(WatchOrder, Instant, usize)> = Vec::new();
         for (i, (id, e)) in self.sessions.iter_mut().enumerate() {
             if e.watch.listeners || busy.contains(id) {
                 e.watch.unwatched = None;
@@ -212,13 +213,13 @@ impl Router {
         // Rank = how many candidates stopped being watched later. Counted, not sorted: the
         // candidates are the few warm sessions plus the ones that just lost their watcher, and
         // a sort would link kilobytes of generic code into the module.
-        let mut next: Option<f64> = None;
+        let mut next: Option<Instant> = None;
         let mut release: Vec<usize> = Vec::new();
         for &(order, since, i) in &candidates {
             let rank = candidates.iter().filter(|c| c.0 > order).count();
             match decide(policy, rank, since, now) {
                 Ok(()) => release.push(i),
-                Err(due) => next = Some(next.map_or(due, |n: f64| n.min(due))),
+                Err(due) => next = Some(next.map_or(due, |n| n.min(due))),
             }
         }
         for (i, e) in self.sessions.values_mut().enumerate() {

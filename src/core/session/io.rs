@@ -166,11 +166,15 @@ pub enum Effect {
     },
     /// The snapshot changed; emitted at most once per input.
     Changed,
-    /// Call `Session::on_wake(token)` after `after_ms` (the core has no clock). A wake the
-    /// session no longer wants is ignored, so the driver never needs to cancel one.
+    /// Call `Session::on_wake(token)` after `after_ms` (the session has no clock).
     Wake {
         token: WakeToken,
         after_ms: u32,
+    },
+    /// The wake `token` is no longer wanted: cancel it (a late one would be ignored anyway,
+    /// but a timer table holds only what is wanted).
+    Unwake {
+        token: WakeToken,
     },
 }
 

@@ -149,8 +149,9 @@ impl HostClient {
             Effect::Changed => self.outputs.push_back(Output::SessionChanged(id)),
             Effect::Wake { token, after_ms } => {
                 let at = self.now.after_ms(f64::from(after_ms));
-                self.timers.push((at, Timer::Wake { session: id, token }));
+                self.timers.set(Timer::Wake { session: id, token }, at);
             }
+            Effect::Unwake { token } => self.timers.cancel(&Timer::Wake { session: id, token }),
         }
     }
 }

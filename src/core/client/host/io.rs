@@ -3,22 +3,7 @@
 
 use super::*;
 
-/// A point on the driver's clock, in milliseconds. Only differences matter; the shell uses
-/// `Date.now()`, the simulation a counter.
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]
-pub struct Instant(f64);
-
-impl Instant {
-    pub fn from_ms(ms: f64) -> Instant {
-        Instant(ms)
-    }
-    pub fn as_ms(self) -> f64 {
-        self.0
-    }
-    pub fn after_ms(self, ms: f64) -> Instant {
-        Instant(self.0 + ms)
-    }
-}
+pub use crate::core::time::Instant;
 
 /// One unary call the client asked the driver to make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -45,6 +45,7 @@ use super::downlink::{read_ticket, STREAM_TICKET};
 use super::retention::Retention;
 use super::router::Router;
 use super::sessions::SessionList;
+use super::timers::TimerTable;
 use crate::core::session::io::schema_error;
 use crate::core::session::{Effect, OpId, Outcome, ReqId, Session, WakeToken};
 use crate::core::sse::{SseItem, SseParser};
@@ -101,9 +102,13 @@ struct Stream {
     sse: Option<SseParser>,
 }
 
-/// What a timer-table entry does when due.
+/// The keys of the one timer table: what a deadline is for. Setting a key replaces its
+/// deadline; a deadline nobody wants any more is cancelled.
 #[derive(Debug, Clone, PartialEq)]
 enum Timer {
+    /// The connection controller's deadline (connect timeout, or the next attempt): a mirror
+    /// of [`Connection::deadline`], set after every input.
+    Connection,
     /// A session asked to be woken (retry of a failed plan query or repair).
     Wake { session: String, token: WakeToken },
     /// Ask `session.list` again for generation `gen`.
@@ -111,7 +116,7 @@ enum Timer {
     /// A WebSocket of `gen` that has neither opened nor failed by now counts as refused (a
     /// proxy that swallows the upgrade must not cost the whole connect timeout).
     Upgrade { gen: u64, stream: StreamId },
-    /// Apply the retention rule again (a warm session's grace ends); at most one is set.
+    /// Apply the retention rule again (a warm session's grace ends).
     Sweep,
 }
 
@@ -135,7 +140,7 @@ pub struct HostClient {
     list: SessionList,
     calls: VecMap<CallId, PendingCall>,
     streams: Vec<Stream>,
-    timers: Vec<(Instant, Timer)>,
+    timers: TimerTable<Timer>,
     waits: VecMap<(String, OpId), (Token, Waits)>,
     outputs: VecDeque<Output>,
     next_id: u64,
@@ -157,7 +162,7 @@ impl HostClient {
             list: SessionList::default(),
             calls: VecMap::new(),
             streams: Vec::new(),
-            timers: Vec::new(),
+            timers: TimerTable::default(),
             waits: VecMap::new(),
             outputs: VecDeque::new(),
             next_id: 0,
@@ -213,8 +218,7 @@ impl HostClient {
             // Not started: the first input starts it.
             return Some(self.now);
         }
-        let conn = self.conn.deadline().map(Instant::from_ms);
-        self.timers.iter().map(|t| t.0).chain(conn).reduce(|a, b| if b < a { b } else { a })
+        self.timers.next()
     }
 
     // ---- input ---------------------------------------------------------------------------
@@ -224,7 +228,7 @@ impl HostClient {
             self.now = now;
         }
         // The first input starts the first generation (idempotent, nothing after close).
-        self.conn.start(self.now.as_ms());
+        self.conn.start(self.now);
         match input {
             Input::Timeout => self.on_timeout(),
             Input::Response { call, reply } => self.on_response(call, reply),
@@ -262,6 +266,8 @@ impl HostClient {
             self.sweep();
             self.pump();
         }
+        let deadline = self.conn.deadline().filter(|_| !self.is_closed());
+        self.timers.set_or_cancel(Timer::Connection, deadline);
     }
 
     fn next_id(&mut self) -> u64 {
@@ -279,7 +285,7 @@ impl HostClient {
 
     fn fail_generation(&mut self, gen: u64, why: GenerationEnd) {
         let rand = self.random();
-        self.conn.failed(gen, why, self.now.as_ms(), rand);
+        self.conn.failed(gen, why, self.now, rand);
     }
 
     /// Drains the controller's commands and every session's effects until quiet.
@@ -311,12 +317,10 @@ impl HostClient {
             return;
         }
         let rand = self.random();
-        self.conn.tick(self.now.as_ms(), rand);
-        let now = self.now;
-        let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.timers).into_iter().partition(|t| t.0 <= now);
-        self.timers = later;
-        for (_, timer) in due {
+        self.conn.tick(self.now, rand);
+        for timer in self.timers.take_due(self.now) {
             match timer {
+                Timer::Connection => {} // ticked above; set again after this input
                 Timer::Wake { session, token } => {
                     if let Some(s) = self.router.get_mut(&session) {
                         s.on_wake(token);

@@ -37,10 +37,7 @@ impl HostClient {
         }
         let busy = self.busy();
         let live = self.is_established();
-        let next = self.router.sweep(self.now.as_ms(), &busy, self.cfg.retention, live);
-        self.timers.retain(|t| t.1 != Timer::Sweep);
-        if let Some(at) = next {
-            self.timers.push((Instant::from_ms(at), Timer::Sweep));
-        }
+        let next = self.router.sweep(self.now, &busy, self.cfg.retention, live);
+        self.timers.set_or_cancel(Timer::Sweep, next);
     }
 }
