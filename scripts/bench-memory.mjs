@@ -188,7 +188,8 @@ export async function memoryBench(url, { small, big }) {
       `open stages (wasm memory length, ${k(BIG)} window): ${mb(big100.initWasm)} after init + connect (${big100.memories} WebAssembly.Memory), ${mb(big100.before)} before open(), ${mb(big100.opened)} once open() resolved, ${mb(big100.exported)} after the first snapshot (its nodes as JSON: ${mb(big100.nodesJsonChars)})`,
     )
     console.log(`reconnects: ${plateau.calls} history calls in ${RECONNECTS} reconnects of the watched session`)
-    return { rows, visit, plateau }
+    const summary = `open ${k(BIG)} ${x(big100.total, find('floor', BIG).total)} the parsed page (${x(big100.total, find('plainOpen', BIG).total)} plain-JS), ${kb(va.total)} per visited session (plain-JS ${kb(vp.total)}), ${rc.calls} history calls on one reconnect, reconnect plateau ≤ ${mb(Math.max(...plateau.total))}`
+    return { rows, visit, plateau, summary }
   } finally {
     await browser.close().catch(() => {})
   }
@@ -203,8 +204,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     host = await startHost({ db: join(dir, 'bench.sqlite'), staticDir: join(ROOT, 'www', 'dist'), chunkDelayMs: 0, faults: true })
     const small = (await admin(host.url, { command: 'seed', events: 1000, messageEvery: 1000 })).results[0].sessionId
     const big = (await admin(host.url, { command: 'seed', events: BIG, messageEvery: 1000 })).results[0].sessionId
-    await memoryBench(host.url, { small, big })
-    console.log('bench-memory: ok')
+    const { summary } = await memoryBench(host.url, { small, big })
+    console.log('')
+    console.log(`bench-memory: ${summary}`)
   } catch (e) {
     console.error(e)
     console.log('bench-memory: FAILED')
