@@ -121,9 +121,10 @@ describe('lifetimes under forced GC', () => {
     await page.close()
   })
 
-  it('a HostClient nobody references is collected and its sockets close', async () => {
+  it('a HostClient nobody references (nor its opened session) is collected and its sockets close', async () => {
+    const sessionId = await createSession()
     const { page, guard } = await lifetimesPage()
-    const r = await page.evaluate(async () => {
+    const r = await page.evaluate(async (id) => {
       const L = window.lifetimes
       const whileOpen = await (async () => {
         const h = new L.HostClient({ baseUrl: location.origin, transport: 'websocket' })
@@ -138,6 +139,10 @@ describe('lifetimes under forced GC', () => {
             }
           })
         })
+        const s = h.session(id)
+        const off = s.subscribe(() => void s.getSnapshot())
+        await s.open()
+        off()
         return L.openSockets()
       })()
       for (let i = 0; i < 40 && !L.collected('host'); i++) await L.gcTurns(1)
@@ -145,7 +150,7 @@ describe('lifetimes under forced GC', () => {
       const deadline = performance.now() + 5000
       while (L.openSockets() > 0 && performance.now() < deadline) await new Promise((res) => setTimeout(res, 50))
       return { whileOpen, collected, openAfter: L.openSockets(), opened: L.socketsOpened() }
-    })
+    }, sessionId)
     assert.equal(r.whileOpen, 2, 'both downlinks were open WebSockets while the client was connected')
     assert.ok(r.collected, 'the unreferenced HostClient was collected')
     assert.equal(r.openAfter, 0, `every socket of the collected client closed (${r.opened} opened)`)
