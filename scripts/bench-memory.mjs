@@ -49,8 +49,8 @@ async function freshPage(browser, url, problems) {
   await page.goto(`${url}/bench-memory.html`)
   await page.waitForFunction(() => document.getElementById('out')?.textContent === 'ready')
   const cdp = await page.context().newCDPSession(page)
-  const measure = async () => {
-    await page.evaluate(() => window.mem.gcTurns(4))
+  const measure = async (turns = 4) => {
+    await page.evaluate((n) => window.mem.gcTurns(n), turns)
     await cdp.send('HeapProfiler.collectGarbage')
     const { usedSize } = await cdp.send('Runtime.getHeapUsage')
     const wasm = await page.evaluate(() => window.mem.wasmBytes())
@@ -76,6 +76,12 @@ export async function memoryBench(url, { small, big }) {
   const seedSec = (Date.now() - t0) / 1000
 
   const browser = await launch({ exposeGc: true })
+  const secs = {}
+  let tSection = Date.now()
+  const section = (name) => {
+    secs[name] = (Date.now() - tSection) / 1000
+    tSection = Date.now()
+  }
   try {
     const windows = [
       { events: 1000, id: small },
@@ -95,6 +101,7 @@ export async function memoryBench(url, { small, big }) {
         await p.close()
       }
     }
+    section('a+b')
     // (c) the package's open
     for (const w of windows) {
       const p = await freshPage(browser, url, problems)
@@ -107,6 +114,7 @@ export async function memoryBench(url, { small, big }) {
       rows.push({ kind: 'open', ...r, pageChars: primed.chars, initWasm: conn.wasm, memories: conn.memories, base: m0, after: m1, ...delta(m0, m1) })
       await p.close()
     }
+    section('c')
     // (d) + (e): visiting, then one reconnect
     const visit = {}
     {
@@ -128,8 +136,9 @@ export async function memoryBench(url, { small, big }) {
       visit.plain = delta(m0, m1)
       await p.close()
     }
+    section('d+e')
     // (f) reconnects of one watched session (a short backoff: the plateau, not the waiting)
-    const plateau = { js: [], wasm: [], total: [], calls: 0 }
+    const plateau = { js: [], wasm: [], total: [], ms: [], calls: 0 }
     let watchedBase
     {
       const p = await freshPage(browser, url, problems)
@@ -139,9 +148,11 @@ export async function memoryBench(url, { small, big }) {
       const mOpen = await p.measure()
       watchedBase = { init: mInit, open: delta(mInit, mOpen) }
       for (let i = 0; i < RECONNECTS; i++) {
-        const r = await p.ev(() => window.mem.reconnect(150))
+        const r = await p.ev(() => window.mem.reconnect(100))
         plateau.calls += r.calls
-        const m = await p.measure()
+        plateau.ms.push(r.ms)
+        // one gc() turn here (no finalizer is waited for): the plateau, at a bearable cost
+        const m = await p.measure(1)
         const d = delta(mInit, m)
         plateau.js.push(d.js)
         plateau.wasm.push(d.wasm)
@@ -149,13 +160,14 @@ export async function memoryBench(url, { small, big }) {
       }
       await p.close()
     }
+    section('f')
     if (problems.length) throw new Error(`the memory bench pages reported: ${problems.join('; ')}`)
 
     const find = (kind, events) => rows.find((r) => r.kind === kind && r.events === events)
     const sec = (Date.now() - t0) / 1000
     console.log('')
     console.log(
-      `Browser memory benchmark (Chromium ${browser.version()} --expose-gc; after gc() ×4 + CDP HeapProfiler.collectGarbage; JS heap = CDP Runtime.getHeapUsage usedSize, wasm = byte length of every WebAssembly.Memory, its growth = the high-water mark; each scenario in a fresh page, as growth over that page's baseline; MB = 10^6 bytes; ${sec.toFixed(0)} s in all, ${seedSec.toFixed(0)} s of it seeding)`,
+      `Browser memory benchmark (Chromium ${browser.version()} --expose-gc; after gc() ×4 + CDP HeapProfiler.collectGarbage; JS heap = CDP Runtime.getHeapUsage usedSize, wasm = byte length of every WebAssembly.Memory, its growth = the high-water mark; each scenario in a fresh page, as growth over that page's baseline; MB = 10^6 bytes; ${sec.toFixed(0)} s in all: ${seedSec.toFixed(0)} s seeding, ${Object.entries(secs).map(([n, t]) => `${n} ${t.toFixed(0)} s`).join(', ')})`,
     )
     console.log('')
     console.log('| what | events | JS heap | wasm memory | total | × parsed page | × plain-JS client |')
@@ -187,7 +199,8 @@ export async function memoryBench(url, { small, big }) {
     console.log(
       `open stages (wasm memory length, ${k(BIG)} window): ${mb(big100.initWasm)} after init + connect (${big100.memories} WebAssembly.Memory), ${mb(big100.before)} before open(), ${mb(big100.opened)} once open() resolved, ${mb(big100.exported)} after the first snapshot (its nodes as JSON: ${mb(big100.nodesJsonChars)})`,
     )
-    console.log(`reconnects: ${plateau.calls} history calls in ${RECONNECTS} reconnects of the watched session`)
+    const sorted = [...plateau.ms].sort((a, b) => a - b)
+    console.log(`reconnects: ${plateau.calls} history calls in ${RECONNECTS} reconnects of the watched session; drop-streams → established → resynced and quiet: median ${sorted[sorted.length >> 1]?.toFixed(0)} ms`)
     const summary = `open ${k(BIG)} ${x(big100.total, find('floor', BIG).total)} the parsed page (${x(big100.total, find('plainOpen', BIG).total)} plain-JS), ${kb(va.total)} per visited session (plain-JS ${kb(vp.total)}), ${rc.calls} history calls on one reconnect, reconnect plateau ≤ ${mb(Math.max(...plateau.total))}`
     return { rows, visit, plateau, summary }
   } finally {
