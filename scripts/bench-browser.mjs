@@ -207,7 +207,7 @@ try {
   }
   await browser.close()
   browser = null
-  const memory = process.env.BENCH_MEMORY === '0' ? null : await memoryBench(host.url, { small: small.sessionId, big: big.sessionId })
+  const memory = process.env.BENCH_MEMORY === '0' ? null : await memoryBench(host.url, { small: small.sessionId, big: big.sessionId, dense: pagingBig.sessionId })
   console.log('')
   console.log(
     `bench-browser: ingest/raw ${results.map((r) => (r.ingestUsPerFrame / r.rawUsPerFrame).toFixed(2) + '×').join(' / ')} (goal ≤ 1.3×, ${worst <= 2 ? 'within' : 'OVER'} the 2× ceiling), window ${b.label.split('-')[0]}/${a.label.split('-')[0]} ${windowRatio.toFixed(2)}×, open/floor ${opens.map((r) => `${k(r.events)} ${ratio(r).toFixed(2)}×`).join(' / ')}, paging/floor ${pagings.map((r) => `${k(r.events)} (${r.pages} pages) ${ratio(r).toFixed(2)}×`).join(' / ')}, wasm + JS ${kb(pkg.gz)} gzipped${memory ? `, memory: ${memory.summary}` : ''}`,

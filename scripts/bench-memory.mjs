@@ -6,9 +6,11 @@
 // WebAssembly.Memory the page instantiated (www/src/bench-memory.ts), which never shrinks: its
 // growth is the high-water mark. Every scenario runs in a fresh page (fresh wasm memory) and
 // is reported as its growth over the page's own baseline, next to floors from the same run:
-//   (a) the parsed page: the history page `JSON.parse`d and kept (1k and BIG events);
+//   (a) the parsed page: the history page `JSON.parse`d and kept (1k and BIG events, and the
+//       dense BIG log when given);
 //   (b) a minimal plain-JS client (www/src/plain-client.ts): parsed events kept + nodes;
-//   (c) `session.open()` of the 1k and BIG windows (the whole log served as one response);
+//   (c) `session.open()` of the 1k and BIG windows (the whole log served as one response), and
+//       of a BIG window with a message every 40 events (5,000 nodes at 100k);
 //   (d) visiting N sessions of E events (subscribe, open, unsubscribe), growth per session;
 //   (e) the `session.history` calls one reconnect makes after that (one session watched);
 //   (f) R reconnects of one watched W-event session: the plateau (min / max / last).
@@ -66,7 +68,7 @@ const delta = (a, b) => ({ js: b.js - a.js, wasm: b.wasm - a.wasm, total: b.js -
  * Seeds what it needs besides `small` (1k events) and `big` (BIG events), runs every scenario
  * on `url` (a host with --faults serving www/dist) and prints the memory table.
  */
-export async function memoryBench(url, { small, big }) {
+export async function memoryBench(url, { small, big, dense }) {
   const t0 = Date.now()
   const problems = []
   const seed = async (events) => (await admin(url, { command: 'seed', events, messageEvery: 1000 })).results[0].sessionId
@@ -84,8 +86,9 @@ export async function memoryBench(url, { small, big }) {
   }
   try {
     const windows = [
-      { events: 1000, id: small },
-      { events: BIG, id: big },
+      { events: 1000, id: small, label: '' },
+      { events: BIG, id: big, label: '' },
+      ...(dense ? [{ events: BIG, id: dense, label: ', dense messages', dense: true }] : []),
     ]
     // (a) and (b): JS only
     const rows = []
@@ -97,7 +100,7 @@ export async function memoryBench(url, { small, big }) {
         const r = await p.ev(([fn, id]) => window.mem[fn](id), [kind, w.id])
         if (r.events !== primed.events) throw new Error(`${kind} saw ${r.events} events, the page holds ${primed.events}`)
         const m1 = await p.measure()
-        rows.push({ kind, events: r.events, nodes: r.nodes, pageChars: primed.chars, ...delta(m0, m1) })
+        rows.push({ kind, dense: !!w.dense, events: r.events, nodes: r.nodes, pageChars: primed.chars, ...delta(m0, m1) })
         await p.close()
       }
     }
@@ -111,7 +114,7 @@ export async function memoryBench(url, { small, big }) {
       const r = await p.ev((id) => window.mem.open(id), w.id)
       if (r.events !== primed.events) throw new Error(`open installed ${r.events} events, the page holds ${primed.events}`)
       const m1 = await p.measure()
-      rows.push({ kind: 'open', ...r, pageChars: primed.chars, initWasm: conn.wasm, memories: conn.memories, base: m0, after: m1, ...delta(m0, m1) })
+      rows.push({ kind: 'open', dense: !!w.dense, ...r, pageChars: primed.chars, initWasm: conn.wasm, memories: conn.memories, base: m0, after: m1, ...delta(m0, m1) })
       await p.close()
     }
     section('c')
@@ -163,7 +166,7 @@ export async function memoryBench(url, { small, big }) {
     section('f')
     if (problems.length) throw new Error(`the memory bench pages reported: ${problems.join('; ')}`)
 
-    const find = (kind, events) => rows.find((r) => r.kind === kind && r.events === events)
+    const find = (kind, events, dense = false) => rows.find((r) => r.kind === kind && r.events === events && r.dense === dense)
     const sec = (Date.now() - t0) / 1000
     console.log('')
     console.log(
@@ -173,13 +176,14 @@ export async function memoryBench(url, { small, big }) {
     console.log('| what | events | JS heap | wasm memory | total | × parsed page | × plain-JS client |')
     console.log('|---|---:|---:|---:|---:|---:|---:|')
     for (const w of windows) {
-      const floor = find('floor', w.events)
-      const plainRow = find('plainOpen', w.events)
-      const open = find('open', w.events)
-      console.log(`| (a) parsed page: the history page \`JSON.parse\`d and kept (${mb(floor.pageChars)} of JSON) | ${w.events.toLocaleString('en')} | ${mb(floor.js)} | — | ${mb(floor.total)} | 1.00× | ${x(floor.total, plainRow.total)} |`)
-      console.log(`| (b) plain-JS client: parsed events kept + ${plainRow.nodes} nodes | ${w.events.toLocaleString('en')} | ${mb(plainRow.js)} | — | ${mb(plainRow.total)} | ${x(plainRow.total, floor.total)} | 1.00× |`)
+      const floor = find('floor', w.events, !!w.dense)
+      const plainRow = find('plainOpen', w.events, !!w.dense)
+      const open = find('open', w.events, !!w.dense)
+      const n = `${w.events.toLocaleString('en')}${w.label}`
+      console.log(`| (a) parsed page: the history page \`JSON.parse\`d and kept (${mb(floor.pageChars)} of JSON) | ${n} | ${mb(floor.js)} | — | ${mb(floor.total)} | 1.00× | ${x(floor.total, plainRow.total)} |`)
+      console.log(`| (b) plain-JS client: parsed events kept + ${plainRow.nodes} nodes | ${n} | ${mb(plainRow.js)} | — | ${mb(plainRow.total)} | ${x(plainRow.total, floor.total)} | 1.00× |`)
       console.log(
-        `| (c) agent-session \`open()\` (${open.nodes} nodes; wasm memory ${mb(open.base.wasm)} → ${mb(open.after.wasm)}) | ${w.events.toLocaleString('en')} | ${mb(open.js)} | ${mb(open.wasm)} | **${mb(open.total)}** | **${x(open.total, floor.total)}** | **${x(open.total, plainRow.total)}** |`,
+        `| (c) agent-session \`open()\` (${open.nodes} nodes; wasm memory ${mb(open.base.wasm)} → ${mb(open.after.wasm)}) | ${n} | ${mb(open.js)} | ${mb(open.wasm)} | **${mb(open.total)}** | **${x(open.total, floor.total)}** | **${x(open.total, plainRow.total)}** |`,
       )
     }
     const n = visitIds.length
@@ -196,12 +200,17 @@ export async function memoryBench(url, { small, big }) {
     )
     const big100 = find('open', BIG)
     console.log('')
-    console.log(
-      `open stages (wasm memory length, ${k(BIG)} window): ${mb(big100.initWasm)} after init + connect (${big100.memories} WebAssembly.Memory), ${mb(big100.before)} before open(), ${mb(big100.opened)} once open() resolved, ${mb(big100.exported)} after the first snapshot (its nodes as JSON: ${mb(big100.nodesJsonChars)})`,
-    )
+    for (const w of windows.slice(1)) {
+      const o = find('open', w.events, !!w.dense)
+      console.log(
+        `open stages (wasm memory length, ${k(w.events)} window${w.label}): ${mb(o.initWasm)} after init + connect (${o.memories} WebAssembly.Memory), ${mb(o.before)} before open(), ${mb(o.opened)} once open() resolved, ${mb(o.exported)} after the first snapshot (its ${o.nodes} nodes as JSON: ${mb(o.nodesJsonChars)})`,
+      )
+    }
     const sorted = [...plateau.ms].sort((a, b) => a - b)
     console.log(`reconnects: ${plateau.calls} history calls in ${RECONNECTS} reconnects of the watched session; drop-streams → established → resynced and quiet: median ${sorted[sorted.length >> 1]?.toFixed(0)} ms`)
-    const summary = `open ${k(BIG)} ${x(big100.total, find('floor', BIG).total)} the parsed page (${x(big100.total, find('plainOpen', BIG).total)} plain-JS), ${kb(va.total)} per visited session (plain-JS ${kb(vp.total)}), ${rc.calls} history calls on one reconnect, reconnect plateau ≤ ${mb(Math.max(...plateau.total))}`
+    const denseOpen = find('open', BIG, true)
+    const denseNote = denseOpen ? ` (dense messages ${x(denseOpen.total, find('floor', BIG, true).total)} / ${x(denseOpen.total, find('plainOpen', BIG, true).total)})` : ''
+    const summary = `open ${k(BIG)} ${x(big100.total, find('floor', BIG).total)} the parsed page (${x(big100.total, find('plainOpen', BIG).total)} plain-JS)${denseNote}, ${kb(va.total)} per visited session (plain-JS ${kb(vp.total)}), ${rc.calls} history calls on one reconnect, reconnect plateau ≤ ${mb(Math.max(...plateau.total))}`
     return { rows, visit, plateau, summary }
   } finally {
     await browser.close().catch(() => {})
@@ -217,7 +226,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     host = await startHost({ db: join(dir, 'bench.sqlite'), staticDir: join(ROOT, 'www', 'dist'), chunkDelayMs: 0, faults: true })
     const small = (await admin(host.url, { command: 'seed', events: 1000, messageEvery: 1000 })).results[0].sessionId
     const big = (await admin(host.url, { command: 'seed', events: BIG, messageEvery: 1000 })).results[0].sessionId
-    const { summary } = await memoryBench(host.url, { small, big })
+    const dense = (await admin(host.url, { command: 'seed', events: BIG, messageEvery: 40 })).results[0].sessionId
+    const { summary } = await memoryBench(host.url, { small, big, dense })
     console.log('')
     console.log(`bench-memory: ${summary}`)
   } catch (e) {
