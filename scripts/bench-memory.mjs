@@ -17,7 +17,8 @@
 // Run by scripts/bench-browser.mjs (after its timed parts), or alone: `node scripts/bench-memory.mjs`
 // (its own host; sessions seeded through the host's --faults `seed` command).
 // Env: BENCH_BIG (100000), BENCH_MEM_VISITS (100), BENCH_MEM_VISIT_EVENTS (2000),
-// BENCH_MEM_WATCHED (10000), BENCH_MEM_RECONNECTS (100).
+// BENCH_MEM_WATCHED (10000), BENCH_MEM_RECONNECTS (100), BENCH_MEM_VISIT_SETTLE_MS (0: waited
+// after the last visit before measuring it).
 import { join } from 'node:path'
 import { ROOT, admin, cleanup, killHost, startHost, tempDir } from '../e2e/lib/host.mjs'
 import { launch } from '../e2e/lib/browser.mjs'
@@ -28,6 +29,8 @@ const VISITS = Number(process.env.BENCH_MEM_VISITS ?? 100)
 const VISIT_EVENTS = Number(process.env.BENCH_MEM_VISIT_EVENTS ?? 2000)
 const WATCHED = Number(process.env.BENCH_MEM_WATCHED ?? 10_000)
 const RECONNECTS = Number(process.env.BENCH_MEM_RECONNECTS ?? 100)
+// waited after the last visit before measuring (a lifecycle with a grace period releases then)
+const VISIT_SETTLE_MS = Number(process.env.BENCH_MEM_VISIT_SETTLE_MS ?? 0)
 
 const mb = (n) => `${(n / 1e6).toFixed(2)} MB`
 const kb = (n) => `${(n / 1e3).toFixed(0)} kB`
@@ -125,6 +128,7 @@ export async function memoryBench(url, { small, big, dense }) {
       await p.ev(() => window.mem.connect())
       const m0 = await p.measure()
       await p.ev((ids) => window.mem.visit(ids), visitIds)
+      if (VISIT_SETTLE_MS > 0) await new Promise((res) => setTimeout(res, VISIT_SETTLE_MS))
       const m1 = await p.measure()
       visit.pkg = delta(m0, m1)
       await p.ev((id) => window.mem.watch(id), visitIds[visitIds.length - 1])
