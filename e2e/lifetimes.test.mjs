@@ -2,22 +2,15 @@
 // (www/lifetimes.html), Chromium with --js-flags=--expose-gc, collections forced with gc() and
 // a turn of the event loop between (FinalizationRegistry callbacks run in their own tasks).
 //
-// TODO(issue 22, the coordinator's lifecycle fix): the first two cases fail on the code before
-// that fix (a Session whose HostClient wrapper was collected throws `closed`; `free()` on the
-// resident handle makes the next `host.session(id).open()` throw "null pointer passed to
-// rust"). They are skipped unless E2E_LIFETIMES=1; remove the `pending` gate below once the
-// fix lands, so they always run.
+// The first two cases failed before the lifetime rules (docs/API.md, "Lifetimes"): a Session
+// whose HostClient wrapper was collected threw `closed`, and `free()` on the resident handle
+// made the next `host.session(id).open()` throw "null pointer passed to rust".
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { ROOT, cleanup, killHost, startHost, tempDir } from './lib/host.mjs'
 import { launch } from './lib/browser.mjs'
 import { guardPage } from './lib/guard.mjs'
-
-const pending =
-  process.env.E2E_LIFETIMES === '1'
-    ? false
-    : 'TODO(issue 22): fails until Session keeps its HostClient alive and free() spares resident handles; E2E_LIFETIMES=1 runs it'
 
 describe('lifetimes under forced GC', () => {
   let dir, host, browser
@@ -55,7 +48,7 @@ describe('lifetimes under forced GC', () => {
     return { page, guard }
   }
 
-  it('a Session whose HostClient nobody references keeps working after forced GCs', { skip: pending }, async () => {
+  it('a Session whose HostClient nobody references keeps working after forced GCs', async () => {
     const sessionId = await createSession()
     const { page, guard } = await lifetimesPage()
     const r = await page.evaluate(async (id) => {
@@ -97,7 +90,7 @@ describe('lifetimes under forced GC', () => {
     await page.close()
   })
 
-  it('free() on a handle does not break host.session(id)', { skip: pending }, async () => {
+  it('free() on a handle does not break host.session(id)', async () => {
     const sessionId = await createSession()
     const { page, guard } = await lifetimesPage()
     const r = await page.evaluate(async (id) => {
