@@ -28,7 +28,9 @@ export async function launch({ exposeGc = false } = {}) {
   return chromium.launch({ executablePath: CHROMIUM, args, headless: true })
 }
 
-export const SHOTS = join(ROOT, 'artifacts', 'screenshots')
+// Under target/: a test run leaves the tree as it found it (scripts/refresh-screenshots.mjs
+// copies the ones the docs show into docs/screenshots/, on purpose).
+export const SHOTS = join(ROOT, 'target', 'screenshots')
 export async function shot(page, name) {
   mkdirSync(SHOTS, { recursive: true })
   const path = join(SHOTS, `${name}.png`)
