@@ -1,7 +1,16 @@
 // agent-session: hand-written typings of the package's fixed JS API (docs/API.md).
 
+declare global {
+  interface SymbolConstructor {
+    /** Explicit resource management (`using`); declared here too so that a `lib` without
+     * `esnext.disposable` (e.g. `["ES2022", "DOM"]`) type-checks these declarations. */
+    readonly dispose: unique symbol
+  }
+}
+
 /** wasm-bindgen init: accepts a URL, Response, BufferSource or WebAssembly.Module (default: the bundled .wasm next to the glue). */
 export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module
+/** Outside a browser (the package's `node` entry), no argument reads the .wasm beside the glue from the file system; in a server bundle without that file it resolves without loading (see docs/API.md, "Server rendering, Node and tests"). */
 export default function init(
   moduleOrPath?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>,
 ): Promise<unknown>
@@ -24,7 +33,8 @@ export type PlanModeState = { active: boolean; pending?: boolean }
 
 /** A programmer error thrown synchronously (bad argument types, use after `close()`). */
 export interface AgentSessionError extends Error {
-  code: 'bad-argument' | 'closed'
+  /** `'not-initialized'`: outside a browser, a client was used before the module was loaded. */
+  code: 'bad-argument' | 'closed' | 'not-initialized'
 }
 
 // ---- host ------------------------------------------------------------------------------
