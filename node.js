@@ -105,6 +105,12 @@ export class HostClient {
     return this[LIVE]?.diagnostics() ?? IDLE
   }
 
+  subscribe(listener) {
+    // As the module's: after close, an unsubscribe that was never needed, no throw.
+    if (this.closed && !this[LIVE]) return () => {}
+    return this[START]().subscribe(listener)
+  }
+
   session(sessionId) {
     if (this.closed) throw error('closed', 'the HostClient was closed')
     if (typeof sessionId !== 'string' || sessionId === '') throw error('bad-argument', 'sessionId must be a non-empty string')
@@ -146,6 +152,11 @@ class LazySession {
 
   diagnostics() {
     return this.current()?.diagnostics() ?? null
+  }
+
+  subscribe(listener) {
+    if (this.host.closed && !this.host[LIVE]) return () => {}
+    return this[START]().subscribe(listener)
   }
 
   current() {

@@ -17,6 +17,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { launch } from '../e2e/lib/browser.mjs'
 import { ROOT, startHost, tempDir } from '../e2e/lib/host.mjs'
+import { prepare } from './e2e-prepare.mjs'
 
 const started = Date.now()
 const T = join(ROOT, 'tests', 'integrations')
@@ -94,8 +95,9 @@ function setup(name, tarball) {
     .digest('hex')
   const stampFile = join(app, 'node_modules', '.integrations-stamp')
   if (!existsSync(stampFile) || readFileSync(stampFile, 'utf8') !== stamp) {
-    const args = existsSync(lock) ? ['ci'] : ['install']
-    sh('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], app)
+    // `npm install` with the committed lockfile, not `npm ci`: npm 11 leaves some optional
+    // platform packages out of lockfiles it writes, and `npm ci` then refuses them.
+    sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], app)
     mkdirSync(join(app, 'node_modules'), { recursive: true })
     writeFileSync(stampFile, stamp)
   }
@@ -166,35 +168,39 @@ function viteApp(name, ctx, readme) {
   return browserCheck(`${ctx.host.url}/${name}/`)
 }
 
-const toolchains = {
-  async next(ctx) {
-    const app = setup('next', ctx.tarball)
-    writeFileSync(join(app, 'app', 'readme.tsx'), readmeModule(ctx.host.url))
-    rmSync(join(app, '.next'), { recursive: true, force: true })
-    sh('npx', ['--no-install', 'next', 'build'], app)
-    const child = spawn('npx', ['--no-install', 'next', 'start', '-H', '127.0.0.1', '-p', String(ctx.nextPort)], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-    children.add(child)
-    let log = ''
-    child.stdout.on('data', (d) => (log += d))
-    child.stderr.on('data', (d) => (log += d))
-    try {
-      const url = `http://127.0.0.1:${ctx.nextPort}/`
-      let html = null
-      for (let i = 0; i < 150 && html === null; i++) {
-        html = await fetch(url).then((r) => r.text(), () => null)
-        if (html === null) await new Promise((r) => setTimeout(r, 100))
-      }
-      if (html === null) throw new Error(`next start did not answer: ${log}`)
-      // The server rendered the README's component with an inert client: its first frame.
-      if (!html.includes('<p id="conn">connecting</p>')) throw new Error(`the server-rendered page lacks the connecting frame: ${html.slice(0, 400)}`)
-      const r = await browserCheck(url)
-      if (/error/i.test(log)) throw new Error(`next start logged an error: ${log}`)
-      return `next build + next start (Turbopack), prerendered 'connecting', hydrated: ${r}`
-    } finally {
-      killGroup(child)
-      children.delete(child)
+/** Next.js App Router: `next build` (Turbopack, or webpack with `--webpack`) + `next start`. */
+async function nextApp(ctx, webpack) {
+  const app = setup('next', ctx.tarball)
+  writeFileSync(join(app, 'app', 'readme.tsx'), readmeModule(ctx.host.url))
+  rmSync(join(app, '.next'), { recursive: true, force: true })
+  sh('npx', ['--no-install', 'next', 'build', ...(webpack ? ['--webpack'] : [])], app)
+  const child = spawn('npx', ['--no-install', 'next', 'start', '-H', '127.0.0.1', '-p', String(ctx.nextPort)], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  children.add(child)
+  let log = ''
+  child.stdout.on('data', (d) => (log += d))
+  child.stderr.on('data', (d) => (log += d))
+  try {
+    const url = `http://127.0.0.1:${ctx.nextPort}/`
+    let html = null
+    for (let i = 0; i < 150 && html === null; i++) {
+      html = await fetch(url).then((r) => r.text(), () => null)
+      if (html === null) await new Promise((r) => setTimeout(r, 100))
     }
-  },
+    if (html === null) throw new Error(`next start did not answer: ${log}`)
+    // The server rendered the README's component with an inert client: its first frame.
+    if (!html.includes('<p id="conn">connecting</p>')) throw new Error(`the server-rendered page lacks the connecting frame: ${html.slice(0, 400)}`)
+    const r = await browserCheck(url)
+    if (/error/i.test(log)) throw new Error(`next start logged an error: ${log}`)
+    return `next build${webpack ? ' --webpack' : ''} + next start, prerendered 'connecting', hydrated: ${r}`
+  } finally {
+    killGroup(child)
+    children.delete(child)
+  }
+}
+
+const toolchains = {
+  next: (ctx) => nextApp(ctx, false),
+  'next-webpack': (ctx) => nextApp(ctx, true),
   vite8: (ctx) => viteApp('vite8', ctx, true),
   vite6: (ctx) => viteApp('vite6', ctx, true),
   async webpack5(ctx) {
@@ -245,6 +251,9 @@ let host = null
 const lines = []
 const db = tempDir('agent-session-integrations-')
 try {
+  // playwright-core (www/node_modules) and the host binary, as the e2e tests have them.
+  process.env.E2E_SKIP_WWW_BUILD ??= '1'
+  prepare()
   const tarball = pack()
   const nextPort = await freePort()
   mkdirSync(SITE, { recursive: true })

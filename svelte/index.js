@@ -8,12 +8,25 @@ const identity = (s) => s
 
 function store(source, read) {
   return readable(read(), (set) => {
-    let last = read()
-    set(last)
-    return source.subscribe(() => {
+    let last
+    let stop = null
+    let live = true
+    const update = () => {
       const next = read()
       if (!Object.is(next, last)) set((last = next))
+    }
+    set((last = read()))
+    // Subscribed one microtask later: a server render reads a store and unsubscribes at
+    // once, so it never subscribes (nor starts a client: docs/API.md, "Server rendering").
+    queueMicrotask(() => {
+      if (!live) return
+      stop = source.subscribe(update)
+      update()
     })
+    return () => {
+      live = false
+      stop?.()
+    }
   })
 }
 

@@ -1,23 +1,38 @@
 // agent-session/vue: Vue composables. Each returns a shallow ref holding the frozen snapshot
 // (or `selector(snapshot)`), updated from `subscribe`; like `useSession` in React, the ref is
 // set only when the selected value changed identity (`Object.is`), so `s => s.nodes` triggers
-// only when the nodes array changed. Subscribed while the calling effect scope lives (a
-// component's setup); outside a scope, call the returned ref's `stop()` to unsubscribe.
-import { getCurrentScope, onScopeDispose, shallowRef } from 'vue'
+// only when the nodes array changed. In a component the ref is subscribed from mount to
+// unmount; elsewhere at once, until the calling effect scope ends or `ref.stop()` is called.
+import { getCurrentInstance, getCurrentScope, onBeforeUnmount, onMounted, onScopeDispose, shallowRef } from 'vue'
 
 const identity = (s) => s
 
 function track(source, read) {
   const ref = shallowRef(read())
-  const unsubscribe = source.subscribe(() => {
+  let unsubscribe = null
+  const update = () => {
     const next = read()
     if (!Object.is(next, ref.value)) ref.value = next
-  })
-  // A change between the first read and the subscription is not lost.
-  const now = read()
-  if (!Object.is(now, ref.value)) ref.value = now
-  if (getCurrentScope()) onScopeDispose(unsubscribe)
-  ref.stop = unsubscribe
+  }
+  const start = () => {
+    if (unsubscribe) return
+    unsubscribe = source.subscribe(update)
+    update() // a change before the subscription is not lost
+  }
+  const stop = () => {
+    unsubscribe?.()
+    unsubscribe = null
+  }
+  if (getCurrentInstance()) {
+    // In a component: from mount to unmount, so a server render never subscribes (nor
+    // starts a client: see docs/API.md, "Server rendering").
+    onMounted(start)
+    onBeforeUnmount(stop)
+  } else {
+    start()
+    if (getCurrentScope()) onScopeDispose(stop)
+  }
+  ref.stop = stop
   return ref
 }
 
