@@ -233,7 +233,10 @@ const toolchains = {
   },
   async node(ctx) {
     const app = setup('node', ctx.tarball)
-    return sh(process.execPath, ['check.mjs', ctx.host.url], app).trim().split('\n').pop()
+    const plain = sh(process.execPath, ['check.mjs', ctx.host.url], app).trim().split('\n').pop()
+    // Node 22's global WebSocket is undici's, which Node 20 exposes behind this flag.
+    const ws = sh(process.execPath, ['--experimental-websocket', 'check.mjs', ctx.host.url], app).trim().split('\n').pop()
+    return `${plain}; ${ws}`
   },
   async types(ctx) {
     const app = setup('types', ctx.tarball)

@@ -56,6 +56,8 @@ export interface HostClientOptions {
    * - `'auto'`: WebSocket first; a socket that closes or errors before it opens counts as
    *   refused and both streams reopen over SSE in the same attempt. The carrier that connected
    *   is kept; after 3 consecutive failed attempts on it, the next attempt probes again.
+   *   Outside a browser, `'auto'` is `'sse'` where no working WebSocket exists (Node 20 has no
+   *   global one; jsdom's and happy-dom's do not work with Node's fetch and events).
    * Unary calls and `respond` always use `POST /api/*`. See docs/TRANSPORTS.md.
    */
   transport?: Transport
@@ -108,7 +110,12 @@ export interface HostDiagnostics {
 }
 
 export class HostClient {
-  /** Starts the connection (mux + host streams, host.describe) and keeps it up. */
+  /**
+   * Starts the connection (mux + host streams, host.describe) and keeps it up. Outside a DOM
+   * (Node, a server render) it starts on the first `subscribe` or operation instead, so a
+   * server render, which only reads snapshots, never connects (docs/API.md, "Server rendering").
+   * Throws `bad-argument` for `transport: 'websocket'` where there is no global `WebSocket`.
+   */
   constructor(options?: HostClientOptions)
   getSnapshot(): ConnectionSnapshot
   /** Returns the unsubscribe function. Listeners run in a microtask, at most once per microtask. */

@@ -1,5 +1,6 @@
-// A plain Node program as a user writes it (Node 20: SSE under 'auto'; Node 22+: its global
-// WebSocket), run against the reference host: create a session, prompt, read the reply.
+// A plain Node program as a user writes it (Node 20: SSE under 'auto'; Node 22+, or Node 20
+// with --experimental-websocket: its global WebSocket), run against the reference host:
+// create a session, prompt, read the reply.
 // Also proves the server-render contract: nothing starts before the first subscribe or
 // operation, and the first frames equal the module's own. Usage: node check.mjs HOST_URL
 import assert from 'node:assert/strict'
@@ -45,4 +46,4 @@ if (typeof WebSocket !== 'function') {
   assert.throws(() => new HostClient({ baseUrl, transport: 'websocket' }), (e) => e.code === 'bad-argument' && /WebSocket/.test(e.message))
 }
 host.close()
-console.log(`node ${process.version}: open over ${conn.transport}, reply "${reply}"`)
+console.log(`node ${process.version}${typeof WebSocket === 'function' ? ' with a global WebSocket' : ''}: open over ${conn.transport}, reply "${reply}"`)
