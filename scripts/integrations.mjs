@@ -238,6 +238,10 @@ const toolchains = {
     const ws = sh(process.execPath, ['--experimental-websocket', 'check.mjs', ctx.host.url], app).trim().split('\n').pop()
     return `${plain}; ${ws}`
   },
+  async bindings(ctx) {
+    const app = setup('types', ctx.tarball)
+    return sh(process.execPath, ['bindings.mjs'], app).trim().split('\n').pop()
+  },
   async types(ctx) {
     const app = setup('types', ctx.tarball)
     for (const r of ['bundler', 'node16', 'nodenext']) sh('npx', ['--no-install', 'tsc', '-p', `tsconfig.${r}.json`], app)

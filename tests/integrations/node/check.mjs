@@ -14,6 +14,14 @@ const before = host.getSnapshot()
 const coldBefore = host.session('never-opened').getSnapshot()
 assert.equal(host.diagnostics().inflightRequests, 0, 'a client that was only read must not start')
 
+// A client made where there is a DOM starts at once: its first frame is the module's own.
+globalThis.document = {}
+const eager = new HostClient({ baseUrl, transport: 'sse' })
+delete globalThis.document
+assert.deepEqual(eager.getSnapshot(), before, 'the lazy first frame equals the module\'s')
+assert.deepEqual(eager.getSessions(), host.getSessions())
+eager.close()
+
 const created = await host.createSession()
 assert.ok(created.ok, `createSession: ${JSON.stringify(created)}`)
 // The live module's first frames: what the lazy client showed must be the same.
