@@ -168,6 +168,38 @@ function viteApp(name, ctx, readme) {
   return browserCheck(`${ctx.host.url}/${name}/`)
 }
 
+/** Starts `cmd` in `app` (its own process group) and waits until `url` answers. */
+async function serve(app, args, url) {
+  const child = spawn('npx', ['--no-install', ...args], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  children.add(child)
+  const server = { child, log: '', html: null, stop: () => (killGroup(child), children.delete(child)) }
+  child.stdout.on('data', (d) => (server.log += d))
+  child.stderr.on('data', (d) => (server.log += d))
+  for (let i = 0; i < 300 && server.html === null; i++) {
+    server.html = await fetch(url).then((r) => (r.ok ? r.text() : null), () => null)
+    if (server.html === null) await new Promise((r) => setTimeout(r, 100))
+  }
+  if (server.html === null) {
+    server.stop()
+    throw new Error(`${args.join(' ')} did not answer at ${url}: ${server.log}`)
+  }
+  return server
+}
+
+/** `vite` dev (dep pre-bundling included) of a React app, in the browser. */
+async function viteDev(name, ctx) {
+  const app = setup(name, ctx.tarball)
+  writeFileSync(join(app, 'src', 'readme.tsx'), readmeModule(ctx.host.url))
+  rmSync(join(app, 'node_modules', '.vite'), { recursive: true, force: true })
+  const url = `http://127.0.0.1:${ctx.devPort}/`
+  const server = await serve(app, ['vite', '--host', '127.0.0.1', '--port', String(ctx.devPort), '--strictPort'], url)
+  try {
+    return `vite dev: ${await browserCheck(url)}`
+  } finally {
+    server.stop()
+  }
+}
+
 /** Next.js App Router: `next build` (Turbopack, or webpack with `--webpack`) + `next start`. */
 async function nextApp(ctx, webpack) {
   const app = setup('next', ctx.tarball)
@@ -203,6 +235,8 @@ const toolchains = {
   'next-webpack': (ctx) => nextApp(ctx, true),
   vite8: (ctx) => viteApp('vite8', ctx, true),
   vite6: (ctx) => viteApp('vite6', ctx, true),
+  'vite8-dev': (ctx) => viteDev('vite8', ctx),
+  'vite6-dev': (ctx) => viteDev('vite6', ctx),
   async webpack5(ctx) {
     const app = setup('webpack5', ctx.tarball)
     mkdirSync(join(app, 'src'), { recursive: true })
@@ -263,15 +297,16 @@ try {
   prepare()
   const tarball = pack()
   const nextPort = await freePort()
+  const devPort = await freePort()
   mkdirSync(SITE, { recursive: true })
   host = await startHost({
     db: join(db, 'host.sqlite'),
     staticDir: SITE,
     chunkDelayMs: 5,
     faults: false,
-    extra: ['--allow-origin', `http://127.0.0.1:${nextPort}`, '--allow-origin', 'http://localhost:3000'],
+    extra: ['--allow-origin', `http://127.0.0.1:${nextPort}`, '--allow-origin', `http://127.0.0.1:${devPort}`, '--allow-origin', 'http://localhost:3000'],
   })
-  const ctx = { tarball, host, nextPort }
+  const ctx = { tarball, host, nextPort, devPort }
   for (const name of names) {
     const t0 = Date.now()
     let line
