@@ -63,7 +63,8 @@ const IDLE = freeze({
 
 /** The options with the transport this environment can carry. */
 function carried(options) {
-  if (options === null || typeof options !== 'object') return options
+  if (options === undefined || options === null) options = {}
+  if (typeof options !== 'object') return options
   const t = options.transport
   const socket = typeof WebSocket === 'function'
   if (t === 'websocket' && !socket) {
@@ -160,7 +161,7 @@ class LazySession {
   }
 
   current() {
-    return this.live ?? (this.host[LIVE] ? this[START]() : null)
+    return this.live ?? (this.host[LIVE] && !this.host.closed ? this[START]() : null)
   }
 
   free() {}
