@@ -16,32 +16,24 @@ import { readFile } from 'node:fs/promises'
 import { init as load, initSync, HostClient as Live, Session } from './index.js'
 import { CONNECTING, NO_SESSIONS, cold } from './first.js'
 
-let loaded = false
+/** The module's exports once it is loaded (wasm-bindgen's init loads it once). */
+let loaded = null
 const here = import.meta.url
 
 export async function init(input) {
-  if (input !== undefined) {
-    const exports = await load(input)
-    loaded = true
-    return exports
+  if (input === undefined && !loaded) {
+    try {
+      input = { module_or_path: await readFile(new URL('pkg/agent_session_bg.wasm', here)) }
+    } catch {
+      return undefined // not beside this module: a server bundle moved it; nothing loads
+    }
   }
-  if (loaded) return undefined
-  let bytes
-  try {
-    bytes = await readFile(new URL('pkg/agent_session_bg.wasm', here))
-  } catch {
-    return undefined
-  }
-  const exports = await load({ module_or_path: bytes })
-  loaded = true
-  return exports
+  return (loaded = await load(input))
 }
 export default init
 
 function syncInit(module) {
-  const exports = initSync(module)
-  loaded = true
-  return exports
+  return (loaded = initSync(module))
 }
 export { syncInit as initSync, Session }
 
