@@ -247,6 +247,15 @@ const toolchains = {
     vanillaPage(dir, './main.js')
     return browserCheck(`${ctx.host.url}/webpack5/`)
   },
+  async 'webpack5-react'(ctx) {
+    const app = setup('webpack5-react', ctx.tarball)
+    writeFileSync(join(app, 'src', 'readme.tsx'), readmeModule(ctx.host.url))
+    sh('npx', ['--no-install', 'tsc', '--noEmit', '-p', '.'], app)
+    const dir = sub('webpack5-react')
+    sh('npx', ['--no-install', 'webpack', '--mode', 'production', '--output-path', dir], app)
+    cpSync(join(app, 'index.html'), join(dir, 'index.html'))
+    return `README block (ts-loader): ${await browserCheck(`${ctx.host.url}/webpack5-react/`)}`
+  },
   async esm(ctx) {
     const dir = sub('esm')
     // The package as published, served as is; an import map names it.

@@ -35,7 +35,7 @@ layer "package build (cargo wasm32 release, wasm-bindgen, wasm-opt, terser)" bas
 layer "size check (packed .wasm + JS glue, gzipped; fails over the ratchet in size-budget.json)" node scripts/size.mjs
 layer "demo e2e (Playwright on system Chromium, reference host)" node scripts/e2e.mjs
 layer "pack check (npm pack -> fresh strict Vite+React+TS app)" node scripts/pack-check.mjs
-layer "integrations (packed tarball in fresh apps: Next.js Turbopack + webpack, Vite 8 + 6 build and dev, webpack 5, plain ESM, Vue, Svelte, vitest jsdom + happy-dom, Node, binding SSR, tsc bundler/node16/nodenext; one line each)" node scripts/integrations.mjs
+layer "integrations (packed tarball in fresh apps: Next.js Turbopack + webpack, Vite 8 + 6 build and dev, webpack 5 React + no-config, plain ESM, Vue, Svelte, vitest jsdom + happy-dom, Node, binding SSR, tsc bundler/node16/nodenext; one line each)" node scripts/integrations.mjs
 layer "browser benchmark (printed figures)" node scripts/bench-browser.mjs
 
 echo
