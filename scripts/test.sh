@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # npm test: native workspace tests, browser tests, package build, size report, demo e2e,
-# packaging check and the browser benchmark.
+# packaging check, the integrations layer and the browser benchmark.
 # Every layer prints its closing result line; the script exits non-zero if any layer failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +35,7 @@ layer "package build (cargo wasm32 release, wasm-bindgen, wasm-opt, terser)" bas
 layer "size check (packed .wasm + JS glue, gzipped; fails over the ratchet in size-budget.json)" node scripts/size.mjs
 layer "demo e2e (Playwright on system Chromium, reference host)" node scripts/e2e.mjs
 layer "pack check (npm pack -> fresh strict Vite+React+TS app)" node scripts/pack-check.mjs
+layer "integrations (packed tarball in fresh apps: Next.js Turbopack + webpack, Vite 8 + 6 build and dev, webpack 5 React + no-config, plain ESM, Vue, Svelte, vitest jsdom + happy-dom, Node, binding SSR, tsc bundler/node16/nodenext; one line each)" node scripts/integrations.mjs
 layer "browser benchmark (printed figures)" node scripts/bench-browser.mjs
 
 echo

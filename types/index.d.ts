@@ -1,7 +1,16 @@
 // agent-session: hand-written typings of the package's fixed JS API (docs/API.md).
 
+declare global {
+  interface SymbolConstructor {
+    /** Explicit resource management (`using`); declared here too so that a `lib` without
+     * `esnext.disposable` (e.g. `["ES2022", "DOM"]`) type-checks these declarations. */
+    readonly dispose: unique symbol
+  }
+}
+
 /** wasm-bindgen init: accepts a URL, Response, BufferSource or WebAssembly.Module (default: the bundled .wasm next to the glue). */
 export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module
+/** Outside a browser (the package's `node` entry), no argument reads the .wasm beside the glue from the file system; in a server bundle without that file it resolves without loading (see docs/API.md, "Server rendering, Node and tests"). */
 export default function init(
   moduleOrPath?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>,
 ): Promise<unknown>
@@ -24,7 +33,8 @@ export type PlanModeState = { active: boolean; pending?: boolean }
 
 /** A programmer error thrown synchronously (bad argument types, use after `close()`). */
 export interface AgentSessionError extends Error {
-  code: 'bad-argument' | 'closed'
+  /** `'not-initialized'`: outside a browser, a client was used before the module was loaded. */
+  code: 'bad-argument' | 'closed' | 'not-initialized'
 }
 
 // ---- host ------------------------------------------------------------------------------
@@ -46,6 +56,8 @@ export interface HostClientOptions {
    * - `'auto'`: WebSocket first; a socket that closes or errors before it opens counts as
    *   refused and both streams reopen over SSE in the same attempt. The carrier that connected
    *   is kept; after 3 consecutive failed attempts on it, the next attempt probes again.
+   *   Outside a browser, `'auto'` is `'sse'` where no working WebSocket exists (Node 20 has no
+   *   global one; jsdom's and happy-dom's do not work with Node's fetch and events).
    * Unary calls and `respond` always use `POST /api/*`. See docs/TRANSPORTS.md.
    */
   transport?: Transport
@@ -106,7 +118,12 @@ export interface HostDiagnostics {
 }
 
 export class HostClient {
-  /** Starts the connection (mux + host streams, host.describe) and keeps it up. */
+  /**
+   * Starts the connection (mux + host streams, host.describe) and keeps it up. Outside a DOM
+   * (Node, a server render) it starts on the first `subscribe` or operation instead, so a
+   * server render, which only reads snapshots, never connects (docs/API.md, "Server rendering").
+   * Throws `bad-argument` for `transport: 'websocket'` where there is no global `WebSocket`.
+   */
   constructor(options?: HostClientOptions)
   getSnapshot(): ConnectionSnapshot
   /** Returns the unsubscribe function. Listeners run in a microtask, at most once per microtask. */
