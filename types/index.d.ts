@@ -342,6 +342,10 @@ export interface SessionDiagnostics {
   readonly duplicateEvents: number
   readonly rejectedPages: number
   readonly repairs: number
+  /** Live frames dropped while loading: past the buffer's 10,000 frames / 16 MiB, or held for a repair that was given up. */
+  readonly bufferOverflows: number
+  /** Repairs given up: a claimed tail (`lastSeq`, frames past a gap) that 12 tail pulls never brought. */
+  readonly unreachedTails: number
   readonly planResponsesFenced: number
   readonly inFlight: number
   /** Bumps on every open/resync (a window rebuild). */

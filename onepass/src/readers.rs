@@ -7,6 +7,7 @@ use agent_session_wire::frames::{EventFrame, Frame, InboundFrame};
 use agent_session_wire::json::Json;
 use agent_session_wire::methods::{HistoryItem, HistoryValue, ProjectionBaseline};
 use agent_session_wire::read::{as_f64, list_of, present, read, Text};
+use agent_session_wire::seq::MAX_SEQ;
 use agent_session_wire::visit::{leaf, text, Any, Kinds, Scalar};
 use serde::de::{Error, IgnoredAny, MapAccess, SeqAccess};
 use serde_json::value::RawValue;
@@ -157,7 +158,8 @@ fn event<'de, A: MapAccess<'de>>(mut map: A) -> Result<SessionEvent, A::Error> {
     };
     let surface_op = present(surface_op).map(Json::from_raw);
     match (kind, seq, time) {
-        (Some(kind), Some(seq), Some(time)) => {
+        // A seq past the wire bound: the general reader refuses it with its reason.
+        (Some(kind), Some(seq), Some(time)) if seq <= MAX_SEQ => {
             Ok(SessionEvent { kind, seq, time, data: data.unwrap_or_default(), source_event_seqs, surface_op })
         }
         _ => Err(fallback()),

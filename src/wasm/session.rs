@@ -144,6 +144,8 @@ impl JsSession {
             ("duplicateEvents", JsValue::from_f64(d.duplicate_events as f64)),
             ("rejectedPages", JsValue::from_f64(d.rejected_pages as f64)),
             ("repairs", JsValue::from_f64(d.repairs as f64)),
+            ("bufferOverflows", JsValue::from_f64(d.buffer_overflows as f64)),
+            ("unreachedTails", JsValue::from_f64(d.unreached_tails as f64)),
             ("planResponsesFenced", JsValue::from_f64(d.plan_responses_fenced as f64)),
             ("inFlight", JsValue::from_f64(s.in_flight() as f64)),
             ("openGeneration", JsValue::from_f64(s.generation().0 as f64)),

@@ -18,6 +18,7 @@ pub mod plan;
 
 mod event_run;
 mod live;
+mod live_buffer;
 mod ops;
 mod responses;
 mod retry;
@@ -118,9 +119,7 @@ enum Purpose {
     },
 }
 
-/// Most frames held while no window can take them; past this the buffer is dropped and
-/// the tail page (which holds them anyway) is pulled instead. Bounds memory.
-pub const MAX_BUFFERED: usize = 10_000;
+pub use live_buffer::{MAX_BUFFERED, MAX_BUFFERED_BYTES};
 /// Repair attempts allowed at one window tail before repairs stop until the tail moves or
 /// a new open generation starts: a repair that fails or makes no progress never loops.
 pub const MAX_REPAIRS_PER_TAIL: u32 = 3;
@@ -137,10 +136,8 @@ pub struct Session {
     window: event_run::EventRun,
     has_more: bool,
     fold: Fold,
-    /// Live events that cannot be appended yet (loading, repairing, stale), sorted by seq,
-    /// one per seq. A sorted `Vec` rather than a `BTreeMap` (KBs of wasm): frames arrive in
-    /// order, so an insert is a push at the end and a stitch drains a prefix at once.
-    buffer: Vec<SessionEvent>,
+    /// Live events that cannot be appended yet (loading, repairing, stale).
+    buffer: live_buffer::LiveBuffer,
     /// The connection dropped since the window was built: frames wait for the resync.
     stale: bool,
     /// A resync pull is in flight while the previous window stays visible.
@@ -190,7 +187,7 @@ impl Session {
             window: event_run::EventRun::default(),
             has_more: false,
             fold: Fold::default(),
-            buffer: Vec::new(),
+            buffer: live_buffer::LiveBuffer::default(),
             stale: false,
             resyncing: false,
             repair_attempts: (-1, 0),
