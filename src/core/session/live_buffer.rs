@@ -37,6 +37,7 @@ impl LiveBuffer {
     pub fn len(&self) -> usize {
         self.events.len()
     }
+    #[cfg(test)]
     pub fn bytes(&self) -> usize {
         self.bytes
     }

@@ -1,0 +1,1 @@
+//! Property test (filled in below).
