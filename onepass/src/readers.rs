@@ -55,6 +55,39 @@ fn expect<E: Error>(got: Cow<'_, str>, want: &str) -> Result<bool, E> {
     }
 }
 
+/// Members of one object a pass skips: still told apart, because the general reader refuses
+/// a repeated member and the two must agree on every input. Invariant: at most
+/// [`Skipped::MAX`] names held; an object with more skipped members falls back.
+struct Skipped<'de> {
+    names: [Option<Cow<'de, str>>; Skipped::MAX],
+}
+
+impl<'de> Skipped<'de> {
+    const MAX: usize = 6;
+
+    fn new() -> Self {
+        Skipped { names: [None, None, None, None, None, None] }
+    }
+
+    /// Skips the value of member `name`; a repeat (or one too many) stops the pass.
+    fn skip<A: MapAccess<'de>>(&mut self, name: Cow<'de, str>, map: &mut A) -> Result<(), A::Error> {
+        let mut slot = None;
+        for (i, n) in self.names.iter().enumerate() {
+            match n {
+                Some(n) if *n == name => return Err(fallback()),
+                Some(_) => {}
+                None => {
+                    slot = Some(i);
+                    break;
+                }
+            }
+        }
+        self.names[slot.ok_or_else(fallback)?] = Some(name);
+        map.next_value::<IgnoredAny>()?;
+        Ok(())
+    }
+}
+
 /// Reads the next member's value with `reader`; on `Ok` its slot is filled (every arm of
 /// [`Reader`]'s `map`/`seq` either fills it or fails).
 fn nested<'de, A: MapAccess<'de>>(map: &mut A, reader: Reader<'_>) -> Result<(), A::Error> {
@@ -92,6 +125,7 @@ impl<'de> Kinds<'de> for Reader<'_> {
 
 fn frame<'de, A: MapAccess<'de>>(mut map: A) -> Result<InboundFrame, A::Error> {
     let (mut kind, mut rpc_id, mut method, mut frame) = (None, None, None, None);
+    let mut skipped = Skipped::new();
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
             // Anything but an event frame stops the pass at once.
@@ -102,9 +136,7 @@ fn frame<'de, A: MapAccess<'de>>(mut map: A) -> Result<InboundFrame, A::Error> {
             // fails on its own `type` and falls back.
             "payload" if frame.is_none() => nested(&mut map, Reader::Payload(&mut frame))?,
             "type" | "rpcId" | "method" | "payload" => return Err(fallback()),
-            _ => {
-                map.next_value::<IgnoredAny>()?;
-            }
+            _ => skipped.skip(key, &mut map)?,
         }
     }
     match (kind, rpc_id, method, frame) {
@@ -168,15 +200,14 @@ fn event<'de, A: MapAccess<'de>>(mut map: A) -> Result<SessionEvent, A::Error> {
 
 fn response<'de, A: MapAccess<'de>>(mut map: A, want_rpc_id: &str) -> Result<HistoryValue, A::Error> {
     let (mut kind, mut rpc_id, mut page) = (None, None, None);
+    let mut skipped = Skipped::new();
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
             "type" if kind.is_none() => kind = Some(expect(text(&mut map)?, "server-response")?),
             "rpcId" if rpc_id.is_none() => rpc_id = Some(expect(text(&mut map)?, want_rpc_id)?),
             "result" if page.is_none() => nested(&mut map, Reader::Result(&mut page))?,
             "type" | "rpcId" | "result" => return Err(fallback()),
-            _ => {
-                map.next_value::<IgnoredAny>()?;
-            }
+            _ => skipped.skip(key, &mut map)?,
         }
     }
     match (kind, rpc_id, page) {
@@ -203,15 +234,14 @@ fn result<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryValue, A::Error> 
 
 fn page<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryValue, A::Error> {
     let (mut events, mut has_more, mut projections) = (None, None, None);
+    let mut skipped = Skipped::new();
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
             "events" if events.is_none() => nested(&mut map, Reader::Items(&mut events))?,
             "hasMore" if has_more.is_none() => has_more = Some(leaf(&mut map, Scalar::bool, "a boolean")?),
             "projections" if projections.is_none() => projections = Some(map.next_value::<&RawValue>()?),
             "events" | "hasMore" | "projections" => return Err(fallback()),
-            _ => {
-                map.next_value::<IgnoredAny>()?;
-            }
+            _ => skipped.skip(key, &mut map)?,
         }
     }
     // The baseline is small and rare: its own reader (which refuses repeated keys).
@@ -236,14 +266,13 @@ fn items<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Vec<HistoryItem>, A::Erro
 
 fn item<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryItem, A::Error> {
     let (mut event, mut view) = (None, None);
+    let mut skipped = Skipped::new();
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
             "event" if event.is_none() => nested(&mut map, Reader::Event(&mut event))?,
             "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
             "event" | "view" => return Err(fallback()),
-            _ => {
-                map.next_value::<IgnoredAny>()?;
-            }
+            _ => skipped.skip(key, &mut map)?,
         }
     }
     let view = present(view).map(Json::from_raw);
@@ -255,15 +284,14 @@ fn item<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryItem, A::Error> {
 
 fn chunk_data<'de, A: MapAccess<'de>>(mut map: A) -> Result<ChunkData, A::Error> {
     let (mut turn, mut step, mut chunk) = (None, None, None);
+    let mut skipped = Skipped::new();
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
             "turn" if turn.is_none() => turn = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
             "step" if step.is_none() => step = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
             "chunk" if chunk.is_none() => nested(&mut map, Reader::Chunk(&mut chunk))?,
             "turn" | "step" | "chunk" => return Err(fallback()),
-            _ => {
-                map.next_value::<IgnoredAny>()?;
-            }
+            _ => skipped.skip(key, &mut map)?,
         }
     }
     match (turn, step, chunk) {
@@ -274,6 +302,7 @@ fn chunk_data<'de, A: MapAccess<'de>>(mut map: A) -> Result<ChunkData, A::Error>
 
 fn chunk<'de, A: MapAccess<'de>>(mut map: A) -> Result<Chunk, A::Error> {
     let (mut kind, mut text_member) = (None, None);
+    let mut skipped = Skipped::new();
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
             "type" if kind.is_none() => {
@@ -288,9 +317,7 @@ fn chunk<'de, A: MapAccess<'de>>(mut map: A) -> Result<Chunk, A::Error> {
                 text_member = Some(leaf(&mut map, Scalar::opt_str, "a string or null")?.map(Cow::into_owned))
             }
             "type" | "text" => return Err(fallback()),
-            _ => {
-                map.next_value::<IgnoredAny>()?;
-            }
+            _ => skipped.skip(key, &mut map)?,
         }
     }
     Ok(Chunk { kind: kind.unwrap_or(ChunkKind::Other), text: text_member.flatten() })
