@@ -182,3 +182,59 @@ fn a_subscribed_last_seq_that_never_arrives_stops_being_refetched_and_is_counted
     assert_eq!(d.session().tail_seq(), 2, "live events still append");
     assert_window(d.session());
 }
+
+/// 100k distinct unknown ids in `host/session-status` frames took 75 s (the last 10k: 23.5 s)
+/// and +127 MiB; `question/requested` for unknown ids grew without a cap. Now each frame is
+/// O(1) in the ids seen (printed: the time of the first and the last 10k), the stash is
+/// capped in ids and bytes, and what it refuses is counted.
+#[test]
+fn a_flood_of_100k_unknown_session_ids_is_processed_in_linear_time_with_the_stash_capped() {
+    use agent_session::core::client::router::{MAX_STASHED_IDS, MAX_STASH_BYTES};
+    use agent_session::core::client::Input;
+    let mut d = Driver::established();
+    let n = 100_000;
+    let mut tenths = Vec::new();
+    let start = std::time::Instant::now();
+    let mut last = start;
+    for i in 0..n {
+        let status = format!(
+            r#"{{"type":"host/session-status","sessionId":"flood-{i}","running":true,"updatedAt":{}}}"#,
+            1_000 + i % 977
+        );
+        let question = format!(
+            r#"{{"type":"question/requested","sessionId":"flood-{i}","questions":[{{"id":"q","header":"h","question":"{}","options":[{{"label":"Yes","description":"d"}}]}}]}}"#,
+            "q".repeat(200)
+        );
+        let mut bytes = Vec::new();
+        for (method, payload) in [("host/session-status", status), ("question/requested", question)] {
+            bytes.extend(format!(r#"data: {{"type":"server-request","rpcId":"q{i}","method":"{method}","payload":{payload}}}"#).bytes());
+            bytes.extend(b"\n\n");
+        }
+        let stream = d.mux();
+        d.input(Input::StreamBytes { stream, bytes });
+        if (i + 1) % 10_000 == 0 {
+            tenths.push(last.elapsed());
+            last = std::time::Instant::now();
+        }
+    }
+    let diag = d.client.diagnostics();
+    println!(
+        "100k unknown ids: {:?} in all, first 10k {:?}, last 10k {:?}; stash {} ids / {} bytes, {} frames refused",
+        start.elapsed(),
+        tenths[0],
+        tenths[9],
+        diag.stashed_sessions,
+        diag.stashed_bytes,
+        diag.unrouted_frames
+    );
+    assert_eq!(diag.malformed_frames, 0, "the flood's frames are well formed");
+    assert_eq!(d.client.sessions().items().len(), n, "a host may list this many sessions");
+    assert!(diag.stashed_sessions <= MAX_STASHED_IDS && diag.stashed_bytes <= MAX_STASH_BYTES);
+    assert!(diag.unrouted_frames >= 2 * (n - MAX_STASHED_IDS) as u64, "every refused frame is counted");
+    // Order is newest first, ties in arrival order (newest arrival first).
+    let at: Vec<f64> = d.client.sessions().items().map(|i| i.updated_at).collect();
+    assert!(at.windows(2).all(|w| w[0] >= w[1]));
+    // A held session still gets its frames once it becomes resident.
+    d.op("flood-0", SessionOp::Open);
+    assert_eq!(d.client.session("flood-0").unwrap().pending().len(), 1);
+}

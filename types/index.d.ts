@@ -88,7 +88,12 @@ export interface ConnectionSnapshot {
 export interface HostDiagnostics {
   readonly frames: number
   readonly malformedFrames: number
+  /** Frames for a session that is not resident and could not be held (stash bounds included). */
   readonly unroutedFrames: number
+  /** Non-resident sessions with held interaction/status frames (at most 1,024). */
+  readonly stashedSessions: number
+  /** Bytes of those held frames (at most 4 MiB). */
+  readonly stashedBytes: number
   readonly inflightRequests: number
   /** WebSocket downlinks held (0 on SSE, after a generation ends, and after `close()`). */
   readonly sockets: number

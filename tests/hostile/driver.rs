@@ -83,11 +83,6 @@ impl Driver {
         self.opened.iter().rev().find(|o| o.1 == StreamKind::Mux).expect("a mux stream").0
     }
 
-    #[allow(dead_code)]
-    pub fn host_stream(&self) -> StreamId {
-        self.opened.iter().rev().find(|o| o.1 == StreamKind::Host).expect("a host stream").0
-    }
-
     /// One SSE frame on the mux: `payload` is the frame's payload object (raw text).
     pub fn frame(&mut self, method: &str, payload: &str) {
         let text = format!(r#"data: {{"type":"server-request","rpcId":"f","method":"{method}","payload":{payload}}}"#);

@@ -186,6 +186,8 @@ impl HostClient {
     pub fn diagnostics(&self) -> ClientDiagnostics {
         ClientDiagnostics {
             unrouted_frames: self.router.unrouted,
+            stashed_sessions: self.router.stashed().0,
+            stashed_bytes: self.router.stashed().1,
             inflight_calls: self.calls.len(),
             streams: self.streams.len(),
             ..self.diag.clone()
