@@ -18,13 +18,15 @@ pub struct Driver {
     pub now: f64,
     pub sent: Vec<(CallId, &'static str, Value)>,
     opened: Vec<(StreamId, StreamKind)>,
+    /// How many of `opened` were reported open.
+    reported: usize,
     next_token: u64,
 }
 
 impl Driver {
     pub fn new() -> Driver {
         let cfg = Config { transport: Transport::Only(Carrier::Sse), ..Config::default() };
-        let mut d = Driver { client: HostClient::new(cfg), now: 1_000.0, sent: Vec::new(), opened: Vec::new(), next_token: 0 };
+        let mut d = Driver { client: HostClient::new(cfg), now: 1_000.0, sent: Vec::new(), opened: Vec::new(), reported: 0, next_token: 0 };
         d.input(Input::Timeout);
         d
     }
@@ -33,12 +35,19 @@ impl Driver {
     /// tail-page request is left unanswered).
     pub fn established() -> Driver {
         let mut d = Driver::new();
-        for s in d.opened.clone() {
-            d.input(Input::StreamOpened { stream: s.0 });
-        }
+        d.open_pending_streams();
         d.answer("host.describe", DESCRIBE);
         d.op(SID, SessionOp::Open);
         d
+    }
+
+    /// Reports every stream asked for since the last call as open.
+    pub fn open_pending_streams(&mut self) {
+        while self.reported < self.opened.len() {
+            let stream = self.opened[self.reported].0;
+            self.reported += 1;
+            self.input(Input::StreamOpened { stream });
+        }
     }
 
     pub fn input(&mut self, input: Input) {
