@@ -164,9 +164,15 @@ fn a_subscribed_last_seq_that_never_arrives_stops_being_refetched_and_is_counted
     let mut d = Driver::established();
     d.answer("session.history", &page(&[user("0"), user("1")], false));
     let malformed = d.client.diagnostics().malformed_frames;
-    d.frame("session/subscribed", &format!(r#"{{"type":"session/subscribed","sessionId":"{SID}","lastSeq":{I64_MAX}}}"#));
+    d.frame(
+        "session/subscribed",
+        &format!(r#"{{"type":"session/subscribed","sessionId":"{SID}","lastSeq":{I64_MAX}}}"#),
+    );
     assert_eq!(d.client.diagnostics().malformed_frames, malformed + 1, "past the bound: malformed");
-    d.frame("session/subscribed", &format!(r#"{{"type":"session/subscribed","sessionId":"{SID}","lastSeq":{}}}"#, max(0)));
+    d.frame(
+        "session/subscribed",
+        &format!(r#"{{"type":"session/subscribed","sessionId":"{SID}","lastSeq":{}}}"#, max(0)),
+    );
     let mut pulls = 0;
     for _ in 0..200 {
         while d.answer("session.history", &page(&[user("0"), user("1")], false)).is_some() {
@@ -207,7 +213,10 @@ fn a_flood_of_100k_unknown_session_ids_is_processed_in_linear_time_with_the_stas
         );
         let mut bytes = Vec::new();
         for (method, payload) in [("host/session-status", status), ("question/requested", question)] {
-            bytes.extend(format!(r#"data: {{"type":"server-request","rpcId":"q{i}","method":"{method}","payload":{payload}}}"#).bytes());
+            bytes.extend(
+                format!(r#"data: {{"type":"server-request","rpcId":"q{i}","method":"{method}","payload":{payload}}}"#)
+                    .bytes(),
+            );
             bytes.extend(b"\n\n");
         }
         let stream = d.mux();

@@ -32,7 +32,8 @@ fn spawn_limited(db: &std::path::Path, args: &[&str]) -> (Child, String) {
         .expect("spawn host");
     let mut line = String::new();
     BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("first line");
-    let addr = line.trim().strip_prefix("listening on http://").unwrap_or_else(|| panic!("bad line {line:?}")).to_string();
+    let addr =
+        line.trim().strip_prefix("listening on http://").unwrap_or_else(|| panic!("bad line {line:?}")).to_string();
     (child, addr)
 }
 

@@ -304,10 +304,13 @@ fn a_repeated_skipped_member_defers_as_the_general_reader_refuses_it() {
         assert!(read::<ChunkData>(c).is_err(), "{c}");
         assert_eq!(chunk_data(c), None, "{c}");
     }
-    let many = r#"{"turn":1,"step":2,"chunk":{"type":"text-delta","a":0,"b":0,"c":0,"d":0,"e":0,"f":0,"g":0,"text":"a"}}"#;
+    let many =
+        r#"{"turn":1,"step":2,"chunk":{"type":"text-delta","a":0,"b":0,"c":0,"d":0,"e":0,"f":0,"g":0,"text":"a"}}"#;
     assert_eq!(chunk_data(many), None, "more skipped members than the pass tracks: deferred");
     assert!(read::<ChunkData>(many).is_ok(), "and the general reader reads it");
-    let page = |value: &str, outer: &str| respond("r1", &format!(r#"{{"ok":true,"value":{value}}}"#)).replacen('{', &format!("{{{outer}"), 1);
+    let page = |value: &str, outer: &str| {
+        respond("r1", &format!(r#"{{"ok":true,"value":{value}}}"#)).replacen('{', &format!("{{{outer}"), 1)
+    };
     let repeats = [
         page(r#"{"events":[],"hasMore":false,"u":1,"u":2}"#, ""),
         page(r#"{"events":[{"event":{"type":"x","seq":0,"time":1},"u":1,"u":2}],"hasMore":false}"#, ""),
@@ -325,7 +328,8 @@ fn a_repeated_skipped_member_defers_as_the_general_reader_refuses_it() {
 #[test]
 fn a_seq_past_the_wire_bound_defers_and_the_general_reader_refuses_it() {
     for seq in ["9007199254740992", "9223372036854775807", "18446744073709551615"] {
-        let payload = format!(r#"{{"type":"session/event","sessionId":"s","event":{{"type":"x","seq":{seq},"time":1}}}}"#);
+        let payload =
+            format!(r#"{{"type":"session/event","sessionId":"s","event":{{"type":"x","seq":{seq},"time":1}}}}"#);
         let frame = server_request("session/event", &payload);
         assert!(event_frame(&frame).is_none(), "{seq}");
         assert!(parse_frame(&frame).is_err(), "{seq}");

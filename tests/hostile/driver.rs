@@ -26,7 +26,14 @@ pub struct Driver {
 impl Driver {
     pub fn new() -> Driver {
         let cfg = Config { transport: Transport::Only(Carrier::Sse), ..Config::default() };
-        let mut d = Driver { client: HostClient::new(cfg), now: 1_000.0, sent: Vec::new(), opened: Vec::new(), reported: 0, next_token: 0 };
+        let mut d = Driver {
+            client: HostClient::new(cfg),
+            now: 1_000.0,
+            sent: Vec::new(),
+            opened: Vec::new(),
+            reported: 0,
+            next_token: 0,
+        };
         d.input(Input::Timeout);
         d
     }

@@ -75,7 +75,9 @@ fn corpus() -> &'static Corpus {
                     let Some(t) = Tree::parse(&line[at..]) else { continue };
                     if line.starts_with("< [") {
                         c.frames.push(t);
-                    } else if let Some(v) = t.get("result").and_then(|r| r.get("value")).filter(|v| v.get("events").is_some()) {
+                    } else if let Some(v) =
+                        t.get("result").and_then(|r| r.get("value")).filter(|v| v.get("events").is_some())
+                    {
                         c.pages.push(v.clone());
                     }
                 }
@@ -377,7 +379,8 @@ fn hostile_property_sse_output_does_not_depend_on_how_the_captures_are_split() {
     let bodies = &corpus().sse_bodies;
     // Captured bodies with `\n` and with `\r\n` line ends, and small bodies of SSE's own
     // alphabet, where every split lands next to a CR or LF.
-    let alphabet = prop::collection::vec(prop::sample::select(vec![b'd', b'a', b't', b':', b' ', b'x', b'\r', b'\n']), 0..48);
+    let alphabet =
+        prop::collection::vec(prop::sample::select(vec![b'd', b'a', b't', b':', b' ', b'x', b'\r', b'\n']), 0..48);
     let body = prop_oneof![
         (any::<Index>(), any::<bool>()).prop_map(move |(i, crlf)| {
             let b = i.get(bodies).clone();
@@ -444,7 +447,10 @@ fn hostile_property_one_pass_and_general_readers_agree_on_mutated_captures() {
     runner(10_000)
         .run(&case, |(is_page, pick, m)| {
             if is_page {
-                let body = format!(r#"{{"type":"server-response","rpcId":"r1","result":{{"ok":true,"value":{}}}}}"#, mutate(pick.get(&c.pages), &m));
+                let body = format!(
+                    r#"{{"type":"server-response","rpcId":"r1","result":{{"ok":true,"value":{}}}}}"#,
+                    mutate(pick.get(&c.pages), &m)
+                );
                 let form = ResponseForm::Envelope { rpc_id: "r1".into() };
                 let general = parse_unary_response(&body, &form)
                     .ok()
@@ -461,7 +467,9 @@ fn hostile_property_one_pass_and_general_readers_agree_on_mutated_captures() {
                 let general = inbound::parse_frame(&text);
                 if let Some(f) = agent_session_onepass::event_frame(&text) {
                     let Ok(g) = &general else {
-                        return Err(TestCaseError::fail(format!("one pass read a frame the general reader refuses: {text}")));
+                        return Err(TestCaseError::fail(format!(
+                            "one pass read a frame the general reader refuses: {text}"
+                        )));
                     };
                     prop_assert_eq!(&f.rpc_id, &g.rpc_id);
                     prop_assert_eq!(frame_as_read(f.frame), frame_as_read(g.frame.clone()));
@@ -471,7 +479,12 @@ fn hostile_property_one_pass_and_general_readers_agree_on_mutated_captures() {
                 if let Ok(g) = &general {
                     if let Frame::Event(e) = &g.frame {
                         if let EventData::Text(data) = &e.event.data {
-                            prop_assert_eq!(agent_session_onepass::chunk_data(data.text()), ChunkData::read(data.text()), "{}", data.text());
+                            prop_assert_eq!(
+                                agent_session_onepass::chunk_data(data.text()),
+                                ChunkData::read(data.text()),
+                                "{}",
+                                data.text()
+                            );
                         }
                     }
                 }
@@ -563,7 +576,10 @@ fn apply(d: &mut Driver, s: &Step) {
         }
         Step::Subscribed(i, near) => {
             let seq = seq_text(d, i, *near);
-            d.frame("session/subscribed", &format!(r#"{{"type":"session/subscribed","sessionId":"{SID}","lastSeq":{seq}}}"#));
+            d.frame(
+                "session/subscribed",
+                &format!(r#"{{"type":"session/subscribed","sessionId":"{SID}","lastSeq":{seq}}}"#),
+            );
         }
         Step::LoadOlder => d.op(SID, SessionOp::LoadOlder),
         Step::Resync => d.input(Input::Resync { session: SID.into() }),

@@ -323,13 +323,22 @@ mod readers {
     /// in release arithmetic passed it).
     #[test]
     fn a_history_page_from_u64_max_to_zero_is_refused_without_overflow() {
-        let page = HistoryValue { events: vec![item(u64::MAX, None), item(0, None)], has_more: false, projections: None };
+        let page =
+            HistoryValue { events: vec![item(u64::MAX, None), item(0, None)], has_more: false, projections: None };
         assert!(page.validate().is_err());
-        let page = HistoryValue { events: vec![item(u64::MAX - 1, None), item(u64::MAX, None)], has_more: false, projections: None };
+        let page = HistoryValue {
+            events: vec![item(u64::MAX - 1, None), item(u64::MAX, None)],
+            has_more: false,
+            projections: None,
+        };
         assert!(page.validate().is_err(), "contiguous, but past the wire bound");
         let text = r#"{"events":[{"event":{"type":"x","seq":18446744073709551615,"time":1}},{"event":{"type":"x","seq":0,"time":1}}],"hasMore":false}"#;
         assert!(validate_value("session.history", &Json::from_text(text).unwrap()).is_err());
-        let ok = HistoryValue { events: vec![item(crate::seq::MAX_SEQ - 1, None), item(crate::seq::MAX_SEQ, None)], has_more: false, projections: None };
+        let ok = HistoryValue {
+            events: vec![item(crate::seq::MAX_SEQ - 1, None), item(crate::seq::MAX_SEQ, None)],
+            has_more: false,
+            projections: None,
+        };
         assert!(ok.validate().is_ok(), "the bound itself is a seq");
     }
 

@@ -67,7 +67,8 @@ mod tests {
         assert_eq!(WireSeq::new(MAX_SEQ).map(WireSeq::pos), Some(MAX_SEQ as i64));
         assert_eq!(WireSeq::new(MAX_SEQ + 1), None);
         assert_eq!(WireSeq::new(u64::MAX), None);
-        let o = Obj::parse(r#"{"a":9007199254740991,"b":9007199254740992,"c":-1,"d":-2,"e":18446744073709551615}"#).unwrap();
+        let o = Obj::parse(r#"{"a":9007199254740991,"b":9007199254740992,"c":-1,"d":-2,"e":18446744073709551615}"#)
+            .unwrap();
         assert_eq!(read(&o, "a").unwrap(), MAX_SEQ);
         assert!(read(&o, "b").is_err() && read(&o, "e").is_err() && read(&o, "c").is_err());
         assert_eq!(read_pos(&o, "c").unwrap(), -1);

@@ -183,13 +183,12 @@ impl Router {
                     self.unrouted += 1;
                 }
             }
-            Frame::ApprovalResolved(r) => self.stash.forget(
-                &id,
-                |f| matches!(&f.frame, Frame::ApprovalRequested(a) if a.approval_id == r.approval_id),
-            ),
-            Frame::QuestionResolved(r) => self.stash.forget(&id, |f| {
-                matches!(f.frame, Frame::QuestionRequested(_)) && f.rpc_id == r.question_rpc_id
-            }),
+            Frame::ApprovalResolved(r) => self
+                .stash
+                .forget(&id, |f| matches!(&f.frame, Frame::ApprovalRequested(a) if a.approval_id == r.approval_id)),
+            Frame::QuestionResolved(r) => self
+                .stash
+                .forget(&id, |f| matches!(f.frame, Frame::QuestionRequested(_)) && f.rpc_id == r.question_rpc_id),
             Frame::SessionRemoved(_) => self.stash.forget(&id, |_| true),
             _ => self.unrouted += 1,
         }

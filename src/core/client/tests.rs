@@ -352,12 +352,21 @@ fn connection_loss_reaches_every_session() {
 #[test]
 fn interaction_frames_for_a_session_not_yet_resident_are_replayed_on_creation() {
     let mut r = Router::new();
-    r.on_frame(frame(json!({"type": "question/requested", "sessionId": "x",
-        "questions": [{"id": "q", "question": "why?"}]})), 64);
-    r.on_frame(frame(json!({"type": "approval/requested", "sessionId": "x",
-        "approvalId": "ap1", "toolName": "bash"})), 64);
-    r.on_frame(frame(json!({"type": "approval/resolved", "sessionId": "x",
-        "approvalId": "ap1", "outcome": "rejected"})), 64);
+    r.on_frame(
+        frame(json!({"type": "question/requested", "sessionId": "x",
+        "questions": [{"id": "q", "question": "why?"}]})),
+        64,
+    );
+    r.on_frame(
+        frame(json!({"type": "approval/requested", "sessionId": "x",
+        "approvalId": "ap1", "toolName": "bash"})),
+        64,
+    );
+    r.on_frame(
+        frame(json!({"type": "approval/resolved", "sessionId": "x",
+        "approvalId": "ap1", "outcome": "rejected"})),
+        64,
+    );
     r.ensure("x");
     let pending = r.get("x").unwrap().pending();
     assert_eq!(pending.len(), 1);
