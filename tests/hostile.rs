@@ -247,3 +247,24 @@ fn a_flood_of_100k_unknown_session_ids_is_processed_in_linear_time_with_the_stas
     d.op("flood-0", SessionOp::Open);
     assert_eq!(d.client.session("flood-0").unwrap().pending().len(), 1);
 }
+
+/// `question/requested` / `approval/requested` floods grew a session without bound (+168 /
+/// +111 MiB for unknown ids; the same held for a resident one). Pending interactions are
+/// capped and the drops counted.
+#[test]
+fn a_flood_of_questions_for_a_resident_session_is_capped_and_counted() {
+    use agent_session::core::session::pending::MAX_PENDING;
+    let mut d = Driver::established();
+    d.answer("session.history", &page(&[user("0")], false));
+    for i in 0..5_000 {
+        let payload = format!(
+            r#"{{"type":"question/requested","sessionId":"{SID}","questions":[{{"id":"q","header":"h","question":"q{i}","options":[{{"label":"Yes","description":"d"}}]}}]}}"#
+        );
+        let text = format!(r#"data: {{"type":"server-request","rpcId":"q{i}","method":"question/requested","payload":{payload}}}"#);
+        let stream = d.mux();
+        d.input(agent_session::core::client::Input::StreamBytes { stream, bytes: format!("{text}\n\n").into_bytes() });
+    }
+    assert_eq!(d.session().pending().len(), MAX_PENDING);
+    assert_eq!(d.session().diagnostics().pending_dropped, (5_000 - MAX_PENDING) as u64);
+    assert_window(d.session());
+}

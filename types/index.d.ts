@@ -353,6 +353,8 @@ export interface SessionDiagnostics {
   readonly bufferOverflows: number
   /** Repairs given up: a claimed tail (`lastSeq`, frames past a gap) that 12 tail pulls never brought. */
   readonly unreachedTails: number
+  /** Approval/question requests dropped: 256 were pending already. */
+  readonly pendingDropped: number
   readonly planResponsesFenced: number
   readonly inFlight: number
   /** Bumps on every open/resync (a window rebuild). */

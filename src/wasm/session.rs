@@ -146,6 +146,7 @@ impl JsSession {
             ("repairs", JsValue::from_f64(d.repairs as f64)),
             ("bufferOverflows", JsValue::from_f64(d.buffer_overflows as f64)),
             ("unreachedTails", JsValue::from_f64(d.unreached_tails as f64)),
+            ("pendingDropped", JsValue::from_f64(d.pending_dropped as f64)),
             ("planResponsesFenced", JsValue::from_f64(d.plan_responses_fenced as f64)),
             ("inFlight", JsValue::from_f64(s.in_flight() as f64)),
             ("openGeneration", JsValue::from_f64(s.generation().0 as f64)),

@@ -195,6 +195,8 @@ pub struct Diagnostics {
     /// Repairs given up: the tail the host claimed (`lastSeq`, frames past a gap) never came
     /// after the bounded number of tail pulls.
     pub unreached_tails: u64,
+    /// Approval/question requests dropped: `pending::MAX_PENDING` were pending already.
+    pub pending_dropped: u64,
     /// Plan responses dropped by the request fence or the event-version fence.
     pub plan_responses_fenced: u64,
 }
