@@ -49,14 +49,6 @@ pub fn read_pos(o: &Obj<'_>, name: &str) -> ReadResult<i64> {
     }
 }
 
-/// An optional seq member (`beforeSeq`).
-pub fn read_opt(o: &Obj<'_>, name: &str) -> ReadResult<Option<u64>> {
-    match o.opt_u64(name)? {
-        Some(n) if WireSeq::new(n).is_none() => Err(out_of_range(name)),
-        n => Ok(n),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,7 +65,5 @@ mod tests {
         assert!(read(&o, "b").is_err() && read(&o, "e").is_err() && read(&o, "c").is_err());
         assert_eq!(read_pos(&o, "c").unwrap(), -1);
         assert!(read_pos(&o, "d").is_err() && read_pos(&o, "b").is_err() && read_pos(&o, "e").is_err());
-        assert_eq!(read_opt(&o, "missing").unwrap(), None);
-        assert!(read_opt(&o, "b").is_err());
     }
 }
