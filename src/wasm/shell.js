@@ -25,7 +25,7 @@ async function whole(body, max) {
   const reader = body?.getReader()
   for (let c; reader && !(c = await reader.read()).done; n += c.value.length) {
     if (n + c.value.length > max) {
-      reader.cancel()
+      reader.cancel().catch(() => {})
       throw `response body over the ${max}-byte limit (maxResponseBytes)`
     }
     chunks.push(c.value)
