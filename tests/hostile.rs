@@ -260,7 +260,9 @@ fn a_flood_of_questions_for_a_resident_session_is_capped_and_counted() {
         let payload = format!(
             r#"{{"type":"question/requested","sessionId":"{SID}","questions":[{{"id":"q","header":"h","question":"q{i}","options":[{{"label":"Yes","description":"d"}}]}}]}}"#
         );
-        let text = format!(r#"data: {{"type":"server-request","rpcId":"q{i}","method":"question/requested","payload":{payload}}}"#);
+        let text = format!(
+            r#"data: {{"type":"server-request","rpcId":"q{i}","method":"question/requested","payload":{payload}}}"#
+        );
         let stream = d.mux();
         d.input(agent_session::core::client::Input::StreamBytes { stream, bytes: format!("{text}\n\n").into_bytes() });
     }

@@ -57,34 +57,38 @@ fn expect<E: Error>(got: Cow<'_, str>, want: &str) -> Result<bool, E> {
 
 /// Members of one object a pass skips: still told apart, because the general reader refuses
 /// a repeated member and the two must agree on every input. Invariant: at most
-/// [`Skipped::MAX`] names held; an object with more skipped members falls back.
+/// [`Skipped::MAX`] names held; an object with more skipped members (or a skipped name with
+/// escapes) falls back.
 struct Skipped<'de> {
-    names: [Option<Cow<'de, str>>; Skipped::MAX],
+    names: [&'de str; Skipped::MAX],
+    len: usize,
 }
 
 impl<'de> Skipped<'de> {
     const MAX: usize = 6;
 
     fn new() -> Self {
-        Skipped { names: [None, None, None, None, None, None] }
+        Skipped { names: [""; Skipped::MAX], len: 0 }
     }
 
     /// Skips the value of member `name`; a repeat (or one too many) stops the pass.
     fn skip<A: MapAccess<'de>>(&mut self, name: Cow<'de, str>, map: &mut A) -> Result<(), A::Error> {
-        let mut slot = None;
-        for (i, n) in self.names.iter().enumerate() {
-            match n {
-                Some(n) if *n == name => return Err(fallback()),
-                Some(_) => {}
-                None => {
-                    slot = Some(i);
-                    break;
-                }
-            }
+        if !self.note(name) {
+            return Err(fallback());
         }
-        self.names[slot.ok_or_else(fallback)?] = Some(name);
         map.next_value::<IgnoredAny>()?;
         Ok(())
+    }
+
+    /// Records `name`; false when it cannot be told apart from the others.
+    fn note(&mut self, name: Cow<'de, str>) -> bool {
+        let Cow::Borrowed(name) = name else { return false };
+        if self.len == Skipped::MAX || self.names[..self.len].contains(&name) {
+            return false;
+        }
+        self.names[self.len] = name;
+        self.len += 1;
+        true
     }
 }
 

@@ -71,10 +71,11 @@ impl Stash {
         }
     }
 
-    fn take(&mut self, id: &str) -> Vec<InboundFrame> {
+    /// Takes the frames held for `id` (with their sizes).
+    fn take(&mut self, id: &str) -> Vec<(InboundFrame, usize)> {
         let list = self.by_id.remove(id).unwrap_or_default();
         self.bytes -= list.iter().map(|f| f.1).sum::<usize>();
-        list.into_iter().map(|f| f.0).collect()
+        list
     }
 
     fn clear(&mut self) {
@@ -145,7 +146,7 @@ impl Router {
             return false;
         }
         let mut session = Session::new(id);
-        for frame in self.stash.take(id) {
+        for (frame, _) in self.stash.take(id) {
             session.on_frame(frame);
         }
         self.sessions.insert(id.to_string(), Entry { session, opened_on: None });

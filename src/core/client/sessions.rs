@@ -111,8 +111,9 @@ pub struct SessionList {
     /// Bumped on every change of the list (items, order or state).
     pub rev: u64,
     gen: u64,
-    /// Sessions removed on the current generation.
-    removed: StrIndex<()>,
+    /// Sessions removed on the current generation (the value unused: one `StrIndex` type,
+    /// one copy of its code in the wasm).
+    removed: StrIndex<Place>,
 }
 
 impl Default for SessionList {
@@ -239,7 +240,7 @@ impl SessionList {
                     self.places.remove(&f.session_id);
                     self.bump();
                 }
-                self.removed.insert(&f.session_id, ());
+                self.removed.insert(&f.session_id, Place { at: 0.0, tie: 0 });
                 at.is_some()
             }
             Frame::SessionStatus(f) => self.update(&f.session_id, true, |i, gen| {
