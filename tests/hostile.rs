@@ -246,6 +246,25 @@ fn a_flood_of_100k_unknown_session_ids_is_processed_in_linear_time_with_the_stas
     // A held session still gets its frames once it becomes resident.
     d.op("flood-0", SessionOp::Open);
     assert_eq!(d.client.session("flood-0").unwrap().pending().len(), 1);
+    // `approval/requested` for more unknown ids: refused and counted the same way.
+    let before = d.client.diagnostics().unrouted_frames;
+    for i in 0..5_000 {
+        let payload = format!(
+            r#"{{"type":"approval/requested","sessionId":"approve-{i}","approvalId":"a{i}","toolName":"bash","reason":"{}"}}"#,
+            "r".repeat(200)
+        );
+        let text = format!(
+            r#"data: {{"type":"server-request","rpcId":"a{i}","method":"approval/requested","payload":{payload}}}"#
+        );
+        let stream = d.mux();
+        d.input(Input::StreamBytes { stream, bytes: format!("{text}\n\n").into_bytes() });
+    }
+    let diag = d.client.diagnostics();
+    assert_eq!(diag.malformed_frames, 0);
+    assert!(diag.stashed_sessions <= MAX_STASHED_IDS && diag.stashed_bytes <= MAX_STASH_BYTES);
+    // `flood-0` left the stash when it became resident: one approval takes its place.
+    assert_eq!(diag.stashed_sessions, MAX_STASHED_IDS);
+    assert_eq!(diag.unrouted_frames, before + 5_000 - 1, "the stash is full: the rest are refused and counted");
 }
 
 /// `question/requested` / `approval/requested` floods grew a session without bound (+168 /
