@@ -23,7 +23,10 @@ layer() {
 layer "import graph: host/src, wire/src and onepass/src acyclic, no client-crate reference in host/, wire/ or onepass/" \
   node scripts/imports.mjs host/src wire/src onepass/src
 layer "cargo test --workspace (core, client controller, host, capture replays, named simulation scenarios)" \
-  cargo test --workspace -- --skip random_schedules
+  cargo test --workspace -- --skip random_schedules --skip hostile_property_
+# The hostile-host property tests (issue 27) run once, here, so their counts are shown.
+layer "hostile-host properties: >= 100k mutated/hostile inputs through HostClient, SSE splits, reader agreement (counts shown)" bash -c \
+  'set -o pipefail; cargo test -q --test hostile hostile_property_ -- --show-output | grep -E "property: [0-9]|test result"'
 # The 10k-schedule simulation runs once, here, so its count is shown (the harness hides a
 # passing test's output).
 layer "simulation: 10,000 seeded schedules (count shown)" bash -c \

@@ -463,6 +463,25 @@ async fn business_and_transport_failures_resolve_never_throw() {
     call(&dead, "close", &[]);
 }
 
+/// Unary bodies were read whole whatever their size: past `maxResponseBytes` the read stops
+/// and the call fails as a transport error that names the limit.
+#[wasm_bindgen_test]
+async fn a_unary_body_over_max_response_bytes_is_a_transport_error_naming_the_limit() {
+    let small = host_with(",\"maxResponseBytes\":16");
+    let r = wait(call(&small, "describe", &[])).await;
+    assert_eq!(get(&r, "ok"), JsValue::FALSE);
+    let message = path(&r, &["error", "message"]).as_string().unwrap();
+    assert!(message.contains("over the 16-byte limit (maxResponseBytes)"), "{message}");
+    assert_eq!(path(&r, &["error", "details", "transport"]), JsValue::TRUE);
+    call(&small, "close", &[]);
+    let roomy = host_with(",\"maxResponseBytes\":4096");
+    let r = wait(call(&roomy, "describe", &[])).await;
+    assert_eq!(get(&r, "ok"), JsValue::TRUE, "a body within the limit is read");
+    call(&roomy, "close", &[]);
+    let e = HostClient::new(obj("{\"maxResponseBytes\":-1}")).err().expect("a negative limit throws");
+    assert_eq!(err_code(&e), "bad-argument");
+}
+
 #[wasm_bindgen_test]
 async fn programmer_errors_throw_errors_with_stable_codes() {
     for bad in [

@@ -64,6 +64,8 @@ export interface HostClientOptions {
   backoff?: { baseMs?: number; maxMs?: number }
   /** Unary call timeout (also bounds how long a connection attempt may take). Default 30000. */
   requestTimeoutMs?: number
+  /** Largest unary response body read, in bytes; a larger one fails the call with a `transport` error naming the limit. Default 67108864 (64 MiB). */
+  maxResponseBytes?: number
   /**
    * Sessions nobody watches (no listener, no operation in flight) that stay warm, most recently
    * watched first; the others are released to `openState: 'cold'` on the next timer turn
@@ -108,7 +110,12 @@ export interface ConnectionSnapshot {
 export interface HostDiagnostics {
   readonly frames: number
   readonly malformedFrames: number
+  /** Frames for a session that is not resident and could not be held (stash bounds included). */
   readonly unroutedFrames: number
+  /** Non-resident sessions with held interaction/status frames (at most 1,024). */
+  readonly stashedSessions: number
+  /** Bytes of those held frames (at most 4 MiB). */
+  readonly stashedBytes: number
   readonly inflightRequests: number
   /** WebSocket downlinks held (0 on SSE, after a generation ends, and after `close()`). */
   readonly sockets: number
@@ -367,6 +374,12 @@ export interface SessionDiagnostics {
   readonly duplicateEvents: number
   readonly rejectedPages: number
   readonly repairs: number
+  /** Live frames dropped while loading: past the buffer's 10,000 frames / 16 MiB, or held for a repair that was given up. */
+  readonly bufferOverflows: number
+  /** Repairs given up: a claimed tail (`lastSeq`, frames past a gap) that 12 tail pulls never brought. */
+  readonly unreachedTails: number
+  /** Approval/question requests dropped: 256 were pending already. */
+  readonly pendingDropped: number
   readonly planResponsesFenced: number
   /** Times the session was released to `cold` because nobody watched it. */
   readonly releases: number

@@ -68,12 +68,30 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "GENERATION", default_value = "seed")]
     pub wire: crate::dialect::Wire,
 
+    /// Milliseconds a connection may take to send a whole request head, counted from when the
+    /// host starts waiting for one (a new connection, or a keep-alive connection after its last
+    /// response: also the idle timeout between requests). Stalled clients (slowloris) are closed.
+    #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub header_timeout_ms: u64,
+
+    /// Milliseconds a request body may go without a byte before the request fails and its
+    /// connection closes. Streams (SSE, WebSocket) are responses and are not affected.
+    #[arg(long, value_name = "MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub idle_timeout_ms: u64,
+
     /// Lifetime of a `stream.ticket` in milliseconds (tests shorten it; not a user knob).
     #[arg(long, value_name = "MS", default_value_t = 30_000, hide = true)]
     pub ticket_ttl_ms: u64,
 }
 
 impl Cli {
+    pub fn timeouts(&self) -> crate::serve::Timeouts {
+        crate::serve::Timeouts {
+            header: std::time::Duration::from_millis(self.header_timeout_ms),
+            idle: std::time::Duration::from_millis(self.idle_timeout_ms),
+        }
+    }
+
     pub fn db_path(&self) -> PathBuf {
         if let Some(p) = &self.db {
             return p.clone();

@@ -22,6 +22,7 @@ mod provider;
 mod rpc;
 mod script;
 mod security;
+mod serve;
 mod server;
 mod session;
 mod store;
@@ -100,7 +101,7 @@ async fn run(cli: cli::Cli) -> Result<(), RunError> {
     }
     eprintln!("agent-session-host: db {}", db.display());
     tokio::select! {
-        r = axum::serve(listener, router) => r.map_err(RunError::Io),
+        r = serve::serve(listener, router, cli.timeouts()) => r.map_err(RunError::Io),
         // Every commit is already durable: on a signal there is nothing to flush, and
         // open streams would keep a graceful shutdown waiting forever.
         _ = shutdown_signal() => Ok(()),

@@ -7,6 +7,7 @@ use agent_session_wire::frames::{EventFrame, Frame, InboundFrame};
 use agent_session_wire::json::Json;
 use agent_session_wire::methods::{HistoryItem, HistoryValue, ProjectionBaseline};
 use agent_session_wire::read::{as_f64, list_of, present, read, Text};
+use agent_session_wire::seq::MAX_SEQ;
 use agent_session_wire::visit::{leaf, text, Any, Kinds, Scalar};
 use serde::de::{Error, IgnoredAny, MapAccess, SeqAccess};
 use serde_json::value::RawValue;
@@ -54,6 +55,43 @@ fn expect<E: Error>(got: Cow<'_, str>, want: &str) -> Result<bool, E> {
     }
 }
 
+/// Members of one object a pass skips: still told apart, because the general reader refuses
+/// a repeated member and the two must agree on every input. Invariant: at most
+/// [`Skipped::MAX`] names held; an object with more skipped members (or a skipped name with
+/// escapes) falls back.
+struct Skipped<'de> {
+    names: [&'de str; Skipped::MAX],
+    len: usize,
+}
+
+impl<'de> Skipped<'de> {
+    const MAX: usize = 6;
+
+    fn new() -> Self {
+        Skipped { names: [""; Skipped::MAX], len: 0 }
+    }
+
+    /// Skips the value of member `name`; a repeat (or one too many) stops the pass.
+    fn skip<A: MapAccess<'de>>(&mut self, name: Cow<'de, str>, map: &mut A) -> Result<(), A::Error> {
+        if !self.note(name) {
+            return Err(fallback());
+        }
+        map.next_value::<IgnoredAny>()?;
+        Ok(())
+    }
+
+    /// Records `name`; false when it cannot be told apart from the others.
+    fn note(&mut self, name: Cow<'de, str>) -> bool {
+        let Cow::Borrowed(name) = name else { return false };
+        if self.len == Skipped::MAX || self.names[..self.len].contains(&name) {
+            return false;
+        }
+        self.names[self.len] = name;
+        self.len += 1;
+        true
+    }
+}
+
 /// Reads the next member's value with `reader`; on `Ok` its slot is filled (every arm of
 /// [`Reader`]'s `map`/`seq` either fills it or fails).
 fn nested<'de, A: MapAccess<'de>>(map: &mut A, reader: Reader<'_>) -> Result<(), A::Error> {
@@ -91,6 +129,7 @@ impl<'de> Kinds<'de> for Reader<'_> {
 
 fn frame<'de, A: MapAccess<'de>>(mut map: A) -> Result<InboundFrame, A::Error> {
     let (mut kind, mut rpc_id, mut method, mut frame) = (None, None, None, None);
+    let mut skipped = Skipped::new();
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
             // Anything but an event frame stops the pass at once.
@@ -101,9 +140,7 @@ fn frame<'de, A: MapAccess<'de>>(mut map: A) -> Result<InboundFrame, A::Error> {
             // fails on its own `type` and falls back.
             "payload" if frame.is_none() => nested(&mut map, Reader::Payload(&mut frame))?,
             "type" | "rpcId" | "method" | "payload" => return Err(fallback()),
-            _ => {
-                map.next_value::<IgnoredAny>()?;
-            }
+            _ => skipped.skip(key, &mut map)?,
         }
     }
     match (kind, rpc_id, method, frame) {
@@ -157,7 +194,8 @@ fn event<'de, A: MapAccess<'de>>(mut map: A) -> Result<SessionEvent, A::Error> {
     };
     let surface_op = present(surface_op).map(Json::from_raw);
     match (kind, seq, time) {
-        (Some(kind), Some(seq), Some(time)) => {
+        // A seq past the wire bound: the general reader refuses it with its reason.
+        (Some(kind), Some(seq), Some(time)) if seq <= MAX_SEQ => {
             Ok(SessionEvent { kind, seq, time, data: data.unwrap_or_default(), source_event_seqs, surface_op })
         }
         _ => Err(fallback()),
@@ -166,15 +204,14 @@ fn event<'de, A: MapAccess<'de>>(mut map: A) -> Result<SessionEvent, A::Error> {
 
 fn response<'de, A: MapAccess<'de>>(mut map: A, want_rpc_id: &str) -> Result<HistoryValue, A::Error> {
     let (mut kind, mut rpc_id, mut page) = (None, None, None);
+    let mut skipped = Skipped::new();
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
             "type" if kind.is_none() => kind = Some(expect(text(&mut map)?, "server-response")?),
             "rpcId" if rpc_id.is_none() => rpc_id = Some(expect(text(&mut map)?, want_rpc_id)?),
             "result" if page.is_none() => nested(&mut map, Reader::Result(&mut page))?,
             "type" | "rpcId" | "result" => return Err(fallback()),
-            _ => {
-                map.next_value::<IgnoredAny>()?;
-            }
+            _ => skipped.skip(key, &mut map)?,
         }
     }
     match (kind, rpc_id, page) {
@@ -201,15 +238,14 @@ fn result<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryValue, A::Error> 
 
 fn page<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryValue, A::Error> {
     let (mut events, mut has_more, mut projections) = (None, None, None);
+    let mut skipped = Skipped::new();
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
             "events" if events.is_none() => nested(&mut map, Reader::Items(&mut events))?,
             "hasMore" if has_more.is_none() => has_more = Some(leaf(&mut map, Scalar::bool, "a boolean")?),
             "projections" if projections.is_none() => projections = Some(map.next_value::<&RawValue>()?),
             "events" | "hasMore" | "projections" => return Err(fallback()),
-            _ => {
-                map.next_value::<IgnoredAny>()?;
-            }
+            _ => skipped.skip(key, &mut map)?,
         }
     }
     // The baseline is small and rare: its own reader (which refuses repeated keys).
@@ -234,14 +270,13 @@ fn items<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Vec<HistoryItem>, A::Erro
 
 fn item<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryItem, A::Error> {
     let (mut event, mut view) = (None, None);
+    let mut skipped = Skipped::new();
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
             "event" if event.is_none() => nested(&mut map, Reader::Event(&mut event))?,
             "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
             "event" | "view" => return Err(fallback()),
-            _ => {
-                map.next_value::<IgnoredAny>()?;
-            }
+            _ => skipped.skip(key, &mut map)?,
         }
     }
     let view = present(view).map(Json::from_raw);
@@ -253,15 +288,14 @@ fn item<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryItem, A::Error> {
 
 fn chunk_data<'de, A: MapAccess<'de>>(mut map: A) -> Result<ChunkData, A::Error> {
     let (mut turn, mut step, mut chunk) = (None, None, None);
+    let mut skipped = Skipped::new();
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
             "turn" if turn.is_none() => turn = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
             "step" if step.is_none() => step = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
             "chunk" if chunk.is_none() => nested(&mut map, Reader::Chunk(&mut chunk))?,
             "turn" | "step" | "chunk" => return Err(fallback()),
-            _ => {
-                map.next_value::<IgnoredAny>()?;
-            }
+            _ => skipped.skip(key, &mut map)?,
         }
     }
     match (turn, step, chunk) {
@@ -272,6 +306,7 @@ fn chunk_data<'de, A: MapAccess<'de>>(mut map: A) -> Result<ChunkData, A::Error>
 
 fn chunk<'de, A: MapAccess<'de>>(mut map: A) -> Result<Chunk, A::Error> {
     let (mut kind, mut text_member) = (None, None);
+    let mut skipped = Skipped::new();
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
             "type" if kind.is_none() => {
@@ -286,9 +321,7 @@ fn chunk<'de, A: MapAccess<'de>>(mut map: A) -> Result<Chunk, A::Error> {
                 text_member = Some(leaf(&mut map, Scalar::opt_str, "a string or null")?.map(Cow::into_owned))
             }
             "type" | "text" => return Err(fallback()),
-            _ => {
-                map.next_value::<IgnoredAny>()?;
-            }
+            _ => skipped.skip(key, &mut map)?,
         }
     }
     Ok(Chunk { kind: kind.unwrap_or(ChunkKind::Other), text: text_member.flatten() })

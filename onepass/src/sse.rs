@@ -77,9 +77,10 @@ impl SseParser {
 
     /// Feeds one chunk; dispatched items are appended to `out`.
     pub fn push<'a>(&mut self, mut chunk: &'a [u8], out: &mut Vec<SseItem<'a>>) {
-        if self.after_cr {
+        // An empty chunk (a reader may hand one over) says nothing about the next byte.
+        if self.after_cr && !chunk.is_empty() {
             self.after_cr = false;
-            if chunk.first() == Some(&b'\n') {
+            if chunk[0] == b'\n' {
                 chunk = &chunk[1..];
             }
         }
@@ -260,6 +261,17 @@ mod tests {
                 assert_eq!(got, whole, "split at {i},{j}");
             }
         }
+    }
+
+    /// Found by the adversarial run: an empty chunk between `\r` and `\n` cleared the
+    /// pending CR, so the `\n` ended a second, blank line and split one event in two.
+    #[test]
+    fn an_empty_chunk_between_cr_and_lf_does_not_split_the_event() {
+        let body: &[u8] = b"data: x\r\ndata: y\r\n\r\n";
+        let whole = feed_all(&[body]);
+        assert_eq!(whole, vec![SseItem::Data("x\ny".into())]);
+        assert_eq!(feed_all(&[b"data: x\r", b"", &body[8..]]), whole);
+        assert_eq!(feed_all(&[b"data: x\r", b"", b"", b"\n", b"", b"data: y\r", b"", b"\n\r", b"", b"\n"]), whole);
     }
 
     #[test]

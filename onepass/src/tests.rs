@@ -291,3 +291,52 @@ fn every_captured_history_page_reads_in_one_pass() {
     assert!(pages >= 12, "the captures hold history pages ({pages})");
     assert!(chunks > 0, "their streamed chunks are read in the pass");
 }
+
+/// Found by the adversarial run: the chunk pass skipped members it does not read without
+/// telling a repeat, so it accepted a chunk the general reader refuses as a duplicate.
+#[test]
+fn a_repeated_skipped_member_defers_as_the_general_reader_refuses_it() {
+    let chunks = [
+        r#"{"turn":1,"step":2,"chunk":{"type":"text-delta","index":0,"index":1,"text":"a"}}"#,
+        r#"{"turn":1,"step":2,"x":1,"x":2,"chunk":{"type":"text-delta","text":"a"}}"#,
+    ];
+    for c in chunks {
+        assert!(read::<ChunkData>(c).is_err(), "{c}");
+        assert_eq!(chunk_data(c), None, "{c}");
+    }
+    let many =
+        r#"{"turn":1,"step":2,"chunk":{"type":"text-delta","a":0,"b":0,"c":0,"d":0,"e":0,"f":0,"g":0,"text":"a"}}"#;
+    assert_eq!(chunk_data(many), None, "more skipped members than the pass tracks: deferred");
+    assert!(read::<ChunkData>(many).is_ok(), "and the general reader reads it");
+    let page = |value: &str, outer: &str| {
+        respond("r1", &format!(r#"{{"ok":true,"value":{value}}}"#)).replacen('{', &format!("{{{outer}"), 1)
+    };
+    let repeats = [
+        page(r#"{"events":[],"hasMore":false,"u":1,"u":2}"#, ""),
+        page(r#"{"events":[{"event":{"type":"x","seq":0,"time":1},"u":1,"u":2}],"hasMore":false}"#, ""),
+        page(r#"{"events":[],"hasMore":false}"#, r#""u":1,"u":2,"#),
+    ];
+    for body in &repeats {
+        assert_eq!(general_page(body, "r1"), None, "{body}");
+        assert_eq!(history_response(body, "r1"), None, "{body}");
+    }
+    let frame = r#"{"type":"server-request","rpcId":"r1","u":1,"u":2,"method":"session/event","payload":{"type":"session/event","sessionId":"s","event":{"type":"x","seq":0,"time":1}}}"#;
+    assert!(agent_session_wire::inbound::parse_frame(frame).is_err());
+    assert!(event_frame(frame).is_none());
+}
+
+#[test]
+fn a_seq_past_the_wire_bound_defers_and_the_general_reader_refuses_it() {
+    for seq in ["9007199254740992", "9223372036854775807", "18446744073709551615"] {
+        let payload =
+            format!(r#"{{"type":"session/event","sessionId":"s","event":{{"type":"x","seq":{seq},"time":1}}}}"#);
+        let frame = server_request("session/event", &payload);
+        assert!(event_frame(&frame).is_none(), "{seq}");
+        assert!(parse_frame(&frame).is_err(), "{seq}");
+    }
+    let at_bound = server_request(
+        "session/event",
+        r#"{"type":"session/event","sessionId":"s","event":{"type":"x","seq":9007199254740991,"time":1}}"#,
+    );
+    assert!(event_frame(&at_bound).is_some());
+}

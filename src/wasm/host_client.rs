@@ -159,6 +159,8 @@ impl HostClient {
             ("frames", JsValue::from_f64(d.frames as f64)),
             ("malformedFrames", JsValue::from_f64(d.malformed_frames as f64)),
             ("unroutedFrames", JsValue::from_f64(d.unrouted_frames as f64)),
+            ("stashedSessions", n(d.stashed_sessions)),
+            ("stashedBytes", n(d.stashed_bytes)),
             ("inflightRequests", n(g.calls.len())),
             ("sockets", n(g.sockets())),
             ("timerArmed", JsValue::from_bool(g.timer.is_some())),

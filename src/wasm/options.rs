@@ -5,6 +5,9 @@ use super::transport::Endpoint;
 use crate::core::client::{Backoff, Retention, Transport};
 use wasm_bindgen::prelude::*;
 
+/// Default bound on a unary response body: a 100k-event history page is ~15 MB.
+const MAX_RESPONSE_BYTES: f64 = (64 << 20) as f64;
+
 pub(super) fn positive(opts: &JsValue, key: &str) -> Result<Option<f64>, JsValue> {
     let v = js::get(opts, key);
     if v.is_undefined() {
@@ -40,6 +43,7 @@ pub(super) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Backoff, Transp
         Some(token.as_string().ok_or_else(|| js::bad_argument("token must be a string"))?)
     };
     let timeout_ms = positive(&opts, "requestTimeoutMs")?.unwrap_or(30_000.0);
+    let max_response_bytes = positive(&opts, "maxResponseBytes")?.unwrap_or(MAX_RESPONSE_BYTES);
     let mut backoff = Backoff::default();
     let b = js::get(&opts, "backoff");
     if !b.is_undefined() {
@@ -72,5 +76,5 @@ pub(super) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Backoff, Transp
     if let Some(ms) = positive(&opts, "releaseAfterMs")? {
         retention.release_after_ms = ms;
     }
-    Ok((Endpoint { base, token, timeout_ms }, backoff, transport, retention))
+    Ok((Endpoint { base, token, timeout_ms, max_response_bytes }, backoff, transport, retention))
 }

@@ -38,7 +38,8 @@ impl ListExport {
                 return snap.clone();
             }
         }
-        let items = self.items.export(list.rev, list.items(), |i| i.rev, |i| each(i, item_js));
+        let items: Vec<_> = list.items().cloned().collect();
+        let items = self.items.export(list.rev, &items, |i| i.rev, |i| each(i, item_js));
         let error = match list.state() {
             ListState::Error(e) => ser_js(e),
             _ => JsValue::NULL,

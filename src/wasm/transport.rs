@@ -12,7 +12,7 @@ use wasm_bindgen::JsCast;
 #[wasm_bindgen(module = "/src/wasm/shell.js")]
 extern "C" {
     #[wasm_bindgen(js_name = unary)]
-    fn js_unary(url: &str, body: &str, token: Option<String>, ms: f64, ctrl: &AbortController, done: JsValue);
+    fn js_unary(url: &str, body: &str, token: Option<String>, ms: f64, max: f64, ctrl: &AbortController, done: JsValue);
     #[wasm_bindgen(js_name = readSse)]
     fn js_read_sse(url: &str, token: Option<String>, ctrl: &AbortController, feed: JsValue);
 }
@@ -22,6 +22,8 @@ pub struct Endpoint {
     pub base: String,
     pub token: Option<String>,
     pub timeout_ms: f64,
+    /// Largest unary response body read; a larger one is a transport error naming the limit.
+    pub max_response_bytes: f64,
 }
 
 impl Endpoint {
@@ -46,7 +48,7 @@ impl Endpoint {
             };
             feed_weak(&weak, Input::Response { call, reply });
         });
-        js_unary(&self.url(path), body, self.token.clone(), self.timeout_ms, ctrl, done);
+        js_unary(&self.url(path), body, self.token.clone(), self.timeout_ms, self.max_response_bytes, ctrl, done);
     }
 
     /// Starts reading the SSE body at `path` for the core's `stream` until it ends or the core

@@ -5,6 +5,7 @@ pub use super::chunk::{Chunk, ChunkData, ChunkKind};
 use super::json::Json;
 use super::read::{self, FromObj, Obj, ReadError, ReadResult};
 use super::record::Field;
+use super::seq::MAX_SEQ;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -16,7 +17,8 @@ record! {
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct SessionEvent {
         pub kind: String = "type",
-        pub seq: u64 = "seq",
+        /// At most [`crate::seq::MAX_SEQ`] as the client reads it.
+        pub seq: u64 = read_with(crate::seq::read) "seq",
         #[serde(serialize_with = "whole::number")]
         pub time: f64 = "time",
         pub data: EventData = default "data",
@@ -142,8 +144,10 @@ impl SessionEvent {
             surface_op: None,
         }
     }
+    /// The seq as a position. The readers refuse seqs past [`MAX_SEQ`], so the `min` never
+    /// changes a read one; it keeps `seq() + 1` in range for events built any other way.
     pub fn seq(&self) -> Seq {
-        self.seq as Seq
+        self.seq.min(MAX_SEQ) as Seq
     }
     /// Typed view for the fold; `None` for unknown kinds and malformed data of known kinds.
     pub fn body(&self) -> Option<EventBody> {
@@ -163,6 +167,17 @@ impl SessionEvent {
             }
         }
         ev
+    }
+    /// About what the event holds in memory, in bytes (for the client's byte bounds): its
+    /// texts plus a fixed overhead.
+    pub fn approx_bytes(&self) -> usize {
+        let data = match &self.data {
+            EventData::Text(j) => j.text().len(),
+            EventData::Chunk(c) => c.chunk.text.as_ref().map_or(0, String::len),
+        };
+        let seqs = self.source_event_seqs.as_ref().map_or(0, |v| v.len() * 8);
+        let op = self.surface_op.as_ref().map_or(0, |j| j.text().len());
+        128 + self.kind.len() + data + seqs + op
     }
     /// The data as a tree (host, tests; the client reads typed bodies instead).
     pub fn data_value(&self) -> Value {

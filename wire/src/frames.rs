@@ -20,7 +20,7 @@ record! {
     pub struct SubscribedFrame {
         pub session_id: String = "sessionId",
         /// Last seq of the host's log, `-1` for an empty log.
-        pub last_seq: i64 = "lastSeq",
+        pub last_seq: i64 = read_with(crate::seq::read_pos) "lastSeq",
     }
 }
 
@@ -29,7 +29,7 @@ record! {
     pub struct TitleFrame {
         pub session_id: String = "sessionId",
         pub title: String = "title",
-        pub event_seq: u64 = "eventSeq",
+        pub event_seq: u64 = read_with(crate::seq::read) "eventSeq",
         pub updated_at: f64 = "updatedAt",
     }
 }
@@ -139,7 +139,7 @@ record! {
         pub session_id: String = "sessionId",
         pub key: String = "key",
         pub value: Json = "value",
-        pub seq: i64 = "seq",
+        pub seq: i64 = read_with(crate::seq::read_pos) "seq",
     }
 }
 

@@ -48,11 +48,6 @@ pub fn parse_frame(data: &str) -> Result<InboundFrame, FrameError> {
             return Err(schema(ReadError::invalid("no questions")));
         }
     }
-    if let Frame::Subscribed(s) = &frame {
-        if s.last_seq < -1 {
-            return Err(schema(ReadError::invalid("lastSeq < -1")));
-        }
-    }
     Ok(InboundFrame { rpc_id, frame })
 }
 

@@ -26,6 +26,7 @@ pub mod json;
 pub mod methods;
 pub mod plan;
 pub mod read;
+pub mod seq;
 pub mod visit;
 
 pub use envelope::*;

@@ -129,7 +129,7 @@ record! {
     /// Extension 1: the tail page's projection baseline.
     #[derive(Debug, Clone, PartialEq)]
     pub struct ProjectionBaseline {
-        pub as_of_seq: i64 = "asOfSeq",
+        pub as_of_seq: i64 = read_with(crate::seq::read_pos) "asOfSeq",
         /// Sorted by key, no key twice.
         #[serde(with = "crate::record::sorted_map")]
         pub values: Vec<(String, Json)> = "values",
@@ -146,11 +146,14 @@ record! {
 }
 
 impl HistoryValue {
-    /// Events must be strictly ascending and contiguous; a page that is not is a schema
-    /// failure (the window is a contiguous run of the host's log).
+    /// Events must be strictly ascending and contiguous, each seq within the wire bound; a
+    /// page that is not is a schema failure (the window is a contiguous run of the host's log).
     pub fn validate(&self) -> ReadResult<()> {
+        if self.events.iter().any(|i| i.event.seq > crate::seq::MAX_SEQ) {
+            return Err(ReadError::invalid("history page seq past 2^53-1"));
+        }
         for pair in self.events.windows(2) {
-            if pair[1].event.seq != pair[0].event.seq + 1 {
+            if pair[0].event.seq.checked_add(1) != Some(pair[1].event.seq) {
                 return Err(ReadError::invalid(format!(
                     "history page not contiguous at seq {} -> {}",
                     pair[0].event.seq, pair[1].event.seq
@@ -314,6 +317,29 @@ mod readers {
         let mut event = SessionEvent::new("user/message", seq, 1.0, json!({"content": [{"type": "text"}]}));
         event.source_event_seqs = Some(vec![0.0]);
         HistoryItem { event, view }
+    }
+
+    /// Finding 1 of the adversarial run: `[u64::MAX, 0]` overflowed the contiguity check (and
+    /// in release arithmetic passed it).
+    #[test]
+    fn a_history_page_from_u64_max_to_zero_is_refused_without_overflow() {
+        let page =
+            HistoryValue { events: vec![item(u64::MAX, None), item(0, None)], has_more: false, projections: None };
+        assert!(page.validate().is_err());
+        let page = HistoryValue {
+            events: vec![item(u64::MAX - 1, None), item(u64::MAX, None)],
+            has_more: false,
+            projections: None,
+        };
+        assert!(page.validate().is_err(), "contiguous, but past the wire bound");
+        let text = r#"{"events":[{"event":{"type":"x","seq":18446744073709551615,"time":1}},{"event":{"type":"x","seq":0,"time":1}}],"hasMore":false}"#;
+        assert!(validate_value("session.history", &Json::from_text(text).unwrap()).is_err());
+        let ok = HistoryValue {
+            events: vec![item(crate::seq::MAX_SEQ - 1, None), item(crate::seq::MAX_SEQ, None)],
+            has_more: false,
+            projections: None,
+        };
+        assert!(ok.validate().is_ok(), "the bound itself is a seq");
     }
 
     #[test]

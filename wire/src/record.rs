@@ -11,7 +11,9 @@
 //! - `default`: missing reads as `Default::default()` (a present `null` is read as the type
 //!   reads it: `Json` keeps it, a list refuses it, like serde's `default`);
 //! - `default_with("path", path)`: the same with a default function (serde's spelling, then
-//!   the path).
+//!   the path);
+//! - `read_with(path)`: required, read by `path(o, name)` instead of its type's [`Field`]
+//!   (a bounded number such as a seq, see [`super::seq`]); serde reads it as its type.
 //!
 //! How a value of each type reads is [`Field`]: strings, booleans, numbers, [`Json`] (raw;
 //! required means present, `null` included), nested records, lists of records, wire enums
@@ -204,6 +206,14 @@ macro_rules! record {
             [$($wires)* $wire,]
             [$($fields)* $(#[$m])* #[serde(rename = $wire, default = $ds)] $v $f: $ty,]
             [$($reads)* $f: $crate::record::or_default::<$ty>($o, $wire, $dp)?,]
+            $($($rest)*)?);
+    };
+    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*]
+        $(#[$m:meta])* $v:vis $f:ident : $ty:ty = read_with($rp:path) $wire:literal $(, $($rest:tt)*)?) => {
+        $crate::record!(@field $o $head $check
+            [$($wires)* $wire,]
+            [$($fields)* $(#[$m])* #[serde(rename = $wire)] $v $f: $ty,]
+            [$($reads)* $f: $rp($o, $wire)?,]
             $($($rest)*)?);
     };
     (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*]

@@ -11,12 +11,80 @@
 
 use super::retention::{decide, Retention, Watch, WatchOrder};
 use crate::core::session::{OpId, OpenState, Session};
+use crate::core::strindex::StrIndex;
 use crate::core::time::Instant;
 use crate::core::vecmap::VecMap;
 use crate::core::wire::{Frame, InboundFrame};
 
 /// Most interaction frames held for a session that is not resident yet.
 pub const MAX_STASHED: usize = 256;
+/// Most sessions frames are held for: a host naming 100k unknown ids holds at most this many.
+pub const MAX_STASHED_IDS: usize = 1024;
+/// Most bytes (of frame text) held for all of them together.
+pub const MAX_STASH_BYTES: usize = 4 << 20;
+
+/// Interaction and status frames for sessions not resident yet, with their text sizes.
+/// Invariant: at most [`MAX_STASHED_IDS`] ids, [`MAX_STASHED`] frames per id and
+/// [`MAX_STASH_BYTES`] in all; every operation is O(1) in the number of ids.
+#[derive(Debug, Default)]
+struct Stash {
+    by_id: StrIndex<Vec<(InboundFrame, usize)>>,
+    bytes: usize,
+}
+
+impl Stash {
+    /// Holds `frame` for `id`; `false` when a bound refused it.
+    fn hold(&mut self, id: &str, frame: InboundFrame, bytes: usize) -> bool {
+        let status = matches!(frame.frame, Frame::SessionStatus(_));
+        if !self.by_id.contains(id) && self.by_id.len() >= MAX_STASHED_IDS {
+            return false;
+        }
+        let list = match self.by_id.get_mut(id) {
+            Some(list) => list,
+            None => {
+                self.by_id.insert(id, Vec::new());
+                self.by_id.get_mut(id).expect("inserted")
+            }
+        };
+        if status {
+            // Only the newest status matters.
+            let freed: usize = list.iter().filter(|f| matches!(f.0.frame, Frame::SessionStatus(_))).map(|f| f.1).sum();
+            list.retain(|f| !matches!(f.0.frame, Frame::SessionStatus(_)));
+            self.bytes -= freed;
+        }
+        let fits = list.len() < MAX_STASHED && self.bytes + bytes <= MAX_STASH_BYTES;
+        if fits {
+            list.push((frame, bytes));
+            self.bytes += bytes;
+        } else if list.is_empty() {
+            self.by_id.remove(id);
+        }
+        fits
+    }
+
+    /// Drops the frames of `id` that `gone` matches.
+    fn forget(&mut self, id: &str, gone: impl Fn(&InboundFrame) -> bool) {
+        let Some(list) = self.by_id.get_mut(id) else { return };
+        let freed: usize = list.iter().filter(|f| gone(&f.0)).map(|f| f.1).sum();
+        list.retain(|f| !gone(&f.0));
+        self.bytes -= freed;
+        if list.is_empty() {
+            self.by_id.remove(id);
+        }
+    }
+
+    /// Takes the frames held for `id` (with their sizes).
+    fn take(&mut self, id: &str) -> Vec<(InboundFrame, usize)> {
+        let list = self.by_id.remove(id).unwrap_or_default();
+        self.bytes -= list.iter().map(|f| f.1).sum::<usize>();
+        list
+    }
+
+    fn clear(&mut self) {
+        self.by_id.clear();
+        self.bytes = 0;
+    }
+}
 
 #[derive(Debug)]
 struct Entry {
@@ -31,7 +99,7 @@ pub struct Router {
     sessions: VecMap<String, Entry>,
     /// Interaction and status frames for sessions not resident yet, replayed on creation
     /// (the host replays pending questions only on a mux open).
-    stash: VecMap<String, Vec<InboundFrame>>,
+    stash: Stash,
     /// Frames that named no resident session and were not stashed.
     pub unrouted: u64,
     order: WatchOrder,
@@ -40,6 +108,11 @@ pub struct Router {
 impl Router {
     pub fn new() -> Self {
         Router::default()
+    }
+
+    /// Sessions frames are held for, and the bytes held (diagnostics).
+    pub fn stashed(&self) -> (usize, usize) {
+        (self.stash.by_id.len(), self.stash.bytes)
     }
 
     pub fn contains(&self, id: &str) -> bool {
@@ -77,7 +150,7 @@ impl Router {
             return false;
         }
         let mut session = Session::new(id);
-        for frame in self.stash.remove(id).unwrap_or_default() {
+        for (frame, _) in self.stash.take(id) {
             session.on_frame(frame);
         }
         self.sessions.insert(id.to_string(), Entry { session, opened_on: None, watch: Watch::default() });
@@ -100,8 +173,9 @@ impl Router {
         self.sessions.get(id).and_then(|e| e.opened_on)
     }
 
-    /// Routes one decoded frame. Returns whether a resident session took it.
-    pub fn on_frame(&mut self, inbound: InboundFrame) -> bool {
+    /// Routes one decoded frame (`bytes`: the length of its text, for the stash's bound).
+    /// Returns whether a resident session took it.
+    pub fn on_frame(&mut self, inbound: InboundFrame, bytes: usize) -> bool {
         let Some(id) = inbound.frame.session_id() else { return false };
         if let Some(entry) = self.sessions.get_mut(id) {
             entry.session.on_frame(inbound);
@@ -110,29 +184,17 @@ impl Router {
         let id = id.to_string();
         match &inbound.frame {
             Frame::ApprovalRequested(_) | Frame::QuestionRequested(_) | Frame::SessionStatus(_) => {
-                let list = self.stash.get_or_insert_with(id.as_str(), Vec::new);
-                if let Frame::SessionStatus(_) = inbound.frame {
-                    list.retain(|f| !matches!(f.frame, Frame::SessionStatus(_)));
-                }
-                if list.len() < MAX_STASHED {
-                    list.push(inbound);
-                } else {
+                if !self.stash.hold(&id, inbound, bytes) {
                     self.unrouted += 1;
                 }
             }
-            Frame::ApprovalResolved(r) => {
-                if let Some(list) = self.stash.get_mut(&id) {
-                    list.retain(|f| !matches!(&f.frame, Frame::ApprovalRequested(a) if a.approval_id == r.approval_id));
-                }
-            }
-            Frame::QuestionResolved(r) => {
-                if let Some(list) = self.stash.get_mut(&id) {
-                    list.retain(|f| !(matches!(f.frame, Frame::QuestionRequested(_)) && f.rpc_id == r.question_rpc_id));
-                }
-            }
-            Frame::SessionRemoved(_) => {
-                self.stash.remove(&id);
-            }
+            Frame::ApprovalResolved(r) => self
+                .stash
+                .forget(&id, |f| matches!(&f.frame, Frame::ApprovalRequested(a) if a.approval_id == r.approval_id)),
+            Frame::QuestionResolved(r) => self
+                .stash
+                .forget(&id, |f| matches!(f.frame, Frame::QuestionRequested(_)) && f.rpc_id == r.question_rpc_id),
+            Frame::SessionRemoved(_) => self.stash.forget(&id, |_| true),
             _ => self.unrouted += 1,
         }
         false
@@ -182,6 +244,14 @@ impl Router {
                 e.watch.missed = false;
                 e.session.resync();
             }
+        }
+    }
+
+    /// `Session.resync()` on `id`: it also answers a generation it missed.
+    pub fn resync(&mut self, id: &str) {
+        if let Some(e) = self.sessions.get_mut(id) {
+            e.watch.missed = false;
+            e.session.resync();
         }
     }
 

@@ -9,9 +9,33 @@
 //! back. Titles also carry their event seq: on one generation a lower seq never replaces a
 //! higher one (after a store reset seqs restart, but that ends the generation first).
 //! Items are ordered by `updatedAt`, newest first (ties keep their order).
+//!
+//! A host may list 100k sessions and name as many more in frames: an item is found in O(1)
+//! (an id index) and its place in O(log n) (a binary search), and moving it is one shift of
+//! pointers between its old and new place (none for the newest, where frames put a session).
 
+use crate::core::strindex::StrIndex;
 use crate::core::wire::{self, Frame, RpcError, SessionSummary};
+use std::cmp::Ordering;
 use std::rc::Rc;
+
+/// An item's place in the order: `updatedAt`, then a tie-break that makes it total (seeded
+/// items by their place, then ever larger for new ones and ever smaller for moved ones, so
+/// ties keep their order as the list always did).
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    at: f64,
+    tie: i64,
+}
+
+impl Place {
+    fn cmp(self, o: Place) -> Ordering {
+        self.at.total_cmp(&o.at).then(self.tie.cmp(&o.tie))
+    }
+}
+
+/// Ties of seeded items are below this; new and moved items count from it.
+const TIE_BASE: i64 = 1 << 40;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListItem {
@@ -78,24 +102,68 @@ impl ListState {
 
 #[derive(Debug)]
 pub struct SessionList {
+    /// Oldest first (the reverse of [`SessionList::items`]): the newest is a push at the end.
     items: Vec<Rc<ListItem>>,
+    /// Every item's [`Place`], by id. Invariant: `items` is sorted by it, one entry per item.
+    places: StrIndex<Place>,
+    ties: i64,
     state: ListState,
     /// Bumped on every change of the list (items, order or state).
     pub rev: u64,
     gen: u64,
-    /// Sessions removed on the current generation.
-    removed: Vec<String>,
+    /// Sessions removed on the current generation (the value unused: one `StrIndex` type,
+    /// one copy of its code in the wasm).
+    removed: StrIndex<Place>,
 }
 
 impl Default for SessionList {
     fn default() -> Self {
-        SessionList { items: Vec::new(), state: ListState::Loading, rev: 0, gen: 0, removed: Vec::new() }
+        SessionList {
+            items: Vec::new(),
+            places: StrIndex::default(),
+            ties: 0,
+            state: ListState::Loading,
+            rev: 0,
+            gen: 0,
+            removed: StrIndex::default(),
+        }
     }
 }
 
 impl SessionList {
-    pub fn items(&self) -> &[Rc<ListItem>] {
-        &self.items
+    /// Newest first.
+    pub fn items(&self) -> impl DoubleEndedIterator<Item = &Rc<ListItem>> + ExactSizeIterator {
+        self.items.iter().rev()
+    }
+
+    fn place_of(&self, item: &ListItem) -> Place {
+        self.places.get(&item.session_id).copied().unwrap_or(Place { at: item.updated_at, tie: 0 })
+    }
+
+    /// Where `id` is in `items`: O(1) to its place, O(log n) to its index.
+    fn position(&self, id: &str) -> Option<usize> {
+        let place = *self.places.get(id)?;
+        self.items.binary_search_by(|i| self.place_of(i).cmp(place)).ok()
+    }
+
+    /// Puts `item` at `place` (not in `items`).
+    fn put(&mut self, item: Rc<ListItem>, place: Place) {
+        let at = self.items.partition_point(|i| self.place_of(i).cmp(place) == Ordering::Less);
+        self.places.insert(&item.session_id, place);
+        self.items.insert(at, item);
+    }
+
+    fn next_tie(&mut self) -> i64 {
+        self.ties += 1;
+        TIE_BASE + self.ties
+    }
+
+    /// Places every item by its index (a seed replaced them).
+    fn reindex(&mut self) {
+        self.places.clear();
+        for (tie, item) in self.items.iter().enumerate() {
+            self.places.insert(&item.session_id, Place { at: item.updated_at, tie: tie as i64 });
+        }
     }
 
     pub fn state(&self) -> &ListState {
@@ -127,10 +195,10 @@ impl SessionList {
 
     #[inline(never)]
     fn update_dyn(&mut self, id: &str, create: bool, f: &mut dyn FnMut(&mut ListItem, u64)) -> bool {
-        let pos = self.items.iter().position(|i| i.session_id == id);
+        let pos = self.position(id);
         let mut item = match pos {
             Some(p) => (*self.items[p]).clone(),
-            None if create && !self.removed.iter().any(|r| r == id) => ListItem::new(id),
+            None if create && !self.removed.contains(id) => ListItem::new(id),
             None => return false,
         };
         f(&mut item, self.gen);
@@ -139,18 +207,22 @@ impl SessionList {
         if changed {
             item.rev = self.bump();
         }
+        let item = Rc::new(item);
         match pos {
-            Some(p) => self.items[p] = Rc::new(item),
-            None => self.items.insert(0, Rc::new(item)),
-        }
-        if changed {
-            self.sort();
+            // `updatedAt` only grows: an item that moves goes up, behind the ties there.
+            Some(p) if item.updated_at.total_cmp(&self.items[p].updated_at).is_gt() => {
+                self.items.remove(p);
+                let place = Place { at: item.updated_at, tie: -self.next_tie() };
+                self.put(item, place);
+            }
+            Some(p) => self.items[p] = item,
+            // A new session goes first among its ties.
+            None => {
+                let place = Place { at: item.updated_at, tie: self.next_tie() };
+                self.put(item, place);
+            }
         }
         changed
-    }
-
-    fn sort(&mut self) {
-        sort_newest_first(&mut self.items);
     }
 
     /// A stream frame of the current generation. Returns whether the list changed.
@@ -162,16 +234,14 @@ impl SessionList {
                 i.updated_at = i.updated_at.max(f.updated_at.unwrap_or(0.0));
             }),
             Frame::SessionRemoved(f) => {
-                let before = self.items.len();
-                self.items.retain(|i| i.session_id != f.session_id);
-                if !self.removed.contains(&f.session_id) {
-                    self.removed.push(f.session_id.clone());
-                }
-                let changed = before != self.items.len();
-                if changed {
+                let at = self.position(&f.session_id);
+                if let Some(p) = at {
+                    self.items.remove(p);
+                    self.places.remove(&f.session_id);
                     self.bump();
                 }
-                changed
+                self.removed.insert(&f.session_id, Place { at: 0.0, tie: 0 });
+                at.is_some()
             }
             Frame::SessionStatus(f) => self.update(&f.session_id, true, |i, gen| {
                 i.running = f.running;
@@ -247,9 +317,11 @@ impl SessionList {
             }
         }
         sort_newest_first(&mut next);
+        next.reverse();
         let same = next.len() == self.items.len()
             && next.iter().zip(&self.items).all(|(a, b)| a.rev == b.rev && a.session_id == b.session_id);
         self.items = next;
+        self.reindex();
         if same && self.state == ListState::Ready {
             return false;
         }
@@ -305,10 +377,10 @@ mod tests {
         Frame::SessionRemoved(SessionIdFrame { session_id: id.into() })
     }
     fn ids(l: &SessionList) -> Vec<&str> {
-        l.items().iter().map(|i| i.session_id.as_str()).collect()
+        l.items().map(|i| i.session_id.as_str()).collect()
     }
     fn get<'a>(l: &'a SessionList, id: &str) -> &'a Rc<ListItem> {
-        l.items().iter().find(|i| i.session_id == id).expect(id)
+        l.items().find(|i| i.session_id == id).expect(id)
     }
 
     #[test]

@@ -262,11 +262,11 @@ fn frames_route_by_session_id() {
     let mut r = Router::new();
     r.ensure("a");
     r.ensure("b");
-    let got = r.on_frame(frame(json!({"type": "host/session-status", "sessionId": "b", "running": true})));
+    let got = r.on_frame(frame(json!({"type": "host/session-status", "sessionId": "b", "running": true})), 64);
     assert!(got, "delivered to the resident session");
     assert!(r.get("b").unwrap().running());
     assert!(!r.get("a").unwrap().running());
-    assert!(!r.on_frame(frame(json!({"type": "stream/error", "error": {}}))));
+    assert!(!r.on_frame(frame(json!({"type": "stream/error", "error": {}})), 64));
 }
 
 #[test]
@@ -353,19 +353,28 @@ fn connection_loss_reaches_every_session() {
     // A stale session buffers live frames instead of appending them.
     let ev = json!({"type": "session/event", "sessionId": "a",
         "event": {"type": "user/message", "seq": 0, "time": 1.0, "data": {"content": [], "source": "user"}}});
-    r.on_frame(frame(ev));
+    r.on_frame(frame(ev), 64);
     assert_eq!(r.get("a").unwrap().tail_seq(), -1);
 }
 
 #[test]
 fn interaction_frames_for_a_session_not_yet_resident_are_replayed_on_creation() {
     let mut r = Router::new();
-    r.on_frame(frame(json!({"type": "question/requested", "sessionId": "x",
-        "questions": [{"id": "q", "question": "why?"}]})));
-    r.on_frame(frame(json!({"type": "approval/requested", "sessionId": "x",
-        "approvalId": "ap1", "toolName": "bash"})));
-    r.on_frame(frame(json!({"type": "approval/resolved", "sessionId": "x",
-        "approvalId": "ap1", "outcome": "rejected"})));
+    r.on_frame(
+        frame(json!({"type": "question/requested", "sessionId": "x",
+        "questions": [{"id": "q", "question": "why?"}]})),
+        64,
+    );
+    r.on_frame(
+        frame(json!({"type": "approval/requested", "sessionId": "x",
+        "approvalId": "ap1", "toolName": "bash"})),
+        64,
+    );
+    r.on_frame(
+        frame(json!({"type": "approval/resolved", "sessionId": "x",
+        "approvalId": "ap1", "outcome": "rejected"})),
+        64,
+    );
     r.ensure("x");
     let pending = r.get("x").unwrap().pending();
     assert_eq!(pending.len(), 1);

@@ -193,8 +193,14 @@ pub struct Diagnostics {
     pub rejected_pages: u64,
     /// Gap repairs sent.
     pub repairs: u64,
-    /// Buffered frames discarded because the buffer hit its bound.
+    /// Buffered frames discarded: the buffer hit its bound (count or bytes), or the repair
+    /// they waited for was given up.
     pub buffer_overflows: u64,
+    /// Repairs given up: the tail the host claimed (`lastSeq`, frames past a gap) never came
+    /// after the bounded number of tail pulls.
+    pub unreached_tails: u64,
+    /// Approval/question requests dropped: `pending::MAX_PENDING` were pending already.
+    pub pending_dropped: u64,
     /// Plan responses dropped by the request fence or the event-version fence.
     pub plan_responses_fenced: u64,
     /// Times the session was released (nobody watched it) and went `cold`.

@@ -61,6 +61,7 @@ impl Session {
             }
             Frame::SessionAdded(_) | Frame::SessionRemoved(_) | Frame::StreamError(_) => {}
         }
+        self.diag.pending_dropped = self.pending.dropped;
         self.flush();
     }
 

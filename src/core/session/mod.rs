@@ -19,6 +19,7 @@ pub mod plan;
 
 mod event_run;
 mod live;
+mod live_buffer;
 mod ops;
 mod release;
 mod responses;
@@ -121,9 +122,7 @@ enum Purpose {
     },
 }
 
-/// Most frames held while no window can take them; past this the buffer is dropped and
-/// the tail page (which holds them anyway) is pulled instead. Bounds memory.
-pub const MAX_BUFFERED: usize = 10_000;
+pub use live_buffer::{MAX_BUFFERED, MAX_BUFFERED_BYTES};
 /// Repair attempts allowed at one window tail before repairs stop until the tail moves or
 /// a new open generation starts: a repair that fails or makes no progress never loops.
 pub const MAX_REPAIRS_PER_TAIL: u32 = 3;
@@ -139,10 +138,8 @@ pub struct Session {
     window: event_run::EventRun,
     has_more: bool,
     fold: Fold,
-    /// Live events that cannot be appended yet (loading, repairing, stale), sorted by seq,
-    /// one per seq. A sorted `Vec` rather than a `BTreeMap` (KBs of wasm): frames arrive in
-    /// order, so an insert is a push at the end and a stitch drains a prefix at once.
-    buffer: Vec<SessionEvent>,
+    /// Live events that cannot be appended yet (loading, repairing, stale).
+    buffer: live_buffer::LiveBuffer,
     /// (window tail, attempts) for the repair budget.
     repair_attempts: (Seq, u32),
     /// `session/subscribed.lastSeq` of the current connection.
@@ -187,7 +184,7 @@ impl Session {
             window: event_run::EventRun::default(),
             has_more: false,
             fold: Fold::default(),
-            buffer: Vec::new(),
+            buffer: live_buffer::LiveBuffer::default(),
             repair_attempts: (-1, 0),
             host_last_seq: None,
             older_waiters: Vec::new(),

@@ -73,6 +73,12 @@ impl Session {
             self.older_waiters.push(op);
         } else if self.life.tag() != OpenState::Open || !self.has_more || self.window.is_empty() {
             self.settle(op, Outcome::Done);
+        } else if self.base_seq() == 0 {
+            // Nothing is older than seq 0: the `hasMore` was a lie no `beforeSeq` can follow.
+            self.has_more = false;
+            self.diag.rejected_pages += 1;
+            self.settle(op, Outcome::Done);
+            self.meta_changed();
         } else {
             let base = self.base_seq();
             let purpose = Purpose::Older { gen: self.gen, base_at_send: base };

@@ -35,10 +35,19 @@ pub fn question_key(rpc_id: &str) -> String {
     format!("question:{rpc_id}")
 }
 
+/// Most interactions pending at once in one session; a host asking more is dropped and counted.
+pub const MAX_PENDING: usize = 256;
+/// Most settled keys remembered; past it they are forgotten (a late `respond` is then sent
+/// and the host refuses it, instead of being refused here).
+pub const MAX_SETTLED: usize = 1024;
+
+/// Invariant: at most [`MAX_PENDING`] items and [`MAX_SETTLED`] settled keys.
 #[derive(Debug, Default, Clone)]
 pub struct PendingSet {
     pub items: Vec<Rc<PendingInteraction>>,
     pub rev: u64,
+    /// Requests dropped because [`MAX_PENDING`] were pending.
+    pub dropped: u64,
     /// Keys settled by a resolved frame: a late `respond` is refused without a request.
     /// Sorted (binary search); a `Vec`, not a `HashSet`, for wasm size.
     settled: Vec<String>,
@@ -61,12 +70,17 @@ impl PendingSet {
         }
         self.unconfirmed.retain(|k| *k != key);
         let item = PendingInteraction { key, rpc_id, kind, rev };
+        let full = self.items.len() >= MAX_PENDING;
         match self.items.iter_mut().find(|p| p.key == item.key) {
             Some(existing) if existing.rpc_id == item.rpc_id && existing.kind == item.kind => false,
             Some(existing) => {
                 *existing = Rc::new(item);
                 self.rev = rev;
                 true
+            }
+            None if full => {
+                self.dropped += 1;
+                false
             }
             None => {
                 self.items.push(Rc::new(item));
@@ -89,7 +103,12 @@ impl PendingSet {
     /// A resolved frame (or a host that says the wait is gone). Duplicates are no-ops.
     pub fn resolve(&mut self, key: &str, rev: u64) -> bool {
         if let Err(i) = self.settled.binary_search_by(|k| k.as_str().cmp(key)) {
-            self.settled.insert(i, key.to_string());
+            if self.settled.len() >= MAX_SETTLED {
+                self.settled.clear();
+                self.settled.push(key.to_string());
+            } else {
+                self.settled.insert(i, key.to_string());
+            }
         }
         let before = self.items.len();
         self.items.retain(|p| p.key != key);

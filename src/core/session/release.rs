@@ -36,7 +36,7 @@ impl Session {
         self.retries_reset();
         self.life = Lifecycle::Cold;
         self.window = Default::default();
-        self.buffer = Vec::new();
+        self.buffer = Default::default();
         self.has_more = false;
         self.repair_attempts = (-1, 0);
         let rev = self.stamps.next();

@@ -14,6 +14,11 @@ use super::{OpenState, Session};
 /// First retry delay; doubled per consecutive failure up to [`RETRY_CAP_MS`].
 pub const RETRY_BASE_MS: u32 = 1_000;
 pub const RETRY_CAP_MS: u32 = 30_000;
+/// Renewals of a spent repair budget at one window tail before the repair is given up (so at
+/// most `MAX_REPAIRS_PER_TAIL * (1 + MAX_REPAIR_ROUNDS)` tail pulls for a tail that never comes).
+pub const MAX_REPAIR_ROUNDS: u32 = 3;
+/// `repair_attempts.1` once the repair at that tail was given up.
+const REPAIR_GIVEN_UP: u32 = u32::MAX;
 
 /// One kind of retry. Invariant: only the wake armed for the latest failure can act; any
 /// other token (an earlier failure, a previous window generation, a closed session) is stale.
@@ -77,8 +82,22 @@ impl Session {
         self.arm(|s| &mut s.plan_retry);
     }
 
-    /// The repair budget for this tail ran out while the window is still behind.
+    /// The repair budget for this tail ran out while the window is still behind. After
+    /// [`MAX_REPAIR_ROUNDS`] renewals the host's claim (a `lastSeq` past what its tail pages
+    /// bring, or frames past a gap it never fills) is given up until the tail moves or a new
+    /// window generation starts: the frames held for it are dropped and it is counted.
     pub(super) fn repair_budget_spent(&mut self) {
+        if self.repair_retry.failures >= MAX_REPAIR_ROUNDS || self.repair_attempts.1 == REPAIR_GIVEN_UP {
+            if self.repair_attempts.1 != REPAIR_GIVEN_UP {
+                self.diag.unreached_tails += 1;
+                self.repair_attempts.1 = REPAIR_GIVEN_UP;
+            }
+            self.repair_retry.disarm();
+            self.diag.buffer_overflows += self.buffer.len() as u64;
+            self.buffer.clear();
+            self.host_last_seq = None;
+            return;
+        }
         if !self.repair_retry.is_armed() {
             self.arm(|s| &mut s.repair_retry);
         }
@@ -92,6 +111,7 @@ impl Session {
         let repair = self.repair_retry.disarm();
         self.unwake(repair);
         self.repair_retry.succeeded();
+        self.repair_attempts = (-1, 0);
     }
 
     /// Sends the due plan query now (a live event showed the stream is alive).

@@ -3,7 +3,8 @@
 
 use super::fold::{Fold, Touched};
 use super::io::{Call, Outcome};
-use super::{Freshness, Lifecycle, OpenState, Purpose, Session, MAX_BUFFERED, MAX_REPAIRS_PER_TAIL};
+use super::live_buffer::Inserted;
+use super::{Freshness, Lifecycle, OpenState, Purpose, Session, MAX_REPAIRS_PER_TAIL};
 use crate::core::wire::{HistoryValue, SessionEvent};
 
 impl Session {
@@ -37,7 +38,7 @@ impl Session {
         if let Some((seq, active)) = self.fold.newest_plan() {
             // Whether the window shows every commit after the previous one observed.
             let prev = self.plan.version().0;
-            let covers = self.base_seq() <= prev.map_or(0, |p| p + 1);
+            let covers = self.base_seq() <= prev.map_or(0, |p| p.saturating_add(1));
             let newer = self.fold.plan_commits.iter().filter(|(s, _)| prev.is_none_or(|p| *s > p)).count();
             self.commit_plan(seq, active, covers && newer == 1);
         }
@@ -69,16 +70,13 @@ impl Session {
             })
             .count();
         if run > 0 {
-            // `append` never touches the buffer: take it out while its prefix is applied.
-            let mut buffer = std::mem::take(&mut self.buffer);
-            for ev in buffer.drain(..run) {
+            for ev in self.buffer.take_prefix(run) {
                 if ev.seq() <= self.tail_seq() {
                     self.diag.duplicate_events += 1;
                 } else {
                     self.append(ev);
                 }
             }
-            self.buffer = buffer;
         }
         self.maybe_repair();
     }
@@ -103,7 +101,7 @@ impl Session {
         }
         if self.repair_attempts.1 >= MAX_REPAIRS_PER_TAIL {
             // Spent: the tail moving renews the budget, and so does a wake after a backoff
-            // (an idle session would otherwise stay behind).
+            // (an idle session would otherwise stay behind), a bounded number of times.
             self.repair_budget_spent();
             return;
         }
@@ -157,25 +155,18 @@ impl Session {
     }
 
     fn buffer_event(&mut self, ev: SessionEvent) {
-        let mut at = self.buffer.binary_search_by_key(&ev.seq, |e| e.seq);
-        if self.buffer.len() >= MAX_BUFFERED && at.is_err() {
+        match self.buffer.insert(ev) {
+            Inserted::New => {}
+            Inserted::Duplicate => self.diag.duplicate_events += 1,
             // The tail page holds all of these; keep memory bounded and let it bring them.
-            self.diag.buffer_overflows += self.buffer.len() as u64;
-            self.buffer.clear();
-            at = Err(0);
-        }
-        match at {
-            Ok(i) => {
-                self.buffer[i] = ev;
-                self.diag.duplicate_events += 1;
-            }
-            Err(i) => self.buffer.insert(i, ev),
+            Inserted::Overflowed(n) => self.diag.buffer_overflows += n as u64,
         }
     }
 
     /// An older page: prepended only if it ends exactly at `baseSeq - 1`.
     pub(super) fn prepend_page(&mut self, page: HistoryValue) {
         let base = self.base_seq();
+        // `base >= 0` and seqs are at most 2^53 - 1 (`SessionEvent::seq`): no overflow.
         let abuts = page.events.last().is_some_and(|i| i.event.seq() == base - 1);
         if !abuts {
             self.diag.rejected_pages += 1;

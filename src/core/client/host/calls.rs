@@ -146,7 +146,14 @@ impl HostClient {
                     self.sweep_due = true;
                 }
             }
-            Effect::Changed => self.outputs.push_back(Output::SessionChanged(id)),
+            // One change per session per input, however many of its calls flushed (a lazy
+            // resync and the operation that caused it are two).
+            Effect::Changed => {
+                if !self.changed.contains(&id) {
+                    self.outputs.push_back(Output::SessionChanged(id.clone()));
+                    self.changed.push(id);
+                }
+            }
             Effect::Wake { token, after_ms } => {
                 let at = self.now.after_ms(f64::from(after_ms));
                 self.timers.set(Timer::Wake { session: id, token }, at);

@@ -141,7 +141,7 @@ impl HostClient {
                 if self.list.on_frame(&inbound.frame) {
                     self.outputs.push_back(Output::HostChanged);
                 }
-                self.router.on_frame(inbound);
+                self.router.on_frame(inbound, data.len());
             }
             Err(_) => self.diag.malformed_frames += 1,
         }

@@ -168,8 +168,13 @@ pub struct ClientDiagnostics {
     pub frames: u64,
     /// Frames dropped: not a frame document, oversize, binary.
     pub malformed_frames: u64,
-    /// Frames that named no resident session and were not held for one.
+    /// Frames that named no resident session and were not held for one (no stash kind, or
+    /// past the stash's bounds).
     pub unrouted_frames: u64,
+    /// Sessions not resident that frames are held for (at most `router::MAX_STASHED_IDS`).
+    pub stashed_sessions: usize,
+    /// Bytes of frame text held for them (at most `router::MAX_STASH_BYTES`).
+    pub stashed_bytes: usize,
     /// Unary calls in flight.
     pub inflight_calls: usize,
     /// Downlinks asked for and not yet closed.

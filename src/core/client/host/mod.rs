@@ -148,6 +148,8 @@ pub struct HostClient {
     diag: ClientDiagnostics,
     /// Something the retention rule depends on changed during this input.
     sweep_due: bool,
+    /// Sessions whose change was reported during this input (one report each).
+    changed: Vec<String>,
 }
 
 impl HostClient {
@@ -169,6 +171,7 @@ impl HostClient {
             rng,
             diag: ClientDiagnostics::default(),
             sweep_due: false,
+            changed: Vec::new(),
         }
     }
 
@@ -198,6 +201,8 @@ impl HostClient {
     pub fn diagnostics(&self) -> ClientDiagnostics {
         ClientDiagnostics {
             unrouted_frames: self.router.unrouted,
+            stashed_sessions: self.router.stashed().0,
+            stashed_bytes: self.router.stashed().1,
             inflight_calls: self.calls.len(),
             streams: self.streams.len(),
             ..self.diag.clone()
@@ -227,6 +232,7 @@ impl HostClient {
         if now > self.now {
             self.now = now;
         }
+        self.changed.clear();
         // The first input starts the first generation (idempotent, nothing after close).
         self.conn.start(self.now);
         match input {
@@ -253,9 +259,8 @@ impl HostClient {
             Input::Session { token, session, op } => self.on_session_op(token, session, op),
             Input::Watch { session, listeners } => self.on_watch(&session, listeners),
             Input::Resync { session } => {
-                let closed = self.is_closed();
-                if let Some(s) = self.router.get_mut(&session).filter(|_| !closed) {
-                    s.resync();
+                if !self.is_closed() {
+                    self.router.resync(&session);
                 }
             }
             Input::Host { token, call } => self.on_host_call(token, call),
