@@ -266,6 +266,8 @@ struct HeadReplay {
     session: Session,
     /// Frame methods this client does not know (newer host), counted, never fatal.
     unknown_frames: Vec<String>,
+    /// `session.planMode` queries the session sent (today's host answers them 404).
+    plan_queries: usize,
 }
 
 /// Replays one session of a WebSocket-era transcript through a `Session`: it opens at the
@@ -282,6 +284,7 @@ fn replay_head(file: &str, sid: &str) -> HeadReplay {
     let mut unknown_frames = Vec::new();
     let mut open_req = None;
     let mut answered = false;
+    let mut plan_queries = 0;
     for (i, step) in steps.iter().enumerate() {
         match step {
             Step::Message { channel, json } if channel == "mux" => match parse_frame(json) {
@@ -320,6 +323,7 @@ fn replay_head(file: &str, sid: &str) -> HeadReplay {
         for e in s.drain_effects() {
             match e {
                 Effect::Send { req, call: Call::PlanMode } => {
+                    plan_queries += 1;
                     s.on_response(req, Err(wire::RpcError::carrier_status(404, "session.planMode: HTTP 404")))
                 }
                 Effect::Send { req, call: Call::Commands } => s.on_response(req, Ok(captured_commands())),
@@ -328,7 +332,7 @@ fn replay_head(file: &str, sid: &str) -> HeadReplay {
         }
     }
     assert!(answered, "{file}: no tail history answer for {sid}");
-    HeadReplay { session: s, unknown_frames }
+    HeadReplay { session: s, unknown_frames, plan_queries }
 }
 
 /// The `commands/list` value of `websocket/04` (it names `plan`).
@@ -395,6 +399,8 @@ fn todays_host_plan_and_prompt_flow_replays_into_the_same_nodes() {
     assert_eq!(s.plan_mode(), Some(wire::PlanModeState { active: true, pending: None }));
     assert!(s.partial().is_none() && !s.running() && s.pending().is_empty());
     assert_eq!(r.unknown_frames, Vec::<String>::new(), "every mux frame of this flow is known");
+    // Issue 24: the tail page's projection block names the dialect; no 404 probe is sent.
+    assert_eq!(r.plan_queries, 0);
     let d = s.diagnostics();
     assert_eq!((d.bad_values, d.rejected_pages, d.repairs, d.buffer_overflows), (0, 0, 0, 0), "{d:?}");
     let seqs: Vec<i64> = s.window().iter().map(|e| e.seq()).collect();
@@ -477,6 +483,26 @@ fn every_message_of_todays_host_decodes() {
         }
     }
     assert!(frames > 250 && responses > 30, "{frames} frames, {responses} responses");
-    // Host-stream frames only today's host sends; skipped and counted by the client.
-    assert_eq!(unknown.into_iter().collect::<Vec<_>>(), ["host/remote-event"]);
+    // `host/remote-event` (today's host) is read since issue 24: nothing is left unknown.
+    assert_eq!(unknown.into_iter().collect::<Vec<String>>(), Vec::<String>::new());
+}
+
+/// Issue 24: today's `session.list` items carry no top-level title; the live list reads
+/// `projections.values.title` (04's list after the turns).
+#[test]
+fn todays_session_list_names_its_titles_in_the_projection_block() {
+    let text = std::fs::read_to_string(captures_dir().join("websocket/04-session-plan-prompt-flow.txt")).unwrap();
+    let steps = transcript::ws_steps(&text);
+    let mut titles = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        let transcript::Step::Request { path, .. } = step else { continue };
+        if path != "session.list" {
+            continue;
+        }
+        let Some(transcript::Step::Response { body, .. }) = steps.get(i + 1) else { continue };
+        let v: Value = serde_json::from_str(body).unwrap();
+        let list: wire::ListValue = wire::read::read(&v["result"]["value"].to_string()).unwrap();
+        titles.extend(list.items.iter().map(|s| (s.title.clone(), s.title_text())));
+    }
+    assert_eq!(titles, [(None, Some("Hello world plan".to_string()))]);
 }

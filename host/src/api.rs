@@ -11,7 +11,7 @@ use crate::profiles::Profile;
 use crate::rpc::{self, custom_issue, internal, invalid_payload};
 use crate::session::Prompt;
 use crate::tickets::STREAM_TICKET;
-use crate::{agent, history, plan, provider, script};
+use crate::{agent, dialect, history, plan, provider, script};
 use agent_session_wire::interaction::{AnswerPayload, SESSION_ANSWER};
 use agent_session_wire::{
     self as wire, ClientResponse, CreatePayload, CreateValue, HostDescription, ListPayload, ListValue, PromptPayload,
@@ -81,14 +81,24 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
                 .sessions()
                 .iter()
                 .rev()
-                .map(|s| SessionSummary {
-                    session_id: s.id.clone(),
-                    updated_at: s.updated_at(),
-                    running: s.is_running(),
-                    parent_session_id: None,
-                    cwd: s.cwd.clone(),
-                    title: s.title().map(|t| t.title),
-                    waiting: Some(s.is_running() && s.is_waiting()),
+                .map(|s| {
+                    let title = s.title().map(|t| t.title);
+                    let mut item = SessionSummary {
+                        session_id: s.id.clone(),
+                        updated_at: s.updated_at(),
+                        running: s.is_running(),
+                        parent_session_id: None,
+                        cwd: s.cwd.clone(),
+                        title: None,
+                        waiting: Some(s.is_running() && s.is_waiting()),
+                        projections: None,
+                    };
+                    // Today's upstream host lists the title only in the projection block.
+                    match dialect::is_upstream() {
+                        true => item.projections = Some(dialect::summary_projections(title)),
+                        false => item.title = title,
+                    }
+                    item
                 })
                 .collect();
             items.sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at));

@@ -75,6 +75,36 @@ record! {
         /// the open turn waits on the user.
         pub title: Option<String> = opt "title",
         pub waiting: Option<bool> = opt "waiting",
+        /// Today's upstream host: no top-level `title`; it is `projections.values.title`.
+        pub projections: Option<SummaryProjections> = opt "projections",
+    }
+}
+
+record! {
+    /// A summary's projection block (today's upstream host); only the title is read here.
+    #[derive(Debug, Clone, PartialEq, Default)]
+    pub struct SummaryProjections {
+        pub as_of_seq: Option<i64> = opt "asOfSeq",
+        pub values: Option<SummaryValues> = opt "values",
+    }
+}
+
+record! {
+    #[derive(Debug, Clone, PartialEq, Default)]
+    pub struct SummaryValues {
+        /// A string, or `null` while untitled; any other value reads as untitled.
+        pub title: Option<Json> = opt "title",
+    }
+}
+
+impl SessionSummary {
+    /// The session's title in either generation's place: the top-level extension field, else
+    /// today's `projections.values.title`.
+    pub fn title_text(&self) -> Option<String> {
+        if let Some(t) = &self.title {
+            return Some(t.clone());
+        }
+        self.projections.as_ref()?.values.as_ref()?.title.as_ref()?.as_string()
     }
 }
 
@@ -307,6 +337,7 @@ mod readers {
             cwd: cwd.map(Into::into),
             title: None,
             waiting: None,
+            projections: None,
         }
     }
 
@@ -347,6 +378,17 @@ mod readers {
         round_trips(&CreateValue { session_id: "s".into() });
         refused::<CreateValue>(r#"{"session_id":"s"}"#);
         refused::<CreateValue>(r#"[]"#);
+    }
+
+    /// Today's upstream host keeps a summary's title in its projection block (capture 04).
+    #[test]
+    fn a_summary_title_is_read_from_todays_projection_block() {
+        let v: ListValue = accepted(
+            r#"{"items":[{"sessionId":"session-ec38","updatedAt":1796042828108,"running":false,"blank":false,"agentPreset":"standard","projections":{"asOfSeq":78,"values":{"title":"Hello world plan","goal":null,"plan":{"active":false,"pending":false}}}},{"sessionId":"b","updatedAt":2,"running":false,"projections":{"asOfSeq":2,"values":{"title":null}}},{"sessionId":"c","updatedAt":1,"running":false,"projections":{"asOfSeq":1,"values":{"title":7}}},{"sessionId":"d","updatedAt":1,"running":false,"title":"Top"}]}"#,
+        );
+        let titles: Vec<_> = v.items.iter().map(SessionSummary::title_text).collect();
+        assert_eq!(titles, [Some("Hello world plan".to_string()), None, None, Some("Top".to_string())]);
+        round_trips(&v);
     }
 
     #[test]

@@ -353,3 +353,24 @@ fn an_opened_websocket_drops_its_upgrade_deadline() {
     assert_eq!(d.client.transport(), Some(Carrier::WebSocket));
     assert_eq!(d.client.poll_timeout(), None);
 }
+
+/// Issue 24: today's host forwards `commands/change` on the host stream (capture 04). It is a
+/// frame, not a malformed one, and it refreshes the command list of sessions that speak today's
+/// dialect.
+#[test]
+fn a_forwarded_commands_change_is_read_and_refreshes_command_lists() {
+    let mut d = Driver::sse();
+    d.establish();
+    d.open(1, "s1");
+    let page = r#"{"events":[],"hasMore":false,"projections":{"asOfSeq":-1,"values":{"title":null,"plan":{"active":false,"pending":false}}}}"#;
+    d.answer("session.history", page);
+    assert!(!d.sent.iter().any(|s| s.1 == "session.planMode"), "no 404 probe on today's host");
+    d.answer("commands/list", r#"[{"name":"plan","description":"Enter or leave plan mode"}]"#);
+    let remote = json!({"type":"server-request","rpcId":"8a99f7c5","method":"host/remote-event","payload":{"type":"host/remote-event","event":"commands/change","args":[]}});
+    let host = d.opened.iter().rev().find(|o| o.1 == StreamKind::Host).expect("a host stream").0;
+    d.input(Input::StreamBytes { stream: host, bytes: format!("data: {remote}\n\n").into_bytes() });
+    let diag = d.client.diagnostics();
+    assert_eq!((diag.malformed_frames, diag.unrouted_frames), (0, 0));
+    let (_, body) = d.take("commands/list");
+    assert_eq!(body["payload"], json!({"args": {"agentId": "s1"}}));
+}

@@ -16,6 +16,7 @@ pub mod nodes;
 pub mod pending;
 pub mod plan;
 
+mod commands;
 mod event_run;
 mod live;
 mod ops;
@@ -28,6 +29,7 @@ pub use interaction::Interaction;
 pub use io::{Call, Diagnostics, Effect, OpId, Outcome, ReqId, WakeToken};
 pub use nodes::{Node, NodeKind, Partial, PlanText, RunningToolCall, ToolStatus};
 pub use pending::{PendingInteraction, PendingKind};
+pub use commands::PLAN_SETTLE_MS;
 pub use plan::Capability;
 
 use crate::core::projection::ProjectionStore;
@@ -169,6 +171,8 @@ pub struct Session {
     /// Today's upstream host: the prompt queue as its last `session/queue` frame gave it.
     queue: Option<Rc<Json>>,
     queue_rev: u64,
+    /// Today's upstream host: the command list and selections waiting for `command/done`.
+    commands: commands::Commands,
     /// Revision of the scalar parts of the snapshot.
     meta_rev: u64,
     inflight: VecMap<ReqId, Purpose>,
@@ -211,6 +215,7 @@ impl Session {
             title: None,
             queue: None,
             queue_rev: 0,
+            commands: commands::Commands::default(),
             meta_rev: 0,
             inflight: VecMap::new(),
             next_req: 0,
@@ -272,15 +277,19 @@ impl Session {
 
     /// Ends every input: at most one `Changed` per input, after the state is consistent.
     fn flush(&mut self) {
-        // Only today's host keeps plan state as a projection: the live path skips the lookup.
+        self.read_plan_projection();
+        if std::mem::take(&mut self.dirty) {
+            self.effects.push_back(Effect::Changed);
+        }
+    }
+
+    /// Only today's host keeps plan state as a projection: the live path skips the lookup.
+    fn read_plan_projection(&mut self) {
         if self.plan.is_projected() {
             let value = self.projections.get(wire::interaction::PROJ_PLAN).map(|r| &*r.value);
             if self.plan.on_projection(self.projections.rev, value) {
                 self.plan_changed();
             }
-        }
-        if std::mem::take(&mut self.dirty) {
-            self.effects.push_back(Effect::Changed);
         }
     }
 

@@ -178,6 +178,7 @@ impl Session {
                 RpcError::with_details(crate::core::wire::ErrorCode::Cancelled, "session closed", Json::empty_object());
             self.settle(op, Outcome::Result(Err(err)));
         }
+        self.settle_waiting_selections();
         for op in std::mem::take(&mut self.open_waiters) {
             self.settle(op, Outcome::Done);
         }

@@ -95,7 +95,8 @@ impl Session {
     /// do nothing.
     pub fn on_wake(&mut self, token: WakeToken) {
         let open = self.state == OpenState::Open;
-        if self.plan_retry.take(token) {
+        if self.selection_wait_over(token) {
+        } else if self.plan_retry.take(token) {
             if open && std::mem::take(&mut self.plan_requery) {
                 self.send_plan_query();
             }
