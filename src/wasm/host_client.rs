@@ -127,6 +127,21 @@ impl HostClient {
         Ok(self.host_call(HostCall::Create(payload)))
     }
 
+    /// Today's upstream host: `session.fork({sessionId, atSeq?})` resolves `{sessionId}` of the
+    /// new session.
+    pub fn fork(&self, options: JsValue) -> Result<Promise, JsValue> {
+        self.live()?;
+        let session_id = js::get(&options, "sessionId").as_string().filter(|s| !s.is_empty());
+        let session_id = session_id.ok_or_else(|| js::bad_argument("fork needs a non-empty sessionId"))?;
+        let at = js::get(&options, "atSeq");
+        let at_seq = match at.as_f64() {
+            _ if at.is_undefined() => None,
+            Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => Some(n as u64),
+            _ => return Err(js::bad_argument("atSeq must be a non-negative integer")),
+        };
+        Ok(self.host_call(HostCall::Fork(wire::ForkPayload { session_id, at_seq })))
+    }
+
     /// The resident `Session` for `sessionId` (the same object for the same id).
     pub fn session(&self, session_id: JsValue) -> Result<JsValue, JsValue> {
         self.live()?;

@@ -22,6 +22,80 @@ pub const RESPOND_PATH: &str = "respond";
 pub const COMMANDS_EXECUTE: &str = "commands/execute";
 /// Today's upstream host: the commands a session knows, `[{name, description?, …}]`.
 pub const COMMANDS_LIST: &str = "commands/list";
+/// Today's upstream host: renames a session (the host normalizes the title).
+pub const SESSION_RENAME: &str = "session.rename";
+/// Today's upstream host: a new session holding this one's history up to a completed turn.
+pub const SESSION_FORK: &str = "session.fork";
+/// Today's upstream host: edit, remove or steer one queued prompt.
+pub const SESSION_UPDATE_QUEUE: &str = "session.updateQueue";
+/// Today's upstream host: one image attachment of a session, by id, with its bytes.
+pub const SESSION_ATTACHMENT: &str = "session.attachment";
+
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct RenamePayload {
+        pub session_id: String = "sessionId",
+        pub title: String = "title",
+    }
+}
+
+record! {
+    /// The title as the host normalized it, and the seq of the event that set it.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct RenameValue {
+        pub title: String = "title",
+        pub seq: u64 = "seq",
+    }
+}
+
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ForkPayload {
+        pub session_id: String = "sessionId",
+        /// Cut after the completed turn this seq falls in (the whole log when absent).
+        pub at_seq: Option<u64> = opt "atSeq",
+    }
+}
+
+record! {
+    /// `action` is `{kind: 'edit', content}` | `{kind: 'remove'}` | `{kind: 'steer'}`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct UpdateQueuePayload {
+        pub session_id: String = "sessionId",
+        pub item_id: String = "itemId",
+        pub action: Json = "action",
+    }
+}
+
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AttachmentPayload {
+        pub session_id: String = "sessionId",
+        pub attachment_id: String = "attachmentId",
+    }
+}
+
+record! {
+    /// A durable image reference: what history keeps in place of the bytes.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AttachmentRef {
+        pub attachment_id: String = "attachmentId",
+        pub media_type: String = "mediaType",
+        pub bytes: u64 = "bytes",
+        pub width: u64 = "width",
+        pub height: u64 = "height",
+        pub name: Option<String> = opt "name",
+    }
+}
+
+record! {
+    /// `data` is the base64 of the bytes.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AttachmentValue {
+        pub attachment: AttachmentRef = "attachment",
+        pub data: String = "data",
+    }
+}
 
 /// Whether a `commands/list` value names `command`.
 pub fn lists_command(value: &Json, command: &str) -> ReadResult<bool> {
@@ -290,7 +364,10 @@ pub fn validate_value(method: &str, value: &Json) -> ReadResult<()> {
         SESSION_LIST => check::<ListValue>(value),
         SESSION_CREATE => check::<CreateValue>(value),
         SESSION_HISTORY => read::<HistoryValue>(value.text())?.validate(),
-        SESSION_PROMPT | SESSION_CANCEL => check::<Accepted>(value),
+        SESSION_PROMPT | SESSION_CANCEL | SESSION_UPDATE_QUEUE => check::<Accepted>(value),
+        SESSION_RENAME => check::<RenameValue>(value),
+        SESSION_FORK => check::<CreateValue>(value),
+        SESSION_ATTACHMENT => check::<AttachmentValue>(value),
         SESSION_PLAN_MODE | SESSION_SET_PLAN_MODE => super::plan::parse_plan_value(value).map(|_| ()),
         RESPOND_PATH | super::interaction::SESSION_ANSWER => check::<Receipt>(value),
         // `{commandId, result}`; the state it changes arrives as projection frames.

@@ -374,3 +374,21 @@ fn a_forwarded_commands_change_is_read_and_refreshes_command_lists() {
     let (_, body) = d.take("commands/list");
     assert_eq!(body["payload"], json!({"args": {"agentId": "s1"}}));
 }
+
+#[test]
+fn fork_sends_heads_payload_and_a_seed_host_refuses_it_as_unsupported() {
+    let mut d = Driver::sse();
+    d.establish();
+    let fork = HostCall::Fork(crate::core::wire::ForkPayload { session_id: "s1".into(), at_seq: Some(12) });
+    d.input(Input::Host { token: Token(5), call: fork.clone() });
+    let (call, body) = d.take("session.fork");
+    assert_eq!(body["payload"], json!({"sessionId": "s1", "atSeq": 12}));
+    d.input(Input::Response { call, reply: Reply::Status(404) });
+    match d.settlement(5) {
+        Some(Settlement::Result(Err(e))) => assert_eq!(e.code, crate::core::wire::ErrorCode::Unsupported),
+        other => panic!("{other:?}"),
+    }
+    d.input(Input::Host { token: Token(6), call: fork });
+    d.answer("session.fork", r#"{"sessionId":"s2"}"#);
+    assert!(matches!(d.settlement(6), Some(Settlement::Result(Ok(v))) if v.value() == json!({"sessionId": "s2"})));
+}

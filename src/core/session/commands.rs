@@ -173,3 +173,36 @@ impl Session {
         }
     }
 }
+
+impl Session {
+    /// Sends one of today's verbs; it settles with the host's checked value.
+    fn verb(&mut self, call: super::io::Call) -> OpId {
+        let op = self.new_op();
+        let method = call.path();
+        self.send(call, Purpose::Verb { op, method });
+        self.flush();
+        op
+    }
+
+    /// A slash-command line (`/plan`, `/feedback text`, …) through `commands/execute`. Resolves
+    /// with `{commandId, result}`, or `null` for a line the host has no command for.
+    pub fn command(&mut self, line: String) -> OpId {
+        self.verb(super::io::Call::RunCommand { line })
+    }
+
+    /// `session.rename`: resolves with `{title, seq}`, the title as the host normalized it.
+    pub fn rename(&mut self, title: String) -> OpId {
+        self.verb(super::io::Call::Rename { title })
+    }
+
+    /// `session.updateQueue`: `action` is `{kind: 'edit', content}` | `{kind: 'remove'}` |
+    /// `{kind: 'steer'}`; the queue changes when the host's next `session/queue` frame says so.
+    pub fn update_queue(&mut self, item_id: String, action: Json) -> OpId {
+        self.verb(super::io::Call::UpdateQueue { item_id, action })
+    }
+
+    /// `session.attachment`: resolves with `{attachment, data}` (base64 bytes).
+    pub fn read_attachment(&mut self, attachment_id: String) -> OpId {
+        self.verb(super::io::Call::Attachment { attachment_id })
+    }
+}

@@ -51,6 +51,23 @@ pub enum Call {
         prompt_id: String,
         answers: Json,
     },
+    /// Today's upstream host: any slash-command line through `commands/execute`.
+    RunCommand {
+        line: String,
+    },
+    /// Today's upstream host: `session.rename`.
+    Rename {
+        title: String,
+    },
+    /// Today's upstream host: `session.updateQueue`; `action` is the JSON action object.
+    UpdateQueue {
+        item_id: String,
+        action: Json,
+    },
+    /// Today's upstream host: `session.attachment`.
+    Attachment {
+        attachment_id: String,
+    },
 }
 
 impl Call {
@@ -63,7 +80,10 @@ impl Call {
             Call::Prompt { .. } => wire::SESSION_PROMPT,
             Call::Cancel => wire::SESSION_CANCEL,
             Call::Respond { .. } => wire::RESPOND_PATH,
-            Call::Command { .. } => wire::COMMANDS_EXECUTE,
+            Call::Command { .. } | Call::RunCommand { .. } => wire::COMMANDS_EXECUTE,
+            Call::Rename { .. } => wire::SESSION_RENAME,
+            Call::UpdateQueue { .. } => wire::SESSION_UPDATE_QUEUE,
+            Call::Attachment { .. } => wire::SESSION_ATTACHMENT,
             Call::Commands => wire::COMMANDS_LIST,
             Call::Answer { .. } => wire::interaction::SESSION_ANSWER,
         }
@@ -123,6 +143,21 @@ impl Call {
             Call::Command { line } => {
                 Json::from_serialize(&Command { args: CommandArgs { agent_id: session_id, line, images: [] } })
             }
+            Call::RunCommand { line } => {
+                Json::from_serialize(&Command { args: CommandArgs { agent_id: session_id, line, images: [] } })
+            }
+            Call::Rename { title } => {
+                Json::from_serialize(&wire::RenamePayload { session_id: sid, title: title.clone() })
+            }
+            Call::UpdateQueue { item_id, action } => Json::from_serialize(&wire::UpdateQueuePayload {
+                session_id: sid,
+                item_id: item_id.clone(),
+                action: action.clone(),
+            }),
+            Call::Attachment { attachment_id } => Json::from_serialize(&wire::AttachmentPayload {
+                session_id: sid,
+                attachment_id: attachment_id.clone(),
+            }),
         }
     }
 

@@ -118,6 +118,12 @@ enum Purpose {
         op: OpId,
         prompt_id: String,
     },
+    /// A verb of today's upstream host (`command`, `rename`, `updateQueue`, `readAttachment`):
+    /// its value is checked against `method` and handed back; a 404 reads as `unsupported`.
+    Verb {
+        op: OpId,
+        method: &'static str,
+    },
 }
 
 /// Most frames held while no window can take them; past this the buffer is dropped and

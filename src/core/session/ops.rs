@@ -171,7 +171,8 @@ impl Session {
                 | Purpose::PlanCommand { op }
                 | Purpose::Prompt { op, .. }
                 | Purpose::Respond { op, .. }
-                | Purpose::Answer { op, .. } => op,
+                | Purpose::Answer { op, .. }
+                | Purpose::Verb { op, .. } => op,
                 _ => continue,
             };
             let err =

@@ -145,6 +145,10 @@ impl Session {
                 }
                 self.settle(op, Outcome::Result(checked));
             }
+            Purpose::Verb { op, method } => {
+                let checked = self.checked(method, result).map_err(|e| e.or_unsupported(method));
+                self.settle(op, Outcome::Result(checked));
+            }
             Purpose::Answer { op, .. } => {
                 let checked = self.checked(wire::RESPOND_PATH, result);
                 self.settle(op, Outcome::Result(checked));

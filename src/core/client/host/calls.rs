@@ -67,6 +67,11 @@ impl HostClient {
             }
             CallFor::Host { token, method } => {
                 let result = result.and_then(|v| checked(method, v));
+                // A host without the verb (the seed has no `session.fork`) refuses clearly.
+                let result = match method {
+                    wire::SESSION_FORK => result.map_err(|e| e.or_unsupported(method)),
+                    _ => result,
+                };
                 self.outputs.push_back(Output::Settle { token, settlement: Settlement::Result(result) });
             }
             CallFor::Describe { gen } => match result.and_then(|v| checked(wire::HOST_DESCRIBE, v)) {
@@ -101,6 +106,10 @@ impl HostClient {
                     SessionOp::SetPlanMode(active) => (s.set_plan_mode(active), Waits::Result),
                     SessionOp::Respond { key, result } => (s.respond(&key, result), Waits::Receipt),
                     SessionOp::Answer { prompt_id, answers } => (s.answer(&prompt_id, answers), Waits::Result),
+                    SessionOp::Command { line } => (s.command(line), Waits::Result),
+                    SessionOp::Rename { title } => (s.rename(title), Waits::Result),
+                    SessionOp::UpdateQueue { item_id, action } => (s.update_queue(item_id, action), Waits::Result),
+                    SessionOp::ReadAttachment { attachment_id } => (s.read_attachment(attachment_id), Waits::Result),
                     SessionOp::Open => unreachable!("handled above"),
                 }
             }
@@ -117,6 +126,7 @@ impl HostClient {
         let method = call.method();
         let payload = match &call {
             HostCall::Create(p) => Json::from_serialize(p),
+            HostCall::Fork(p) => Json::from_serialize(p),
             _ => Json::empty_object(),
         };
         self.send(CallFor::Host { token, method }, method, &payload);

@@ -91,6 +91,21 @@ pub enum SessionOp {
         prompt_id: String,
         answers: Vec<Answer>,
     },
+    /// Today's upstream host: a slash-command line.
+    Command {
+        line: String,
+    },
+    Rename {
+        title: String,
+    },
+    /// `action`: the JSON action object (checked by the caller).
+    UpdateQueue {
+        item_id: String,
+        action: Json,
+    },
+    ReadAttachment {
+        attachment_id: String,
+    },
 }
 
 /// A host-level call the UI asked for.
@@ -99,6 +114,8 @@ pub enum HostCall {
     Describe,
     List,
     Create(CreatePayload),
+    /// Today's upstream host: `session.fork`.
+    Fork(wire::ForkPayload),
 }
 
 impl HostCall {
@@ -107,6 +124,7 @@ impl HostCall {
             HostCall::Describe => wire::HOST_DESCRIBE,
             HostCall::List => wire::SESSION_LIST,
             HostCall::Create(_) => wire::SESSION_CREATE,
+            HostCall::Fork(_) => wire::SESSION_FORK,
         }
     }
 }

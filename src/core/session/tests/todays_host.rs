@@ -151,3 +151,61 @@ fn a_commands_change_on_a_seed_host_session_asks_nothing() {
     d.s.on_commands_changed();
     assert!(!d.has_request(|c| matches!(c, Call::Commands)));
 }
+
+fn payload(call: &Call) -> Value {
+    serde_json::from_str(call.payload("s1").text()).unwrap()
+}
+
+/// Each verb's request as HEAD's schemas (`sessions.schema.ts`, the Remote `commands/*`
+/// envelope) take it, and its value handed back as the host sent it.
+#[test]
+fn todays_verbs_send_heads_payloads_and_resolve_with_the_hosts_value() {
+    let mut d = opened_today(plan_value(false, false));
+    let op = d.s.command("/feedback works well".into());
+    let (req, call) = d.take(|c| matches!(c, Call::RunCommand { .. }));
+    assert_eq!(call.path(), "commands/execute");
+    assert_eq!(payload(&call), json!({"args": {"agentId": "s1", "line": "/feedback works well", "images": []}}));
+    let value = json!({"commandId": "cmd-9", "result": {"kind": "success", "text": "Thanks"}});
+    d.answer(req, value.clone());
+    assert_eq!(d.outcome(op), Some(&ok(value)));
+
+    let op = d.s.rename("  Hello   plan ".into());
+    let (req, call) = d.take(|c| matches!(c, Call::Rename { .. }));
+    assert_eq!((call.path(), payload(&call)), ("session.rename", json!({"sessionId": "s1", "title": "  Hello   plan "})));
+    d.answer(req, json!({"title": "Hello plan", "seq": 7}));
+    assert_eq!(d.outcome(op), Some(&ok(json!({"title": "Hello plan", "seq": 7}))));
+
+    let action = json!({"kind": "edit", "content": [{"type": "text", "text": "instead"}]});
+    let op = d.s.update_queue("m-1".into(), crate::core::wire::Json::from(action.clone()));
+    let (req, call) = d.take(|c| matches!(c, Call::UpdateQueue { .. }));
+    assert_eq!(payload(&call), json!({"sessionId": "s1", "itemId": "m-1", "action": action}));
+    d.answer(req, json!({"accepted": true}));
+    assert_eq!(d.outcome(op), Some(&ok(json!({"accepted": true}))));
+
+    let op = d.s.read_attachment("sha256:ab".into());
+    let (req, call) = d.take(|c| matches!(c, Call::Attachment { .. }));
+    assert_eq!(payload(&call), json!({"sessionId": "s1", "attachmentId": "sha256:ab"}));
+    let value = json!({"attachment": {"attachmentId": "sha256:ab", "mediaType": "image/png", "bytes": 3, "width": 1, "height": 1}, "data": "AAEC"});
+    d.answer(req, value.clone());
+    assert_eq!(d.outcome(op), Some(&ok(value)));
+}
+
+#[test]
+fn a_verb_the_host_lacks_resolves_unsupported_and_a_bad_value_is_a_transport_error() {
+    use crate::core::session::Outcome;
+    use crate::core::wire::{ErrorCode, RpcError};
+    let mut d = Driver::opened(&[user(0, "a")], json!({"active": false}));
+    let op = d.s.rename("x".into());
+    let (req, _) = d.take(|c| matches!(c, Call::Rename { .. }));
+    d.fail(req, RpcError::carrier_status(404, "session.rename: HTTP 404"));
+    assert!(matches!(d.outcome(op), Some(Outcome::Result(Err(e))) if e.code == ErrorCode::Unsupported));
+    let op = d.s.read_attachment("a".into());
+    let (req, _) = d.take(|c| matches!(c, Call::Attachment { .. }));
+    d.answer(req, json!({"data": "AA"}));
+    assert!(matches!(d.outcome(op), Some(Outcome::Result(Err(e))) if e.code == ErrorCode::Internal));
+    // Closing settles a verb still in flight.
+    let op = d.s.update_queue("m".into(), crate::core::wire::Json::from(json!({"kind": "remove"})));
+    d.s.close();
+    d.pump();
+    assert!(matches!(d.outcome(op), Some(Outcome::Result(Err(e))) if e.code == ErrorCode::Cancelled));
+}
