@@ -35,6 +35,20 @@ pub fn prompt_text(content: &[Value]) -> String {
     content.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
 }
 
+/// One sentence per image reference of a prompt: the scripted "model" echoes each one's size.
+pub fn image_notes(content: &[Value]) -> Vec<String> {
+    content
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("image"))
+        .filter_map(|b| b.get("attachment"))
+        .map(|a| {
+            let n = |k: &str| a.get(k).and_then(Value::as_u64).unwrap_or(0);
+            let media = a.get("mediaType").and_then(Value::as_str).unwrap_or("image");
+            format!("I see a {}x{} {media} image of {} bytes.", n("width"), n("height"), n("bytes"))
+        })
+        .collect()
+}
+
 fn excerpt(text: &str, max_chars: usize) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if flat.chars().count() <= max_chars {
