@@ -231,6 +231,8 @@ mod tests {
     fn image_sizes_come_from_their_headers() {
         let png = base64_decode(PNG_1X1).unwrap();
         assert_eq!(dimensions("image/png", &png), Some((1, 1)));
+        // The id the from-source transcript (`tests/fixtures/wire/from-source/09`) carries.
+        assert_eq!(hex(&sha256(&png)), "c414cd0e204de974f73753c7e28d7638e7b3691bb8b1a2bab6b25bb7fed7ce77");
         assert_eq!(dimensions("image/jpeg", &png), None, "the media type must match the bytes");
         let gif = b"GIF89a\x02\x00\x03\x00\x00\x00\x00";
         assert_eq!(dimensions("image/gif", gif), Some((2, 3)));
