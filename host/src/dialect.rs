@@ -157,12 +157,8 @@ pub fn frame_out(frame: &Frame) -> Cow<'_, Frame> {
 }
 
 /// Today's `session.list` item keeps its title in a projection block (`null` while untitled).
-pub fn summary_projections(title: Option<String>) -> agent_session_wire::SummaryProjections {
-    let title = Json::from_value(&title.map_or(Value::Null, Value::String));
-    agent_session_wire::SummaryProjections {
-        as_of_seq: None,
-        values: Some(agent_session_wire::SummaryValues { title: Some(title) }),
-    }
+pub fn summary_projections(title: Option<String>) -> Json {
+    Json::from_value(&json!({ "values": { "title": title } }))
 }
 
 /// The reply text of a `/plan` command.

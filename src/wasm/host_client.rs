@@ -132,14 +132,12 @@ impl HostClient {
     pub fn fork(&self, options: JsValue) -> Result<Promise, JsValue> {
         self.live()?;
         let session_id = js::get(&options, "sessionId").as_string().filter(|s| !s.is_empty());
-        let session_id = session_id.ok_or_else(|| js::bad_argument("fork needs a non-empty sessionId"))?;
         let at = js::get(&options, "atSeq");
-        let at_seq = match at.as_f64() {
-            _ if at.is_undefined() => None,
-            Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => Some(n as u64),
-            _ => return Err(js::bad_argument("atSeq must be a non-negative integer")),
-        };
-        Ok(self.host_call(HostCall::Fork(wire::ForkPayload { session_id, at_seq })))
+        let at_seq = at.as_f64().filter(|n| *n >= 0.0 && n.fract() == 0.0 && *n <= 9e15).map(|n| n as u64);
+        match (session_id, at.is_undefined() || at_seq.is_some()) {
+            (Some(session_id), true) => Ok(self.host_call(HostCall::Fork { session_id, at_seq })),
+            _ => Err(js::bad_argument("fork takes {sessionId: non-empty string, atSeq?: integer >= 0}")),
+        }
     }
 
     /// The resident `Session` for `sessionId` (the same object for the same id).

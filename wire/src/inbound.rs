@@ -71,11 +71,11 @@ mod tests {
     fn a_forwarded_remote_event_is_a_frame_not_a_malformed_one() {
         let f = parse_frame(r#"{"type":"server-request","rpcId":"8a99f7c5-0ac9-497b-b0fe-ec76d5beb05d","method":"host/remote-event","payload":{"type":"host/remote-event","event":"commands/change","args":[]}}"#).unwrap();
         match f.frame {
-            Frame::RemoteEvent(r) => assert_eq!((r.event.as_str(), r.args.text()), ("commands/change", "[]")),
+            Frame::RemoteEvent(r) => assert_eq!(r.event, "commands/change"),
             other => panic!("{other:?}"),
         }
-        let bad = data("host/remote-event", r#"{"type":"host/remote-event","event":"commands/change","args":{}}"#);
-        assert!(matches!(parse_frame(&bad), Err(FrameError::Schema { .. })));
+        let bad = data("host/remote-event", r#"{"type":"host/remote-event","args":[]}"#);
+        assert!(matches!(parse_frame(&bad), Err(FrameError::Schema { .. })), "no event name");
     }
 
     #[test]

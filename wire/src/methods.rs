@@ -89,11 +89,19 @@ record! {
 }
 
 record! {
-    /// `data` is the base64 of the bytes.
+    /// `data` is the base64 of the bytes. The client checks only these members (the reference
+    /// is handed to the UI as sent); the host writes an [`AttachmentRef`].
     #[derive(Debug, Clone, PartialEq)]
     pub struct AttachmentValue {
-        pub attachment: AttachmentRef = "attachment",
+        pub attachment: AttachmentId = "attachment",
         pub data: String = "data",
+    }
+}
+
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AttachmentId {
+        pub attachment_id: String = "attachmentId",
     }
 }
 
@@ -153,25 +161,9 @@ record! {
         /// the open turn waits on the user.
         pub title: Option<String> = opt "title",
         pub waiting: Option<bool> = opt "waiting",
-        /// Today's upstream host: no top-level `title`; it is `projections.values.title`.
-        pub projections: Option<SummaryProjections> = opt "projections",
-    }
-}
-
-record! {
-    /// A summary's projection block (today's upstream host); only the title is read here.
-    #[derive(Debug, Clone, PartialEq, Default)]
-    pub struct SummaryProjections {
-        pub as_of_seq: Option<i64> = opt "asOfSeq",
-        pub values: Option<SummaryValues> = opt "values",
-    }
-}
-
-record! {
-    #[derive(Debug, Clone, PartialEq, Default)]
-    pub struct SummaryValues {
-        /// A string, or `null` while untitled; any other value reads as untitled.
-        pub title: Option<Json> = opt "title",
+        /// Today's upstream host: no top-level `title`; it is `projections.values.title`. Kept
+        /// as text and read by [`SessionSummary::title_text`] (no reader per nested level).
+        pub projections: Option<Json> = opt "projections",
     }
 }
 
@@ -182,7 +174,8 @@ impl SessionSummary {
         if let Some(t) = &self.title {
             return Some(t.clone());
         }
-        self.projections.as_ref()?.values.as_ref()?.title.as_ref()?.as_string()
+        let values = Obj::parse(self.projections.as_ref()?.text()).ok()?.raw("values")?;
+        super::read::as_str(Obj::parse(values.get()).ok()?.raw("title")?)
     }
 }
 

@@ -379,7 +379,7 @@ fn a_forwarded_commands_change_is_read_and_refreshes_command_lists() {
 fn fork_sends_heads_payload_and_a_seed_host_refuses_it_as_unsupported() {
     let mut d = Driver::sse();
     d.establish();
-    let fork = HostCall::Fork(crate::core::wire::ForkPayload { session_id: "s1".into(), at_seq: Some(12) });
+    let fork = HostCall::Fork { session_id: "s1".into(), at_seq: Some(12) };
     d.input(Input::Host { token: Token(5), call: fork.clone() });
     let (call, body) = d.take("session.fork");
     assert_eq!(body["payload"], json!({"sessionId": "s1", "atSeq": 12}));

@@ -11,7 +11,6 @@
 use super::io::{Effect, OpId, Outcome, WakeToken};
 use super::{OpenState, Purpose, Session};
 use crate::core::wire::{self, read::Obj, Json, SessionEvent};
-use std::collections::VecDeque;
 use std::rc::Rc;
 
 /// Longest wait for a selection's `command/done` after its answer.
@@ -38,8 +37,9 @@ pub struct Commands {
     /// `commands/change` arrived while a list request was in flight: ask again after it.
     stale: bool,
     waiting: Vec<Waiting>,
-    /// Ids of the newest `command/done` events seen (bounded by [`RECENT_DONE`]).
-    done: VecDeque<String>,
+    /// Ids of the newest `command/done` events seen, oldest first (bounded by [`RECENT_DONE`];
+    /// a `Vec`, not a `VecDeque`: that links a second ring buffer into the wasm for 16 ids).
+    done: Vec<String>,
 }
 
 /// The `commandId` of a `command/done` event.
@@ -106,9 +106,9 @@ impl Session {
             return;
         }
         if self.commands.done.len() == RECENT_DONE {
-            self.commands.done.pop_front();
+            self.commands.done.remove(0);
         }
-        self.commands.done.push_back(id);
+        self.commands.done.push(id);
     }
 
     /// A rebuilt window may hold the `command/done` a selection waits on (it arrived while the

@@ -146,18 +146,19 @@ impl Call {
             Call::RunCommand { line } => {
                 Json::from_serialize(&Command { args: CommandArgs { agent_id: session_id, line, images: [] } })
             }
+            // Today's verbs: written by one object writer (see `wire::object_text`).
             Call::Rename { title } => {
-                Json::from_serialize(&wire::RenamePayload { session_id: sid, title: title.clone() })
+                wire::object_text(&[("sessionId", &wire::quote(&sid)), ("title", &wire::quote(title))])
             }
-            Call::UpdateQueue { item_id, action } => Json::from_serialize(&wire::UpdateQueuePayload {
-                session_id: sid,
-                item_id: item_id.clone(),
-                action: action.clone(),
-            }),
-            Call::Attachment { attachment_id } => Json::from_serialize(&wire::AttachmentPayload {
-                session_id: sid,
-                attachment_id: attachment_id.clone(),
-            }),
+            Call::UpdateQueue { item_id, action } => wire::object_text(&[
+                ("sessionId", &wire::quote(&sid)),
+                ("itemId", &wire::quote(item_id)),
+                ("action", action.text()),
+            ]),
+            Call::Attachment { attachment_id } => wire::object_text(&[
+                ("sessionId", &wire::quote(&sid)),
+                ("attachmentId", &wire::quote(attachment_id)),
+            ]),
         }
     }
 

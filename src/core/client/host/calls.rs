@@ -126,7 +126,13 @@ impl HostClient {
         let method = call.method();
         let payload = match &call {
             HostCall::Create(p) => Json::from_serialize(p),
-            HostCall::Fork(p) => Json::from_serialize(p),
+            HostCall::Fork { session_id, at_seq } => {
+                let (id, at) = (wire::quote(session_id), at_seq.map(|n| n.to_string()));
+                match &at {
+                    Some(at) => wire::object_text(&[("sessionId", &id), ("atSeq", at)]),
+                    None => wire::object_text(&[("sessionId", &id)]),
+                }
+            }
             _ => Json::empty_object(),
         };
         self.send(CallFor::Host { token, method }, method, &payload);

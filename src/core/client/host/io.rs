@@ -114,8 +114,8 @@ pub enum HostCall {
     Describe,
     List,
     Create(CreatePayload),
-    /// Today's upstream host: `session.fork`.
-    Fork(wire::ForkPayload),
+    /// Today's upstream host: `session.fork` of `session_id` at `at_seq`.
+    Fork { session_id: String, at_seq: Option<u64> },
 }
 
 impl HostCall {
@@ -124,7 +124,7 @@ impl HostCall {
             HostCall::Describe => wire::HOST_DESCRIBE,
             HostCall::List => wire::SESSION_LIST,
             HostCall::Create(_) => wire::SESSION_CREATE,
-            HostCall::Fork(_) => wire::SESSION_FORK,
+            HostCall::Fork { .. } => wire::SESSION_FORK,
         }
     }
 }
