@@ -1385,7 +1385,8 @@ fn failed_requests(base: &str) -> Vec<String> {
 }
 
 /// A 1x1 PNG (70 bytes).
-const PNG_1X1: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const PNG_1X1: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
 /// Issue 24: today's session verbs through the JS API against the reference host's HEAD
 /// dialect: the live command list, a command with arguments, rename, an image prompt read
@@ -1423,7 +1424,9 @@ async fn todays_session_verbs_work_through_the_package() {
     let image_ref = || {
         nodes(&s).iter().find_map(|n| {
             let part = Array::from(&get(&n, "content")).get(1);
-            (get(&n, "type").as_string().as_deref() == Some("user")).then(|| get(&part, "attachment")).filter(|a| a.is_object())
+            (get(&n, "type").as_string().as_deref() == Some("user"))
+                .then(|| get(&part, "attachment"))
+                .filter(|a| a.is_object())
         })
     };
     until("the image's user node", 10_000.0, || image_ref().is_some()).await;

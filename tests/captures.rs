@@ -566,7 +566,8 @@ fn todays_verbs_built_from_source_replay_through_the_core() {
                 if let Some(op) = op {
                     ops.push((path.clone(), op, i));
                 }
-                let at = unanswered.iter().position(|(_, c)| c.path() == path).unwrap_or_else(|| panic!("{path} not sent"));
+                let at =
+                    unanswered.iter().position(|(_, c)| c.path() == path).unwrap_or_else(|| panic!("{path} not sent"));
                 let (req, call) = unanswered.remove(at);
                 assert_eq!(serde_json::from_str::<Value>(call.payload(SID).text()).unwrap(), payload, "{path}");
                 current = Some(req);

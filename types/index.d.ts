@@ -125,8 +125,9 @@ export class HostClient {
 
 /** A content block of a prompt (`{type:'text', text}` and whatever else the host accepts). */
 export type ContentBlock = { type: string; [key: string]: unknown }
-/** Today's upstream host takes text and inline images in a prompt; history keeps an image as a
- * reference (`attachmentId: 'sha256:…'`) that `session.readAttachment` reads back. */
+/** Today's upstream host takes text and inline images (base64 `data`) in a prompt; history keeps
+ * an image as `{type: 'image', attachment: AttachmentRef}` (`attachmentId: 'sha256:…'`), whose
+ * bytes `session.readAttachment` reads back. */
 export type PromptPart =
   | { type: 'text'; text: string }
   | { type: 'image'; mediaType: 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif'; data: string; name?: string }

@@ -132,8 +132,15 @@ impl App {
         let id = format!("session-{}", uuid::Uuid::new_v4());
         let created_at = now_ms();
         let pk = self.store.create_session(&id, parent.cwd.as_deref(), parent.provider.as_deref(), created_at)?;
-        let session =
-            Arc::new(Session::new(id.clone(), pk, parent.cwd.clone(), parent.provider.clone(), created_at, LogState::empty(), created_at));
+        let session = Arc::new(Session::new(
+            id.clone(),
+            pk,
+            parent.cwd.clone(),
+            parent.provider.clone(),
+            created_at,
+            LogState::empty(),
+            created_at,
+        ));
         let _ = session.parent_id.set(parent.id.clone());
         self.sessions.write().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), session.clone());
         let added = SessionAddedFrame {

@@ -47,7 +47,14 @@ fn store_one(app: &App, s: &Session, block: &Value) -> Result<Value, RpcError> {
     let data = base64_decode(text).ok_or_else(|| refused("image data is not valid base64"))?;
     let (width, height) = dimensions(media_type, &data).ok_or_else(|| refused("image data is not a readable image"))?;
     let name = block.get("name").and_then(Value::as_str).map(str::to_string);
-    let image = Image { id: format!("sha256:{}", hex(&sha256(&data))), media_type: media_type.into(), width, height, name, data };
+    let image = Image {
+        id: format!("sha256:{}", hex(&sha256(&data))),
+        media_type: media_type.into(),
+        width,
+        height,
+        name,
+        data,
+    };
     app.store.put_attachment(s.pk, &image).map_err(internal)?;
     Ok(json!({ "type": "image", "attachment": reference(&image) }))
 }

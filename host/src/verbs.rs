@@ -66,7 +66,9 @@ pub async fn update_queue(app: &App, s: &Session, item_id: &str, action: &Value)
     match action.get("kind").and_then(Value::as_str) {
         Some("edit") => {
             let content = match action.get("content") {
-                Some(Value::Array(c)) if !c.is_empty() && c.iter().all(|b| b.get("type").is_some_and(Value::is_string)) => {
+                Some(Value::Array(c))
+                    if !c.is_empty() && c.iter().all(|b| b.get("type").is_some_and(Value::is_string)) =>
+                {
                     c.clone()
                 }
                 _ => return Err(RpcError::bad_request("edit needs content: a non-empty array of blocks", vec![])),
@@ -147,7 +149,8 @@ mod tests {
 
     #[test]
     fn a_fork_cuts_after_the_completed_turn_holding_its_anchor() {
-        let kinds = ["user/message", "turn/start", "assistant/message", "turn/end", "session/title", "turn/start", "turn/end"];
+        let kinds =
+            ["user/message", "turn/start", "assistant/message", "turn/end", "session/title", "turn/start", "turn/end"];
         let events: Vec<SessionEvent> =
             kinds.iter().enumerate().map(|(i, k)| SessionEvent::new(*k, i as u64, 1.0, json!({}))).collect();
         assert_eq!(fork_cut(&events, Some(2)), Some(5), "through the title, up to the next turn/start");

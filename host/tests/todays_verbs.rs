@@ -13,7 +13,8 @@ fn upstream() -> Host {
 }
 
 /// A 1x1 PNG.
-const PNG_1X1: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const PNG_1X1: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
 #[test]
 fn rename_normalizes_the_title_and_publishes_it() {
@@ -48,7 +49,8 @@ fn rename_normalizes_the_title_and_publishes_it() {
 fn slash_commands_log_their_run_and_take_arguments() {
     let host = upstream();
     let sid = host.create();
-    let v = host.call("commands/execute", json!({ "args": { "agentId": sid, "line": "/feedback works well", "images": [] } }));
+    let v = host
+        .call("commands/execute", json!({ "args": { "agentId": sid, "line": "/feedback works well", "images": [] } }));
     assert_eq!(v["result"]["kind"], "success");
     let events = host.all_events(&sid);
     let run = events.iter().find(|e| e["type"] == "command/run").expect("command/run");
@@ -59,7 +61,8 @@ fn slash_commands_log_their_run_and_take_arguments() {
     let feedback = list.as_array().unwrap().iter().find(|c| c["name"] == "feedback").expect("listed");
     assert_eq!(feedback["input"]["hint"], "<text>");
     // `/feedback` without text is no command line this host knows.
-    let none = host.envelope("commands/execute", json!({ "args": { "agentId": sid, "line": "/feedback", "images": [] } }));
+    let none =
+        host.envelope("commands/execute", json!({ "args": { "agentId": sid, "line": "/feedback", "images": [] } }));
     assert_eq!(none["result"], json!({ "ok": true }));
 }
 
@@ -87,7 +90,10 @@ fn an_image_prompt_is_stored_by_its_sha256_and_read_back() {
     assert_eq!(read["attachment"]["name"], "dot.png");
     // Another session does not hold it; bad images are refused.
     let other = host.create();
-    assert_eq!(host.call_err("session.attachment", json!({ "sessionId": other, "attachmentId": id }))["code"], "bad-request");
+    assert_eq!(
+        host.call_err("session.attachment", json!({ "sessionId": other, "attachmentId": id }))["code"],
+        "bad-request"
+    );
     let bad = json!([{ "type": "image", "mediaType": "image/jpeg", "data": PNG_1X1 }]);
     let err = host.call_err("session.prompt", json!({ "sessionId": sid, "mode": "queue", "content": bad }));
     assert_eq!(err["code"], "bad-request");
@@ -111,26 +117,39 @@ fn the_queue_is_published_and_edited_removed_or_steered() {
             })
             .unwrap()
     };
-    let frames = mux.until("two queued", |f| matches!(f, Frame::Queue(q) if q.items.value().as_array().is_some_and(|a| a.len() == 2)));
+    let frames = mux.until(
+        "two queued",
+        |f| matches!(f, Frame::Queue(q) if q.items.value().as_array().is_some_and(|a| a.len() == 2)),
+    );
     let items = queue(&frames);
     assert_eq!(items[0]["placement"], "queued");
     assert_eq!(items[0]["message"]["content"][0]["text"], "second");
     let (second, third) = (items[0]["id"].as_str().unwrap().to_string(), items[1]["id"].as_str().unwrap().to_string());
     let edit = json!({ "kind": "edit", "content": [{ "type": "text", "text": "second, edited" }] });
-    assert_eq!(host.call("session.updateQueue", json!({ "sessionId": sid, "itemId": second, "action": edit })), json!({ "accepted": true }));
+    assert_eq!(
+        host.call("session.updateQueue", json!({ "sessionId": sid, "itemId": second, "action": edit })),
+        json!({ "accepted": true })
+    );
     let frames = mux.until("the edit", |f| matches!(f, Frame::Queue(q) if q.items.text().contains("second, edited")));
     assert_eq!(queue(&frames).as_array().unwrap().len(), 2);
     host.call("session.updateQueue", json!({ "sessionId": sid, "itemId": third, "action": { "kind": "remove" } }));
-    mux.until("the removal", |f| matches!(f, Frame::Queue(q) if q.items.value().as_array().is_some_and(|a| a.len() == 1)));
-    let err = host.call_err("session.updateQueue", json!({ "sessionId": sid, "itemId": third, "action": { "kind": "remove" } }));
+    mux.until(
+        "the removal",
+        |f| matches!(f, Frame::Queue(q) if q.items.value().as_array().is_some_and(|a| a.len() == 1)),
+    );
+    let err = host
+        .call_err("session.updateQueue", json!({ "sessionId": sid, "itemId": third, "action": { "kind": "remove" } }));
     assert_eq!(err["code"], "bad-request", "gone");
     // Steer: the queued prompt ends the running turn and goes next.
     host.call("session.updateQueue", json!({ "sessionId": sid, "itemId": second, "action": { "kind": "steer" } }));
     let events = host.wait_turn_end(&sid, 2);
     let end = events.iter().find(|e| e["type"] == "turn/end" && e["data"]["turn"] == 1).unwrap();
     assert_eq!(end["data"]["reason"]["kind"], "interrupted");
-    let texts: Vec<Value> =
-        events.iter().filter(|e| e["type"] == "user/message").map(|e| e["data"]["content"][0]["text"].clone()).collect();
+    let texts: Vec<Value> = events
+        .iter()
+        .filter(|e| e["type"] == "user/message")
+        .map(|e| e["data"]["content"][0]["text"].clone())
+        .collect();
     assert_eq!(texts.last().unwrap(), "second, edited");
 }
 
@@ -145,8 +164,11 @@ fn after_cancel_a_queued_prompt_waits_for_the_next_prompt() {
     assert_eq!(host.event_types(&sid).iter().filter(|t| *t == "turn/start").count(), 1, "nothing ran after the cancel");
     host.prompt(&sid, "queue", "next");
     let events = host.wait_turn_end(&sid, 3);
-    let texts: Vec<Value> =
-        events.iter().filter(|e| e["type"] == "user/message").map(|e| e["data"]["content"][0]["text"].clone()).collect();
+    let texts: Vec<Value> = events
+        .iter()
+        .filter(|e| e["type"] == "user/message")
+        .map(|e| e["data"]["content"][0]["text"].clone())
+        .collect();
     assert_eq!(texts[1..], [json!("queued"), json!("next")], "FIFO: the held prompt first");
 }
 
@@ -160,7 +182,10 @@ fn fork_copies_the_log_to_a_completed_turn_and_ends_the_seed() {
     let parent = host.wait_turn_end(&sid, 2);
     let first_end = parent.iter().find(|e| e["type"] == "turn/end").unwrap()["seq"].as_u64().unwrap();
     let mut hosts = host.host_stream();
-    let child = host.call("session.fork", json!({ "sessionId": sid, "atSeq": first_end - 1 }))["sessionId"].as_str().unwrap().to_string();
+    let child = host.call("session.fork", json!({ "sessionId": sid, "atSeq": first_end - 1 }))["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let added = hosts.until("session-added", |f| matches!(f, Frame::SessionAdded(a) if a.session_id == child));
     let Frame::SessionAdded(a) = &added.last().unwrap().frame else { unreachable!() };
     assert_eq!(a.parent_session_id.as_deref(), Some(sid.as_str()));

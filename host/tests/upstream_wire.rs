@@ -52,7 +52,13 @@ fn plan_state_is_the_projection_and_plan_selects_it() {
         .collect();
     assert_eq!(
         labels,
-        ["command/run", r#"plan {"active":false,"pending":true}"#, "plan/mode", r#"plan {"active":true,"pending":false}"#, "command/done"]
+        [
+            "command/run",
+            r#"plan {"active":false,"pending":true}"#,
+            "plan/mode",
+            r#"plan {"active":true,"pending":false}"#,
+            "command/done"
+        ]
     );
     let tail = host.history(&sid, json!({}));
     assert_eq!(tail["projections"]["values"]["plan"], json!({ "active": true, "pending": false }));

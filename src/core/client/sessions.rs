@@ -383,7 +383,11 @@ mod tests {
         l.seed(2, Ok(vec![summary("a", 12.0, false, None)]));
         assert_eq!(ids(&l), ["a"]);
         let a = get(&l, "a");
-        assert_eq!((a.title.as_deref(), a.running), (Some("Titled"), false), "the seed's status wins; its missing title erases nothing");
+        assert_eq!(
+            (a.title.as_deref(), a.running),
+            (Some("Titled"), false),
+            "the seed's status wins; its missing title erases nothing"
+        );
         assert!(l.on_frame(&title("a", "Again", 2, 13.0)), "a new generation's title applies whatever its seq");
         assert_eq!(get(&l, "a").title.as_deref(), Some("Again"));
         l.begin(3);

@@ -155,10 +155,9 @@ impl Call {
                 ("itemId", &wire::quote(item_id)),
                 ("action", action.text()),
             ]),
-            Call::Attachment { attachment_id } => wire::object_text(&[
-                ("sessionId", &wire::quote(&sid)),
-                ("attachmentId", &wire::quote(attachment_id)),
-            ]),
+            Call::Attachment { attachment_id } => {
+                wire::object_text(&[("sessionId", &wire::quote(&sid)), ("attachmentId", &wire::quote(attachment_id))])
+            }
         }
     }
 

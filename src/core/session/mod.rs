@@ -24,12 +24,12 @@ mod responses;
 mod retry;
 mod window;
 
+pub use commands::PLAN_SETTLE_MS;
 pub use fences::{EventVersion, OpenGeneration, PlanRequestFence, PlanTicket};
 pub use interaction::Interaction;
 pub use io::{Call, Diagnostics, Effect, OpId, Outcome, ReqId, WakeToken};
 pub use nodes::{Node, NodeKind, Partial, PlanText, RunningToolCall, ToolStatus};
 pub use pending::{PendingInteraction, PendingKind};
-pub use commands::PLAN_SETTLE_MS;
 pub use plan::Capability;
 
 use crate::core::projection::ProjectionStore;

@@ -9,6 +9,6 @@ mod open;
 mod pending_and_prompt;
 mod plan_mode;
 mod plan_projection;
-mod todays_host;
 mod repair_and_paging;
 mod resync;
+mod todays_host;

@@ -115,7 +115,10 @@ pub enum HostCall {
     List,
     Create(CreatePayload),
     /// Today's upstream host: `session.fork` of `session_id` at `at_seq`.
-    Fork { session_id: String, at_seq: Option<u64> },
+    Fork {
+        session_id: String,
+        at_seq: Option<u64>,
+    },
 }
 
 impl HostCall {

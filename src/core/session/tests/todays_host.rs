@@ -37,7 +37,11 @@ fn plan_command(d: &mut Driver) -> crate::core::session::ReqId {
 }
 
 fn done(seq: u64, id: &str) -> crate::core::wire::SessionEvent {
-    ev(seq, "command/done", json!({"commandId": id, "kind": "success", "text": "Plan mode on. Use /plan off to leave."}))
+    ev(
+        seq,
+        "command/done",
+        json!({"commandId": id, "kind": "success", "text": "Plan mode on. Use /plan off to leave."}),
+    )
 }
 
 #[test]
@@ -75,7 +79,10 @@ fn a_selection_answered_before_its_settled_frame_resolves_with_the_committed_sta
     let req = plan_command(&mut d);
     d.frame(projection("plan", plan_value(false, true), 3));
     d.live(ev(1, "command/run", json!({"commandId": "cmd-1", "name": "plan", "args": "", "source": {"kind": "user"}})));
-    d.answer(req, json!({"commandId": "cmd-1", "result": {"kind": "success", "text": "Plan mode on. Use /plan off to leave."}}));
+    d.answer(
+        req,
+        json!({"commandId": "cmd-1", "result": {"kind": "success", "text": "Plan mode on. Use /plan off to leave."}}),
+    );
     assert_eq!(d.outcome(op), None, "the handler has not finished: the pending frame is not its result");
     assert_eq!(d.s.plan_mode(), Some(PlanModeState { active: false, pending: Some(true) }), "the snapshot shows it");
     d.frame(projection("plan", plan_value(true, false), 4));
@@ -171,7 +178,10 @@ fn todays_verbs_send_heads_payloads_and_resolve_with_the_hosts_value() {
 
     let op = d.s.rename("  Hello   plan ".into());
     let (req, call) = d.take(|c| matches!(c, Call::Rename { .. }));
-    assert_eq!((call.path(), payload(&call)), ("session.rename", json!({"sessionId": "s1", "title": "  Hello   plan "})));
+    assert_eq!(
+        (call.path(), payload(&call)),
+        ("session.rename", json!({"sessionId": "s1", "title": "  Hello   plan "}))
+    );
     d.answer(req, json!({"title": "Hello plan", "seq": 7}));
     assert_eq!(d.outcome(op), Some(&ok(json!({"title": "Hello plan", "seq": 7}))));
 
