@@ -130,6 +130,27 @@ describe("demo UI with today's session verbs", () => {
     await shot(page, 'verbs-05-forked')
   })
 
+  it('renders the reply\'s Markdown fully and safely', async () => {
+    await page.getByTestId('composer-input').fill('Show me some [markdown]')
+    await page.getByTestId('send').click()
+    const reply = page.getByTestId('msg-assistant').last()
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="msg-assistant"] table').length > 0)
+    await page.getByTestId('status-idle').waitFor()
+    // A GFM table with strikethrough, a link that opens a new tab, a highlighted code block.
+    assert.deepEqual(await reply.locator('th').allInnerTexts(), ['Step', 'Status'])
+    assert.equal(await reply.locator('td del').innerText(), 'pending')
+    const link = reply.getByRole('link', { name: 'the docs' })
+    assert.equal(await link.getAttribute('href'), 'https://example.com/docs')
+    assert.equal(await link.getAttribute('rel'), 'noopener noreferrer')
+    assert.ok((await reply.locator('pre code.hljs .hljs-keyword').count()) > 0, 'the code is highlighted')
+    // What must not become markup: a javascript: URL loses its href, raw HTML stays text.
+    assert.equal(await reply.locator('a[href^="javascript"]').count(), 0)
+    assert.equal(await reply.locator('a').count(), 1, 'the dropped URL leaves plain text')
+    assert.equal(await reply.locator('img').count(), 0)
+    assert.match(await reply.innerText(), /<img src=x onerror=alert\(1\)> stays text/)
+    await shot(page, 'verbs-06-markdown')
+  })
+
   it('logged no page error, failed request or console error', () => {
     guard.assertClean()
   })

@@ -14,6 +14,9 @@ pub struct Markers {
     pub plan_review: bool,
     pub approval: bool,
     pub tool: bool,
+    /// The reply shows Markdown: a GFM table, a link, a code block (and text a renderer must
+    /// not turn into markup).
+    pub markdown: bool,
 }
 
 impl Markers {
@@ -23,6 +26,7 @@ impl Markers {
             plan_review: text.contains("[plan-review]"),
             approval: text.contains("[approval]"),
             tool: text.contains("[tool]"),
+            markdown: text.contains("[markdown]"),
         }
     }
     pub fn any(&self) -> bool {
@@ -159,8 +163,16 @@ pub fn reply(prompt: &str, plan_mode: bool, notes: &[String]) -> String {
         text.push_str(n);
     }
     text.push_str(" Done.");
+    if Markers::parse(prompt).markdown {
+        text.push_str(MARKDOWN_SAMPLE);
+    }
     text
 }
+
+/// What a `[markdown]` prompt's reply ends with: GFM a UI should render, and markup it must not.
+const MARKDOWN_SAMPLE: &str = "\n\n| Step | Status |\n|---|---|\n| Parse | ~~pending~~ done |\n| Render | done |\n\n\
+See [the docs](https://example.com/docs) and [this](javascript:alert(1)).\n\n\
+```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\n<img src=x onerror=alert(1)> stays text.";
 
 /// Word-sized deltas whose concatenation is `text` (each keeps its leading whitespace).
 pub fn deltas(text: &str) -> Vec<String> {
