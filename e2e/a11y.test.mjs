@@ -1,6 +1,6 @@
 // Accessibility: axe-core (WCAG 2.1 A/AA rules) on each main view of the demo must report no
 // serious or critical violation: the empty state, a streaming conversation, a question card,
-// an approval card and the reconnect banner. Each view is also saved to docs/screenshots/.
+// an approval card and the reconnect banner. Each view is also saved to target/screenshots/.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'

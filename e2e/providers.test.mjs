@@ -7,7 +7,7 @@
 //            native plan updates);
 //   Cursor → the mode indicator says plan, the plan arrives as plain assistant text, and there is
 //            no step list, no question card and no proposed-plan card.
-// Screenshots: artifacts/screenshots/provider-{codex,claude,cursor}.png (+ the question cards).
+// Screenshots: target/screenshots/provider-{codex,claude,cursor}.png (+ the question cards).
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'

@@ -1,5 +1,8 @@
-// agent-session/react: React bindings over useSyncExternalStore.
+// agent-session/react: React bindings over useSyncExternalStore. The server snapshots are a
+// fresh client's first frames (../first.js): a server render and the hydration that follows
+// it render the same markup, then the live snapshots take over.
 import { useCallback, useRef, useSyncExternalStore } from 'react'
+import { CONNECTING, NO_SESSIONS, cold } from '../first.js'
 
 const identity = (s) => s
 
@@ -11,27 +14,26 @@ const identity = (s) => s
 export function useSession(session, selector = identity) {
   const subscribe = useCallback((cb) => session.subscribe(cb), [session])
   const last = useRef({ snap: undefined, selector: undefined, value: undefined })
-  const getSelected = () => {
-    const snap = session.getSnapshot()
+  const select = (snap) => {
     const memo = last.current
     if (memo.snap === snap && memo.selector === selector) return memo.value
     const value = selector(snap)
     last.current = { snap, selector, value }
     return value
   }
-  return useSyncExternalStore(subscribe, getSelected, getSelected)
+  return useSyncExternalStore(subscribe, () => select(session.getSnapshot()), () => select(cold(session)))
 }
 
 /** Subscribes a component to a HostClient's connection snapshot. */
 export function useConnection(host) {
   const subscribe = useCallback((cb) => host.subscribe(cb), [host])
   const get = useCallback(() => host.getSnapshot(), [host])
-  return useSyncExternalStore(subscribe, get, get)
+  return useSyncExternalStore(subscribe, get, () => CONNECTING)
 }
 
 /** Subscribes a component to a HostClient's live session list (`host.getSessions()`). */
 export function useSessions(host) {
   const subscribe = useCallback((cb) => host.subscribe(cb), [host])
   const get = useCallback(() => host.getSessions(), [host])
-  return useSyncExternalStore(subscribe, get, get)
+  return useSyncExternalStore(subscribe, get, () => NO_SESSIONS)
 }

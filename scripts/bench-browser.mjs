@@ -11,17 +11,22 @@
 //   4. paging back with `loadOlder()` through a session that is one long turn (a streaming
 //      partial across every page boundary) to seq 0, next to the paging floor: fetch +
 //      `JSON.parse` of the same older-page requests (goal <= 2x);
-//   5. gzipped size of the package: .wasm, wasm-bindgen glue, the shell's JS module and the entry.
+//   5. gzipped size of the package: .wasm, wasm-bindgen glue, the shell's JS module and the entry;
+//   6. the memory table (scripts/bench-memory.mjs, in its own Chromium with --expose-gc): open of
+//      the 1k and big windows, visiting many sessions, one reconnect's history calls, and the
+//      plateau over many reconnects, next to the parsed page and a plain-JS client.
 // The host (target/debug/agent-session-host or $AGENT_SESSION_HOST_BIN) serves www/dist, which
 // holds bench.html; sessions are seeded through the host's --faults `seed` command.
 // Env: BENCH_FRAMES (2000), BENCH_REPEATS (9), BENCH_BIG (100000), BENCH_OPEN_REPEATS (7),
-// BENCH_PAGING_REPEATS (5).
+// BENCH_PAGING_REPEATS (5), BENCH_MEMORY=0 (skips the memory table; its own knobs are in
+// scripts/bench-memory.mjs).
 import { readFileSync, readdirSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 import { join } from 'node:path'
 import { ROOT, admin, cleanup, hostBinary, killHost, startHost, tempDir } from '../e2e/lib/host.mjs'
 import { launch } from '../e2e/lib/browser.mjs'
 import { prepare } from './e2e-prepare.mjs'
+import { memoryBench } from './bench-memory.mjs'
 
 const FRAMES = Number(process.env.BENCH_FRAMES ?? 2000)
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 9)
@@ -200,9 +205,12 @@ try {
   if (pageErrors.length || rejections.length) {
     throw new Error(`the bench page reported ${pageErrors.length} page error(s) and ${rejections.length} unhandled rejection(s): ${[...pageErrors.map(String), ...rejections].join('; ')}`)
   }
+  await browser.close()
+  browser = null
+  const memory = process.env.BENCH_MEMORY === '0' ? null : await memoryBench(host.url, { small: small.sessionId, big: big.sessionId, dense: pagingBig.sessionId })
   console.log('')
   console.log(
-    `bench-browser: ingest/raw ${results.map((r) => (r.ingestUsPerFrame / r.rawUsPerFrame).toFixed(2) + '×').join(' / ')} (goal ≤ 1.3×, ${worst <= 2 ? 'within' : 'OVER'} the 2× ceiling), window ${b.label.split('-')[0]}/${a.label.split('-')[0]} ${windowRatio.toFixed(2)}×, open/floor ${opens.map((r) => `${k(r.events)} ${ratio(r).toFixed(2)}×`).join(' / ')}, paging/floor ${pagings.map((r) => `${k(r.events)} (${r.pages} pages) ${ratio(r).toFixed(2)}×`).join(' / ')}, wasm + JS ${kb(pkg.gz)} gzipped`,
+    `bench-browser: ingest/raw ${results.map((r) => (r.ingestUsPerFrame / r.rawUsPerFrame).toFixed(2) + '×').join(' / ')} (goal ≤ 1.3×, ${worst <= 2 ? 'within' : 'OVER'} the 2× ceiling), window ${b.label.split('-')[0]}/${a.label.split('-')[0]} ${windowRatio.toFixed(2)}×, open/floor ${opens.map((r) => `${k(r.events)} ${ratio(r).toFixed(2)}×`).join(' / ')}, paging/floor ${pagings.map((r) => `${k(r.events)} (${r.pages} pages) ${ratio(r).toFixed(2)}×`).join(' / ')}, wasm + JS ${kb(pkg.gz)} gzipped${memory ? `, memory: ${memory.summary}` : ''}`,
   )
 } catch (e) {
   console.error(e)

@@ -38,7 +38,13 @@ export function prepare() {
   if (process.env.E2E_SKIP_WWW_BUILD !== '1' || !existsSync(dist)) {
     const stale =
       !existsSync(dist) ||
-      statSync(dist).mtimeMs < Math.max(newest(join(www, 'src')), newest(join(ROOT, 'pkg')), statSync(join(www, 'index.html')).mtimeMs)
+      statSync(dist).mtimeMs <
+        Math.max(
+          newest(join(www, 'src')),
+          newest(join(ROOT, 'pkg')),
+          // every page vite builds (index, bench, bench-memory, lifetimes)
+          ...readdirSync(www).filter((f) => f.endsWith('.html')).map((f) => statSync(join(www, f)).mtimeMs),
+        )
     if (stale || process.env.E2E_FORCE_WWW_BUILD === '1') run('npm', ['run', 'build'], www)
   }
   if (!existsSync(hostBinary())) run('cargo', ['build', '-p', 'agent-session-host'])

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # npm test: native workspace tests, browser tests, package build, size report, demo e2e,
-# packaging check and the browser benchmark.
+# packaging check, the integrations layer and the browser benchmark.
 # Every layer prints its closing result line; the script exits non-zero if any layer failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -28,13 +28,14 @@ layer "cargo test --workspace (core, client controller, host, capture replays, n
 # passing test's output).
 layer "simulation: 10,000 seeded schedules (count shown)" bash -c \
   'set -o pipefail; cargo test -q --test simulation random_schedules -- --show-output | grep -E "^simulation:|test result"' 
-layer "native benchmarks (printed figures: core ingest 1k vs 100k window, core open, core paging, host load)" \
-  bash -c 'cargo bench --bench core_ingest && cargo bench --bench core_open && cargo bench --bench core_paging && cargo bench -p agent-session-host --bench load'
+layer "native benchmarks (printed figures: core ingest 1k vs 100k window, core open, core memory of an open, core paging, host load)" \
+  bash -c 'cargo bench --bench core_ingest && cargo bench --bench core_open && cargo bench --bench core_memory && cargo bench --bench core_paging && cargo bench -p agent-session-host --bench load'
 layer "browser tests (wasm-bindgen-test, headless Chromium, reference host)" node scripts/test-browser.mjs
 layer "package build (cargo wasm32 release, wasm-bindgen, wasm-opt, terser)" bash scripts/build.sh
 layer "size check (packed .wasm + JS glue, gzipped; fails over the ratchet in size-budget.json)" node scripts/size.mjs
 layer "demo e2e (Playwright on system Chromium, reference host)" node scripts/e2e.mjs
 layer "pack check (npm pack -> fresh strict Vite+React+TS app)" node scripts/pack-check.mjs
+layer "integrations (packed tarball in fresh apps: Next.js Turbopack + webpack, Vite 8 + 6 build and dev, webpack 5 React + no-config, plain ESM, Vue, Svelte, vitest jsdom + happy-dom, Node, binding SSR, tsc bundler/node16/nodenext; one line each)" node scripts/integrations.mjs
 layer "browser benchmark (printed figures)" node scripts/bench-browser.mjs
 
 echo

@@ -257,6 +257,13 @@ async fn host_truth(id: &str) -> (f64, Vec<String>) {
 
 // ---- scenarios -------------------------------------------------------------------------
 
+/// Subscribes a listener that does nothing, as a UI showing the session does: a watched
+/// session stays resident and is resynced by reconnects (docs/API.md, session lifecycle).
+fn watch(s: &JsValue) {
+    let listener: JsValue = Closure::<dyn FnMut()>::new(|| {}).into_js_value();
+    call(s, "subscribe", &[listener]);
+}
+
 #[wasm_bindgen_test]
 async fn open_and_stitch_a_session_with_history() {
     let host = new_host();
@@ -616,6 +623,7 @@ async fn a_gap_in_live_events_is_repaired_from_history() {
     connected(&host).await;
     let id = create(&host).await;
     let s = call(&host, "session", &[id.clone().into()]);
+    watch(&s);
     wait(call(&s, "open", &[])).await;
     prompt_turn(&s, "warm up").await;
     fault("{\"command\":\"skip-mux-event\",\"count\":3}").await;
@@ -634,6 +642,7 @@ async fn dropped_streams_reconnect_and_resync_every_open_session() {
     // Opened before the first generation is established: opened on it, not resynced by it.
     let id = create(&host).await;
     let s = call(&host, "session", &[id.clone().into()]);
+    watch(&s);
     wait(call(&s, "open", &[])).await;
     connected(&host).await;
     sleep(100.0).await;
@@ -661,6 +670,7 @@ async fn dropped_streams_reconnect_and_resync_every_open_session() {
     assert_eq!(node_types(&s), truth);
     // A session opened on the established generation is not resynced by it...
     let s3 = call(&host, "session", &[create(&host).await.into()]);
+    watch(&s3);
     wait(call(&s3, "open", &[])).await;
     sleep(100.0).await;
     assert_eq!(diag(&s3, "openGeneration"), 1.0);
@@ -676,6 +686,7 @@ async fn a_question_round_trip_survives_a_reconnect() {
     connected(&host).await;
     let id = create(&host).await;
     let s = call(&host, "session", &[id.into()]);
+    watch(&s);
     wait(call(&s, "open", &[])).await;
     let r = wait(call(&s, "prompt", &[text_block("please [question] me")])).await;
     assert_eq!(get(&r, "ok"), JsValue::TRUE);
@@ -715,6 +726,7 @@ async fn a_host_restart_by_kill_9_is_survived_with_a_resync() {
     connected(&host).await;
     let id = create(&host).await;
     let s = call(&host, "session", &[id.clone().into()]);
+    watch(&s);
     wait(call(&s, "open", &[])).await;
     prompt_turn(&s, "before the crash").await;
     let before = node_types(&s);
@@ -741,6 +753,7 @@ async fn a_host_that_lost_its_log_is_rebuilt_from_its_truth() {
     connected(&host).await;
     let id = create(&host).await;
     let s = call(&host, "session", &[id.clone().into()]);
+    watch(&s);
     wait(call(&s, "open", &[])).await;
     prompt_turn(&s, "soon forgotten").await;
     assert!(get(&snap(&s), "tailSeq").as_f64().unwrap() > 0.0);
@@ -792,17 +805,18 @@ async fn close_releases_streams_timers_listeners_and_settles_operations() {
     sleep(300.0).await;
     assert_eq!(get(&call(&host, "diagnostics", &[]), "frames").as_f64().unwrap(), frames, "no frames after close");
     assert_eq!(notified.get(), n, "no notifications after close");
-    // Symbol.dispose closes too.
-    let sym = path(&js_sys::global().into(), &["Symbol", "dispose"]);
-    if !sym.is_undefined() {
-        let h2 = new_host();
-        let s2 = call(&h2, "session", &["x".into()]);
-        let f: Function = Reflect::get(&h2, &sym).unwrap().dyn_into().unwrap();
-        f.call0(&h2).unwrap();
-        let e = try_call(&s2, "open", &[]).unwrap_err();
-        assert_eq!(err_code(&e), "closed", "disposed host closed its sessions");
-    }
     fault("{\"command\":\"clear\"}").await;
+    // A HostClient object that goes away (freed here; collected, in a page) while a Session
+    // of it is still held: the session keeps working, and the last handle closes the client.
+    let h2 = new_host();
+    connected(&h2).await;
+    let s2 = call(&h2, "session", &[create(&h2).await.into()]);
+    call(&h2, "free", &[]);
+    wait(call(&s2, "open", &[])).await;
+    assert_eq!(get(&snap(&s2), "openState").as_string().unwrap(), "open", "the session outlives its host object");
+    let r = wait(call(&s2, "prompt", &[obj(r#"[{"type":"text","text":"still here"}]"#)])).await;
+    assert_eq!(get(&r, "ok"), JsValue::TRUE);
+    call(&s2, "free", &[]);
 }
 
 #[wasm_bindgen_test]
@@ -1011,6 +1025,7 @@ fn running(s: &JsValue) -> bool {
 async fn plan_turn(host: &JsValue, provider: &str) -> (String, JsValue) {
     let id = create_with(host, provider).await;
     let s = call(host, "session", &[id.clone().into()]);
+    watch(&s);
     wait(call(&s, "open", &[])).await;
     until("capabilities known", 5_000.0, || !get(&inter(&s), "capabilities").is_null()).await;
     assert_eq!(
@@ -1203,6 +1218,7 @@ async fn answer_and_respond_report_a_transport_failure_and_a_restart_cancels_the
     let pid = get(&prompt, "promptId");
     let qid = create(&host).await;
     let q = call(&host, "session", &[qid.into()]);
+    watch(&q);
     wait(call(&q, "open", &[])).await;
     wait(call(&q, "prompt", &[text_block("please [question] me")])).await;
     until("question pending", 10_000.0, || Array::from(&get(&snap(&q), "pending")).length() == 1).await;
@@ -1239,6 +1255,7 @@ async fn a_stream_error_ends_the_generation_without_an_unhandled_rejection() {
     connected(&host).await;
     let id = create(&host).await;
     let s = call(&host, "session", &[id.into()]);
+    watch(&s);
     wait(call(&s, "open", &[])).await;
     let generation = || get(&call(&host, "getSnapshot", &[]), "generation").as_f64().unwrap();
     let before = generation();
@@ -1270,6 +1287,7 @@ async fn generation_scenario(base: &str) -> Vec<String> {
     until("connection open", 10_000.0, || conn_state(&host) == "open").await;
     let id = create(&host).await;
     let s = call(&host, "session", &[id.clone().into()]);
+    watch(&s);
     wait(call(&s, "open", &[])).await;
     until("plan state known", 10_000.0, || plan_json(&s) == r#"{"active":false}"#).await;
     // A question, answered.
@@ -1574,4 +1592,84 @@ async fn session_list_is_reseeded_after_a_reconnect_and_drops_what_the_host_lost
     until("a new session appears", 5_000.0, || list_item(&host, &again).is_some()).await;
     call(&host, "close", &[]);
     assert_page_clean().await;
+}
+
+#[wasm_bindgen_test]
+async fn a_session_nobody_watches_is_released_to_cold_and_open_rebuilds_it() {
+    let host = host_with(r#","keepWarm":0"#);
+    connected(&host).await;
+    let id = create(&host).await;
+    let s = call(&host, "session", &[id.clone().into()]);
+    let listener: JsValue = Closure::<dyn FnMut()>::new(|| {}).into_js_value();
+    let unsubscribe: js_sys::Function = call(&s, "subscribe", &[listener]).unchecked_into();
+    wait(call(&s, "open", &[])).await;
+    prompt_turn(&s, "hello").await;
+    let before = node_types(&s);
+    assert!(!before.is_empty());
+    unsubscribe.call0(&JsValue::UNDEFINED).unwrap();
+    assert_eq!(get(&snap(&s), "openState").as_string().unwrap(), "open", "not in the same task");
+    until("released", 2_000.0, || get(&snap(&s), "openState").as_string().unwrap() == "cold").await;
+    let cold = snap(&s);
+    assert_eq!(js_sys::Array::from(&get(&cold, "nodes")).length(), 0);
+    assert_eq!(get(&cold, "tailSeq").as_f64(), Some(-1.0));
+    assert_eq!(diag(&s, "releases"), 1.0);
+    assert!(Object::is(&s, &call(&host, "session", &[id.clone().into()])), "the same object");
+    wait(call(&s, "open", &[])).await;
+    assert_eq!(get(&snap(&s), "openState").as_string().unwrap(), "open");
+    assert_eq!(node_types(&s), before, "rebuilt from the host's log");
+    call(&host, "close", &[]);
+}
+
+#[wasm_bindgen_test]
+async fn a_reconnect_resyncs_watched_sessions_and_the_unwatched_one_when_watched_again() {
+    let host = new_host();
+    connected(&host).await;
+    let watched = call(&host, "session", &[create(&host).await.into()]);
+    watch(&watched);
+    wait(call(&watched, "open", &[])).await;
+    let warm = call(&host, "session", &[create(&host).await.into()]);
+    wait(call(&warm, "open", &[])).await; // opened, then nobody watches it (warm)
+    assert_eq!(diag(&watched, "openGeneration"), 1.0);
+    assert_eq!(diag(&warm, "openGeneration"), 1.0);
+    fault("{\"command\":\"drop-streams\"}").await;
+    until("reconnected and resynced", 10_000.0, || diag(&watched, "openGeneration") == 2.0).await;
+    connected(&host).await;
+    sleep(200.0).await;
+    assert_eq!(diag(&warm, "openGeneration"), 1.0, "a reconnect leaves the unwatched session alone");
+    assert_eq!(get(&snap(&warm), "openState").as_string().unwrap(), "open", "warm: its window stays");
+    watch(&warm);
+    until("resynced once watched", 5_000.0, || diag(&warm, "openGeneration") == 2.0).await;
+    call(&host, "close", &[]);
+}
+
+#[wasm_bindgen_test]
+async fn a_wall_clock_set_back_an_hour_does_not_delay_the_reconnect() {
+    let host = new_host();
+    connected(&host).await;
+    let gen = get(&call(&host, "getSnapshot", &[]), "generation").as_f64().unwrap();
+    fault("{\"command\":\"drop-streams\"}").await;
+    until("reconnecting", 5_000.0, || conn_state(&host) == "reconnecting").await;
+    // The retry is scheduled; now the wall clock steps back an hour (a user, NTP, a laptop
+    // waking). On a wall-clock timer the retry would wait that hour.
+    js_sys::eval("globalThis.__realDateNow = Date.now; Date.now = () => globalThis.__realDateNow() - 3600000").unwrap();
+    let ok = until_ok(5_000.0, || {
+        conn_state(&host) == "open" && get(&call(&host, "getSnapshot", &[]), "generation").as_f64().unwrap() > gen
+    })
+    .await;
+    js_sys::eval("Date.now = globalThis.__realDateNow").unwrap();
+    assert!(ok, "reconnected within the backoff, not an hour later");
+    call(&host, "close", &[]);
+}
+
+/// Whether `f` holds within `timeout_ms` of the monotonic clock (the wall clock may be faked).
+async fn until_ok(timeout_ms: f64, mut f: impl FnMut() -> bool) -> bool {
+    let now = || js_sys::eval("performance.now()").unwrap().as_f64().unwrap();
+    let start = now();
+    while !f() {
+        if now() - start > timeout_ms {
+            return false;
+        }
+        sleep(15.0).await;
+    }
+    true
 }

@@ -1,7 +1,16 @@
 // agent-session: hand-written typings of the package's fixed JS API (docs/API.md).
 
+declare global {
+  interface SymbolConstructor {
+    /** Explicit resource management (`using`); declared here too so that a `lib` without
+     * `esnext.disposable` (e.g. `["ES2022", "DOM"]`) type-checks these declarations. */
+    readonly dispose: unique symbol
+  }
+}
+
 /** wasm-bindgen init: accepts a URL, Response, BufferSource or WebAssembly.Module (default: the bundled .wasm next to the glue). */
 export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module
+/** Outside a browser (the package's `node` entry), no argument reads the .wasm beside the glue from the file system; in a server bundle without that file it resolves without loading (see docs/API.md, "Server rendering, Node and tests"). */
 export default function init(
   moduleOrPath?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>,
 ): Promise<unknown>
@@ -25,7 +34,8 @@ export type PlanModeState = { active: boolean; pending?: boolean }
 
 /** A programmer error thrown synchronously (bad argument types, use after `close()`). */
 export interface AgentSessionError extends Error {
-  code: 'bad-argument' | 'closed'
+  /** `'not-initialized'`: outside a browser, a client was used before the module was loaded. */
+  code: 'bad-argument' | 'closed' | 'not-initialized'
 }
 
 // ---- host ------------------------------------------------------------------------------
@@ -47,12 +57,22 @@ export interface HostClientOptions {
    * - `'auto'`: WebSocket first; a socket that closes or errors before it opens counts as
    *   refused and both streams reopen over SSE in the same attempt. The carrier that connected
    *   is kept; after 3 consecutive failed attempts on it, the next attempt probes again.
+   *   Outside a browser, `'auto'` is `'sse'` where no working WebSocket exists (Node 20 has no
+   *   global one; jsdom's and happy-dom's do not work with Node's fetch and events).
    * Unary calls and `respond` always use `POST /api/*`. See docs/TRANSPORTS.md.
    */
   transport?: Transport
   backoff?: { baseMs?: number; maxMs?: number }
   /** Unary call timeout (also bounds how long a connection attempt may take). Default 30000. */
   requestTimeoutMs?: number
+  /**
+   * Sessions nobody watches (no listener, no operation in flight) that stay warm, most recently
+   * watched first; the others are released to `openState: 'cold'` on the next timer turn
+   * (docs/API.md, "Session lifecycle"). Default 4; 0 releases every unwatched session.
+   */
+  keepWarm?: number
+  /** How long a warm unwatched session stays before it is released too. Default 60000 ms. */
+  releaseAfterMs?: number
 }
 
 export type Transport = 'auto' | 'websocket' | 'sse'
@@ -99,7 +119,12 @@ export interface HostDiagnostics {
 }
 
 export class HostClient {
-  /** Starts the connection (mux + host streams, host.describe) and keeps it up. */
+  /**
+   * Starts the connection (mux + host streams, host.describe) and keeps it up. Outside a DOM
+   * (Node, a server render) it starts on the first `subscribe` or operation instead, so a
+   * server render, which only reads snapshots, never connects (docs/API.md, "Server rendering").
+   * Throws `bad-argument` for `transport: 'websocket'` where there is no global `WebSocket`.
+   */
   constructor(options?: HostClientOptions)
   getSnapshot(): ConnectionSnapshot
   /** Returns the unsubscribe function. Listeners run in a microtask, at most once per microtask. */
@@ -117,7 +142,7 @@ export class HostClient {
   /** Stops streams, timers and in-flight calls; settles every pending operation. Idempotent. */
   close(): void
   [Symbol.dispose](): void
-  /** wasm-bindgen: releases the Rust object (closes first). */
+  /** Closes the client and releases its Rust object. */
   free(): void
 }
 
@@ -375,6 +400,8 @@ export interface SessionDiagnostics {
   readonly rejectedPages: number
   readonly repairs: number
   readonly planResponsesFenced: number
+  /** Times the session was released to `cold` because nobody watched it. */
+  readonly releases: number
   readonly inFlight: number
   /** Bumps on every open/resync (a window rebuild). */
   readonly openGeneration: number
@@ -406,9 +433,12 @@ export class Session {
   answer(promptId: string, answers: PromptAnswer[]): Promise<RpcResult<RpcReceipt>>
   /** Frozen; the same object until something changes. */
   getSnapshot(): ConversationSnapshot
+  /** A session with listeners is watched: it stays resident and reconnects resync it. */
   subscribe(listener: () => void): () => void
   diagnostics(): SessionDiagnostics | null
+  /** Does nothing: a Session belongs to its HostClient (close that instead). */
   [Symbol.dispose](): void
+  /** Does nothing (kept so wasm-bindgen-style code does not break the resident object). */
   free(): void
 }
 

@@ -19,6 +19,8 @@ export default defineConfig({
       input: {
         main: resolve(import.meta.dirname, 'index.html'),
         bench: resolve(import.meta.dirname, 'bench.html'),
+        'bench-memory': resolve(import.meta.dirname, 'bench-memory.html'),
+        lifetimes: resolve(import.meta.dirname, 'lifetimes.html'),
       },
     },
   },

@@ -1,7 +1,7 @@
 // Accessibility check with axe-core (installed in www/node_modules like playwright-core) and
-// screenshots for the docs (docs/screenshots/, committed and looked at).
+// screenshots of each checked view (target/screenshots/; scripts/refresh-screenshots.mjs copies
+// the ones the docs show into docs/screenshots/).
 import { createRequire } from 'node:module'
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT } from './host.mjs'
 
@@ -17,10 +17,4 @@ export async function seriousViolations(page) {
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) }))
 }
 
-export const DOC_SHOTS = join(ROOT, 'docs', 'screenshots')
-export async function docShot(page, name) {
-  mkdirSync(DOC_SHOTS, { recursive: true })
-  const path = join(DOC_SHOTS, `${name}.png`)
-  await page.screenshot({ path })
-  return path
-}
+export { shot as docShot } from './browser.mjs'

@@ -19,13 +19,18 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ]
 
-export async function launch() {
+/** options: { exposeGc = false }: `exposeGc` adds `--js-flags=--expose-gc`, so pages can call
+ *  `gc()` (memory figures and lifetime tests force collections; other users keep V8's defaults). */
+export async function launch({ exposeGc = false } = {}) {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`)
   const { chromium } = require('playwright-core')
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true })
+  const args = exposeGc ? [...CHROMIUM_ARGS, '--js-flags=--expose-gc'] : CHROMIUM_ARGS
+  return chromium.launch({ executablePath: CHROMIUM, args, headless: true })
 }
 
-export const SHOTS = join(ROOT, 'artifacts', 'screenshots')
+// Under target/: a test run leaves the tree as it found it (scripts/refresh-screenshots.mjs
+// copies the ones the docs show into docs/screenshots/, on purpose).
+export const SHOTS = join(ROOT, 'target', 'screenshots')
 export async function shot(page, name) {
   mkdirSync(SHOTS, { recursive: true })
   const path = join(SHOTS, `${name}.png`)

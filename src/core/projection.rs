@@ -28,6 +28,11 @@ pub struct ProjectionStore {
 }
 
 impl ProjectionStore {
+    /// Forgets every row (a released session); `rev` is the new revision.
+    pub fn clear(&mut self, rev: u64) {
+        self.rows = Vec::new();
+        self.rev = rev;
+    }
     fn find(&self, key: &str) -> Result<usize, usize> {
         self.rows.binary_search_by(|(k, _)| k.as_str().cmp(key))
     }

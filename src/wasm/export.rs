@@ -439,7 +439,7 @@ impl ConnExport {
             c.state().as_str(),
             c.generation(),
             c.attempt(),
-            c.retry_at().map(f64::to_bits),
+            c.retry_at().map(|at| at.as_ms().to_bits()),
             c.last_error().map(ToString::to_string),
             transport,
         );
@@ -452,7 +452,11 @@ impl ConnExport {
             ("state", key.0.into()),
             ("generation", num(key.1 as f64)),
             ("attempt", num(key.2)),
-            ("retryAt", c.retry_at().map_or(JsValue::NULL, JsValue::from_f64)),
+            // The core's instants are monotonic; the UI counts down against `Date.now()`.
+            (
+                "retryAt",
+                c.retry_at().map_or(JsValue::NULL, |at| JsValue::from_f64(super::js::wall_ms(at.as_ms()).round())),
+            ),
             ("lastError", opt_str(c.last_error().map(ToString::to_string).as_deref())),
             ("transport", opt_str(transport.map(Carrier::as_str))),
         ]);

@@ -24,7 +24,7 @@ pub struct HostClient {
 impl HostClient {
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<HostClient, JsValue> {
-        let (ep, backoff, transport) = parse_options(&options)?;
+        let (ep, backoff, transport, retention) = parse_options(&options)?;
         let seed = (js::random() * 4_294_967_296.0) as u64;
         let cfg = Config {
             transport,
@@ -33,6 +33,7 @@ impl HostClient {
             authenticated: ep.token.is_some(),
             rpc_prefix: format!("c{seed:x}-"),
             seed: seed ^ ((js::random() * 4_294_967_296.0) as u64) << 32,
+            retention,
         };
         let shared: Shared = Rc::new_cyclic(|me: &WeakShared| {
             RefCell::new(Inner {
@@ -56,6 +57,7 @@ impl HostClient {
                 deferred: Vec::new(),
                 starts: Vec::new(),
                 sessions_export: Default::default(),
+                host_gone: false,
             })
         });
         {
@@ -152,7 +154,12 @@ impl HostClient {
             inner.handle(Input::Ensure { session: id.clone() });
             let key = id.clone();
             let s = inner.per_session.get_or_insert_with(key.as_str(), SessionJs::default);
-            s.obj.get_or_insert_with(|| JsValue::from(JsSession { shared, id })).clone()
+            if let Some(obj) = s.obj.as_ref().map(js::WeakRef::deref).filter(|o| !o.is_undefined()) {
+                return obj;
+            }
+            let obj = JsValue::from(JsSession { shared, id });
+            s.obj = Some(js::WeakRef::new(&obj));
+            obj
         }))
     }
 
@@ -185,16 +192,15 @@ impl HostClient {
 }
 
 impl Drop for HostClient {
+    /// Collected (or freed): closes the client, unless `Session` objects a page still holds
+    /// keep it (the last of them closes it).
     fn drop(&mut self) {
-        let deferred = match self.shared.try_borrow_mut() {
-            Ok(mut g) if !g.core.is_closed() => {
-                g.close();
-                std::mem::take(&mut g.deferred)
+        if Rc::strong_count(&self.shared) > 1 {
+            if let Ok(mut g) = self.shared.try_borrow_mut() {
+                g.host_gone = true;
             }
-            _ => Vec::new(),
-        };
-        for (func, arg) in deferred {
-            let _ = func.call1(&JsValue::UNDEFINED, &arg);
+            return;
         }
+        close_shared(&self.shared);
     }
 }

@@ -32,8 +32,9 @@ pub(super) struct Listeners {
 /// What the shell holds for one session.
 #[derive(Default)]
 pub(super) struct SessionJs {
-    /// The `Session` object (`host.session(id)` returns this one; dropped at close).
-    pub(super) obj: Option<JsValue>,
+    /// The `Session` object, held weakly: `host.session(id)` returns this one while a page
+    /// holds it (each `Session` keeps the client alive; the client must not keep it).
+    pub(super) obj: Option<js::WeakRef>,
     pub(super) export: SessionExport,
     pub(super) listeners: Listeners,
 }
@@ -73,6 +74,9 @@ pub(super) struct Inner {
     pub(super) starts: Vec<Start>,
     /// The live session list's export cache.
     pub(super) sessions_export: super::sessions::ListExport,
+    /// The `HostClient` object was collected or freed while `Session` objects still held
+    /// the client: the last of them to go closes it.
+    pub(super) host_gone: bool,
 }
 
 /// Runs `f` on the shared state, then performs the core's outputs, releases the borrow, and
@@ -242,18 +246,36 @@ impl Inner {
     }
 }
 
+/// Closes a client from a destructor: settles what it must, then makes the queued JS calls.
+pub(super) fn close_shared(shared: &Shared) {
+    let deferred = match shared.try_borrow_mut() {
+        Ok(mut g) if !g.core.is_closed() => {
+            g.close();
+            std::mem::take(&mut g.deferred)
+        }
+        _ => Vec::new(),
+    };
+    for (func, arg) in deferred {
+        let _ = func.call1(&JsValue::UNDEFINED, &arg);
+    }
+}
+
 pub(super) fn make_unsubscribe(weak: WeakShared, session: Option<String>, id: u64) -> JsValue {
     let cb = Closure::<dyn FnMut()>::new(move || {
-        if let Some(shared) = weak.upgrade() {
-            let mut g = shared.borrow_mut();
-            let list = match &session {
-                None => Some(&mut g.host_listeners),
-                Some(s) => g.per_session.get_mut(s).map(|s| &mut s.listeners),
+        let Some(shared) = weak.upgrade() else { return };
+        run(&shared, |g| {
+            let Some(session) = &session else {
+                g.host_listeners.items.retain(|(i, _)| *i != id);
+                return;
             };
-            if let Some(l) = list {
-                l.items.retain(|(i, _)| *i != id);
+            let Some(l) = g.per_session.get_mut(session).map(|s| &mut s.listeners) else { return };
+            let had = !l.items.is_empty();
+            l.items.retain(|(i, _)| *i != id);
+            if had && l.items.is_empty() && !g.core.is_closed() {
+                // The last listener left: the retention rule may release the session.
+                g.handle(Input::Watch { session: session.clone(), listeners: false });
             }
-        }
+        });
     });
     cb.into_js_value()
 }

@@ -41,6 +41,17 @@ extern "C" {
     #[wasm_bindgen(method)]
     pub fn close(this: &WebSocket);
 
+    /// A reference that lets its target be collected (resident `Session` objects: the same
+    /// object while a page holds it, and nothing kept once it does not).
+    pub type WeakRef;
+    #[wasm_bindgen(constructor)]
+    pub fn new(target: &JsValue) -> WeakRef;
+    #[wasm_bindgen(method)]
+    pub fn deref(this: &WeakRef) -> JsValue;
+
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+
     #[wasm_bindgen(js_name = setTimeout)]
     pub fn set_timeout(f: &Function, ms: f64) -> JsValue;
     #[wasm_bindgen(js_name = clearTimeout)]
@@ -55,8 +66,15 @@ extern "C" {
     fn json_stringify(v: &JsValue) -> Result<JsValue, JsValue>;
 }
 
+/// The monotonic clock the core's instants are read from (a wall clock steps; this does not).
 pub fn now() -> f64 {
-    js_sys::Date::now()
+    performance_now()
+}
+
+/// An instant of [`now`]'s clock as epoch milliseconds (`Date.now()`'s clock), for the values
+/// a UI shows against the wall clock (`retryAt`).
+pub fn wall_ms(instant_ms: f64) -> f64 {
+    js_sys::Date::now() + (instant_ms - performance_now())
 }
 
 pub fn random() -> f64 {

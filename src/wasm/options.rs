@@ -2,7 +2,7 @@
 
 use super::js;
 use super::transport::Endpoint;
-use crate::core::client::{Backoff, Transport};
+use crate::core::client::{Backoff, Retention, Transport};
 use wasm_bindgen::prelude::*;
 
 pub(super) fn positive(opts: &JsValue, key: &str) -> Result<Option<f64>, JsValue> {
@@ -16,7 +16,7 @@ pub(super) fn positive(opts: &JsValue, key: &str) -> Result<Option<f64>, JsValue
     }
 }
 
-pub(super) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Backoff, Transport), JsValue> {
+pub(super) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Backoff, Transport, Retention), JsValue> {
     if !(opts.is_undefined() || opts.is_null() || opts.is_object()) {
         return Err(js::bad_argument("HostClient options must be an object"));
     }
@@ -62,5 +62,15 @@ pub(super) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Backoff, Transp
             .and_then(|t| Transport::parse(&t))
             .ok_or_else(|| js::bad_argument("transport must be 'auto', 'websocket' or 'sse'"))?
     };
-    Ok((Endpoint { base, token, timeout_ms }, backoff, transport))
+    let mut retention = Retention::default();
+    if let Some(n) = positive(&opts, "keepWarm")? {
+        if n.fract() != 0.0 {
+            return Err(js::bad_argument("keepWarm must be a non-negative integer"));
+        }
+        retention.keep_warm = n as usize;
+    }
+    if let Some(ms) = positive(&opts, "releaseAfterMs")? {
+        retention.release_after_ms = ms;
+    }
+    Ok((Endpoint { base, token, timeout_ms }, backoff, transport, retention))
 }

@@ -27,6 +27,15 @@ fn is_block_list(j: &Json) -> bool {
         .is_ok_and(|blocks| blocks.iter().all(|b| Obj::parse(b.get()).is_ok_and(|o| o.str_ref("type").is_ok())))
 }
 
+impl Drop for JsSession {
+    /// The last `Session` object of a client whose `HostClient` object is gone closes it.
+    fn drop(&mut self) {
+        if Rc::strong_count(&self.shared) == 1 && self.shared.try_borrow().is_ok_and(|g| g.host_gone) {
+            close_shared(&self.shared);
+        }
+    }
+}
+
 #[wasm_bindgen(js_class = Session)]
 impl JsSession {
     #[wasm_bindgen(getter, js_name = sessionId)]
@@ -160,13 +169,20 @@ impl JsSession {
         })
     }
 
+    /// A session with listeners is watched: it stays resident and is resynced by reconnects.
     pub fn subscribe(&self, listener: JsValue) -> Result<JsValue, JsValue> {
         let f = js::is_function(&listener).ok_or_else(|| js::bad_argument("listener must be a function"))?;
-        let mut g = self.shared.borrow_mut();
-        let id = g.next_id();
-        if !g.core.is_closed() {
-            g.per_session.get_or_insert_with(self.id.as_str(), SessionJs::default).listeners.items.push((id, f));
-        }
+        let id = run(&self.shared, |g| {
+            let id = g.next_id();
+            if !g.core.is_closed() {
+                let items = &mut g.per_session.get_or_insert_with(self.id.as_str(), SessionJs::default).listeners.items;
+                items.push((id, f));
+                if items.len() == 1 {
+                    g.handle(Input::Watch { session: self.id.clone(), listeners: true });
+                }
+            }
+            id
+        });
         Ok(make_unsubscribe(Rc::downgrade(&self.shared), Some(self.id.clone()), id))
     }
 
@@ -183,6 +199,7 @@ impl JsSession {
             ("rejectedPages", JsValue::from_f64(d.rejected_pages as f64)),
             ("repairs", JsValue::from_f64(d.repairs as f64)),
             ("planResponsesFenced", JsValue::from_f64(d.plan_responses_fenced as f64)),
+            ("releases", JsValue::from_f64(d.releases as f64)),
             ("inFlight", JsValue::from_f64(s.in_flight() as f64)),
             ("openGeneration", JsValue::from_f64(s.generation().0 as f64)),
         ])

@@ -71,6 +71,14 @@ impl Checker {
         }
     }
 
+    /// The session was released (nobody watched it): its display goes back to "not known",
+    /// which is not a regression; what it shows after the next open is checked as before.
+    pub fn on_release(&mut self) {
+        if self.last_shown.is_some() {
+            self.last_shown = Some(None);
+        }
+    }
+
     /// Invariant 2, checked after every step.
     pub fn check_plan(&mut self, shown: Option<PlanModeState>, service: bool) -> Result<(), String> {
         if self.last_shown == Some(shown) {

@@ -346,3 +346,65 @@ fn plan_service_absent_never_shows_a_state() {
     assert_eq!(w.conn(), Conn::Established);
     let _ = ModelHost::transport_error("unused");
 }
+
+/// A world whose client releases an unwatched session on the next timer turn.
+fn releasing_world() -> World {
+    take_trace();
+    let cfg = SimConfig {
+        retention: agent_session::core::client::Retention { keep_warm: 0, release_after_ms: 0.0 },
+        ..SimConfig::single(true)
+    };
+    let mut w = World::new(0x5eed, cfg);
+    w.host_mut().page_size = Some(1000);
+    w
+}
+
+#[test]
+fn an_unwatched_session_goes_cold_and_a_reopen_rebuilds_it_across_a_lossy_restart() {
+    let mut w = releasing_world();
+    w.host_mut().plan = Some(super::model_host::HostPlan { active: false, pending: None });
+    w.opened();
+    run_turn(&mut w);
+    w.all_frames();
+    w.act(|w| w.ui_watch(false)).act(|w| {
+        w.time_passes();
+    });
+    assert_eq!(w.session().open_state(), OpenState::Cold, "released on the next timer turn");
+    assert_eq!(w.session().diagnostics().releases, 1);
+    assert!(w.session().window().is_empty() && w.session().nodes().is_empty());
+    assert_eq!(w.session().plan_mode(), None, "nothing shown that no window confirms");
+    // While it is cold the host loses most of its log, comes back and moves on.
+    w.act(|w| w.restart_host(Some(2)));
+    w.act(|w| w.reconnect()).all_frames().act(|w| w.establish());
+    assert!(
+        w.net.requests.iter().all(|r| !r.call().is_some_and(history_tail)),
+        "a reconnect does not re-fetch a released session"
+    );
+    run_turn(&mut w);
+    w.all_frames();
+    w.act(|w| w.ui_watch(true)).opened();
+    w.quiesce_and_check();
+    assert_eq!(w.session().tail_seq(), w.host().last_seq());
+}
+
+#[test]
+fn a_warm_unwatched_session_misses_a_generation_and_resyncs_when_watched_again() {
+    let mut w = world(true);
+    w.opened();
+    run_turn(&mut w);
+    w.all_frames();
+    w.act(|w| w.ui_watch(false));
+    w.act(|w| w.disconnect(0.0));
+    run_turn(&mut w); // the host moves on while the client is away
+    w.act(|w| w.reconnect()).all_frames().act(|w| w.establish());
+    assert!(
+        w.net.requests.iter().all(|r| !r.call().is_some_and(history_tail)),
+        "the reconnect leaves the unwatched session alone"
+    );
+    assert_eq!(w.session().open_state(), OpenState::Open, "warm: its window stays");
+    assert!(w.session().tail_seq() < w.host().last_seq(), "and is behind the host");
+    w.act(|w| w.ui_watch(true));
+    assert!(w.net.requests.iter().any(|r| r.call().is_some_and(history_tail)), "watched again: it resyncs");
+    w.process(history_tail).deliver(history_tail).all_frames();
+    w.quiesce_and_check();
+}

@@ -3,7 +3,7 @@
 
 use super::network::Conn;
 use super::world::{trace, SimConfig, World};
-use agent_session::core::client::{Carrier, Transport};
+use agent_session::core::client::{Carrier, Retention, Transport};
 
 /// What the run covered, summed over schedules.
 #[derive(Debug, Default, Clone)]
@@ -26,6 +26,8 @@ pub struct Stats {
     pub generations: u64,
     pub websocket: u64,
     pub sse_fallback: u64,
+    pub unwatches: u64,
+    pub releases: u64,
 }
 
 impl Stats {
@@ -48,6 +50,8 @@ impl Stats {
         self.generations += o.generations;
         self.websocket += o.websocket;
         self.sse_fallback += o.sse_fallback;
+        self.unwatches += o.unwatches;
+        self.releases += o.releases;
     }
 }
 
@@ -59,6 +63,8 @@ enum Action {
     SetPlan,
     LoadOlder,
     Resync,
+    Watch,
+    Unwatch,
     HostProcess,
     HostAdvance,
     DeliverResponse,
@@ -85,7 +91,11 @@ pub fn run(seed: u64) -> Stats {
             2 => (Transport::Auto, false),
             _ => (Transport::Auto, true),
         };
-        World::new(seed, SimConfig { service: !r.chance(0.2), sessions, transport, sse_only })
+        // Retention: sessions nobody watches are released past the warm set or their grace.
+        let keep_warm = [0, 1, 4][r.below(3)];
+        let release_after_ms = [0.0, 3_000.0, 60_000.0][r.below(3)];
+        let retention = Retention { keep_warm, release_after_ms };
+        World::new(seed, SimConfig { service: !r.chance(0.2), sessions, transport, sse_only, retention })
     };
     trace(format!("== seed {seed} {:?}", w.cfg));
     let mut stats = Stats { schedules: 1, ..Stats::default() };
@@ -104,6 +114,7 @@ pub fn run(seed: u64) -> Stats {
     let lose_w = [0, 1, 3][w.rng.below(3)];
     let p_lose = [0.0, 0.3, 0.7][w.rng.below(3)];
     let plan_w = [2, 6, 14][w.rng.below(3)];
+    let watch_w = [0, 1, 3][w.rng.below(3)];
 
     for _ in 0..steps {
         w.focus = w.rng.below(w.sims.len());
@@ -117,6 +128,8 @@ pub fn run(seed: u64) -> Stats {
             (Action::SetPlan, plan_w),
             (Action::LoadOlder, 3),
             (Action::Resync, 1),
+            (Action::Watch, if w.sims[w.focus].watched { 0 } else { 3 }),
+            (Action::Unwatch, if w.sims[w.focus].watched { watch_w } else { 0 }),
             (Action::HostProcess, if w.net.requests.is_empty() { 0 } else { 14 }),
             (Action::HostAdvance, 10),
             (Action::DeliverResponse, if w.net.responses.is_empty() { 0 } else { 14 }),
@@ -143,6 +156,11 @@ pub fn run(seed: u64) -> Stats {
             }
             Action::LoadOlder => w.ui_load_older(),
             Action::Resync => w.ui_resync(),
+            Action::Watch => w.ui_watch(true),
+            Action::Unwatch => {
+                w.ui_watch(false);
+                stats.unwatches += 1;
+            }
             Action::HostProcess => {
                 let i = w.rng.below(w.net.requests.len());
                 w.host_process(i)
@@ -208,6 +226,7 @@ pub fn run(seed: u64) -> Stats {
         stats.rejected_pages += d.rejected_pages;
         stats.stale_responses += d.stale_responses;
         stats.plan_fenced += d.plan_responses_fenced;
+        stats.releases += d.releases;
         stats.plan_changes += sim.checker.plan_changes;
     }
     stats.generations = w.client.connection().generation();

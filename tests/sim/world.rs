@@ -11,8 +11,8 @@ use super::model_host::{Meta, ModelHost};
 use super::network::{Conn, Downlink, Fate, Network, Request, Response, Tagged, Target};
 use super::rng::Rng;
 use agent_session::core::client::{
-    CallId, Carrier, Config, HostClient, Input, Instant, Output, Reply, SessionOp, Settlement, StreamKind, Token,
-    Transport,
+    CallId, Carrier, Config, HostClient, Input, Instant, Output, Reply, Retention, SessionOp, Settlement, StreamKind,
+    Token, Transport,
 };
 use agent_session::core::session::{Call, OpenState, Session};
 use agent_session::core::wire::{
@@ -55,12 +55,20 @@ pub struct SimConfig {
     pub transport: Transport,
     /// The host refuses WebSocket upgrades (an SSE-only host).
     pub sse_only: bool,
+    /// The client's retention rule (sessions nobody watches are released).
+    pub retention: Retention,
 }
 
 impl SimConfig {
     /// One session, SSE, plan service as given (the named scenarios).
     pub fn single(service: bool) -> Self {
-        SimConfig { service, sessions: 1, transport: Transport::Only(Carrier::Sse), sse_only: false }
+        SimConfig {
+            service,
+            sessions: 1,
+            transport: Transport::Only(Carrier::Sse),
+            sse_only: false,
+            retention: Retention::default(),
+        }
     }
 }
 
@@ -76,6 +84,10 @@ pub struct Sim {
     verified: Option<(i64, i64)>,
     /// A lossy restart happened and the client has not yet rebuilt from the new log.
     pub lenient: bool,
+    /// The UI has a listener on the session (the retention rule's input).
+    pub watched: bool,
+    /// Releases seen so far (a release may show `None` after a confirmed plan state).
+    releases: u64,
 }
 
 pub struct World {
@@ -113,6 +125,8 @@ impl World {
                     changed_since_check: true,
                     verified: None,
                     lenient: false,
+                    watched: true,
+                    releases: 0,
                 }
             })
             .collect();
@@ -120,6 +134,7 @@ impl World {
             transport: cfg.transport,
             rpc_prefix: "c-".into(),
             seed: seed ^ 0x5eed,
+            retention: cfg.retention,
             ..Config::default()
         });
         let mut w = World {
@@ -142,7 +157,8 @@ impl World {
         // (its session list seeded) before any session opens.
         for i in 0..w.sims.len() {
             let session = w.sims[i].id.clone();
-            w.input(Input::Ensure { session }, "ensure");
+            w.input(Input::Ensure { session: session.clone() }, "ensure");
+            w.input(Input::Watch { session, listeners: true }, "watch");
         }
         w.accept_streams();
         w.establish();
@@ -367,6 +383,13 @@ impl World {
                     sim.host.epoch
                 );
             }
+            let releases = session.diagnostics().releases;
+            if releases != sim.releases {
+                // Released to cold: the display goes back to "not known" by design.
+                sim.releases = releases;
+                sim.checker.on_release();
+                sim.verified = None;
+            }
             let contents = std::mem::take(&mut sim.changed_since_check);
             if let Err(e) = check_window(session, &sim.host, contents, sim.lenient, &mut sim.verified) {
                 let id = sim.id.clone();
@@ -434,6 +457,15 @@ impl World {
     }
 
     // ---- UI actions ------------------------------------------------------------------------
+
+    /// The UI's listener on the focused session comes (`true`) or goes.
+    pub fn ui_watch(&mut self, listeners: bool) {
+        let i = self.focus;
+        trace(format!("ui {} s{}", if listeners { "watch" } else { "unwatch" }, i + 1));
+        self.sims[i].watched = listeners;
+        let session = self.sims[i].id.clone();
+        self.input(Input::Watch { session, listeners }, "watch");
+    }
 
     pub fn ui_open(&mut self) {
         trace(format!("ui open s{}", self.focus + 1));
@@ -768,6 +800,9 @@ impl World {
         }
         for i in 0..self.sims.len() {
             self.focus = i;
+            if !self.sims[i].watched {
+                self.ui_watch(true); // what is checked for convergence is watched
+            }
             match self.session().open_state() {
                 OpenState::Cold | OpenState::Error => self.ui_open(),
                 _ => self.ui_resync(),

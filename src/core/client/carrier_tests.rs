@@ -11,7 +11,7 @@ use crate::core::wire::Json;
 struct Driver {
     conn: Connection,
     carriers: Carriers,
-    now: f64,
+    now: Instant,
     /// Every (generation, carrier) the streams were opened on, in order.
     opened: Vec<(u64, Carrier)>,
 }
@@ -21,10 +21,10 @@ impl Driver {
         let mut d = Driver {
             conn: Connection::new(Backoff::default(), 15_000.0),
             carriers: Carriers::new(transport),
-            now: 0.0,
+            now: Instant::from_ms(0.0),
             opened: Vec::new(),
         };
-        d.conn.start(0.0);
+        d.conn.start(Instant::from_ms(0.0));
         d.pump();
         d
     }
@@ -218,7 +218,7 @@ fn stale_generations_cannot_change_the_choice() {
 #[test]
 fn streams_restarted_is_ignored_for_stale_or_established_generations() {
     let mut c = Connection::new(Backoff::default(), 15_000.0);
-    c.start(0.0);
+    c.start(Instant::from_ms(0.0));
     c.stream_opened(1, StreamKind::Mux);
     c.stream_opened(1, StreamKind::Host);
     c.streams_restarted(7);
@@ -227,7 +227,7 @@ fn streams_restarted_is_ignored_for_stale_or_established_generations() {
     c.streams_restarted(1);
     assert_eq!(c.state(), ConnState::Open, "an established generation is not reset");
     c.drain_commands();
-    c.failed(1, GenerationEnd::Describe("x".into()), 0.0, 0.0);
+    c.failed(1, GenerationEnd::Describe("x".into()), Instant::from_ms(0.0), 0.0);
     assert!(c.drain_commands().contains(&ConnCommand::Lost { gen: 1 }));
 }
 

@@ -6,10 +6,11 @@
 //! `describe` or the connect deadline ends it; the controller then schedules the next
 //! generation with jittered exponential backoff.
 //!
-//! Time and randomness are inputs (`now_ms`, `rand` in `[0, 1)`), and the only outputs are
+//! Time and randomness are inputs (`now`, an [`Instant`] of the driver's monotonic clock, and `rand` in `[0, 1)`), and the only outputs are
 //! [`ConnCommand`]s plus one deadline ([`Connection::deadline`]) for the driver's single
 //! timer, so every race is reproducible natively.
 
+use crate::core::time::Instant;
 use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,11 +145,11 @@ impl GenProgress {
 #[derive(Debug, Clone, Copy)]
 enum Phase {
     /// The current generation is being attempted: what of it is up, and when it times out.
-    Attempting { progress: GenProgress, deadline: f64 },
+    Attempting { progress: GenProgress, deadline: Instant },
     /// The current generation is established.
     Open,
-    /// No generation runs: the next starts at `retry_at`.
-    Waiting { retry_at: f64 },
+    /// No generation runs: the next starts at `retry_at` (`None` before the first start).
+    Waiting { retry_at: Option<Instant> },
     /// `close()` was called.
     Closed,
 }
@@ -183,7 +184,7 @@ impl Connection {
             backoff,
             connect_timeout_ms,
             // Before `start`: nothing runs and nothing is due.
-            phase: Phase::Waiting { retry_at: f64::INFINITY },
+            phase: Phase::Waiting { retry_at: None },
             generation: 0,
             attempt: 0,
             last_error: None,
@@ -211,9 +212,9 @@ impl Connection {
     pub fn attempt(&self) -> u32 {
         self.attempt
     }
-    pub fn retry_at(&self) -> Option<f64> {
+    pub fn retry_at(&self) -> Option<Instant> {
         match self.phase {
-            Phase::Waiting { retry_at } if retry_at.is_finite() => Some(retry_at),
+            Phase::Waiting { retry_at } => retry_at,
             _ => None,
         }
     }
@@ -242,8 +243,8 @@ impl Connection {
         self.live_generation() == Some(gen)
     }
 
-    /// When the driver's single timer must fire next (epoch ms), if at all.
-    pub fn deadline(&self) -> Option<f64> {
+    /// When the controller must be ticked next, if at all.
+    pub fn deadline(&self) -> Option<Instant> {
         match self.phase {
             Phase::Attempting { deadline, .. } => Some(deadline),
             Phase::Waiting { .. } => self.retry_at(),
@@ -262,17 +263,18 @@ impl Connection {
     // ---- inputs ------------------------------------------------------------------------
 
     /// Starts the first generation. Idempotent; nothing after `close()`.
-    pub fn start(&mut self, now_ms: f64) {
+    pub fn start(&mut self, now: Instant) {
         if matches!(self.phase, Phase::Closed) || self.generation != 0 {
             return;
         }
-        self.connect(now_ms);
+        self.connect(now);
     }
 
-    fn connect(&mut self, now_ms: f64) {
+    fn connect(&mut self, now: Instant) {
         debug_assert!(self.live_generation().is_none(), "never two connections at once");
         self.generation += 1;
-        self.phase = Phase::Attempting { progress: GenProgress::default(), deadline: now_ms + self.connect_timeout_ms };
+        self.phase =
+            Phase::Attempting { progress: GenProgress::default(), deadline: now.after_ms(self.connect_timeout_ms) };
         self.commands.push_back(ConnCommand::Connect { gen: self.generation });
         self.commands.push_back(ConnCommand::Changed);
     }
@@ -330,30 +332,30 @@ impl Connection {
 
     /// Generation `gen` failed or ended: a stream ended or threw, a `stream/error` frame
     /// arrived, or `describe` failed. Stale generations are ignored.
-    pub fn failed(&mut self, gen: u64, error: GenerationEnd, now_ms: f64, rand: f64) {
+    pub fn failed(&mut self, gen: u64, error: GenerationEnd, now: Instant, rand: f64) {
         if !self.is_current(gen) {
             return;
         }
-        self.end_generation(error, now_ms, rand);
+        self.end_generation(error, now, rand);
     }
 
-    fn end_generation(&mut self, error: GenerationEnd, now_ms: f64, rand: f64) {
+    fn end_generation(&mut self, error: GenerationEnd, now: Instant, rand: f64) {
         let gen = self.generation;
         self.commands.push_back(ConnCommand::Abort { gen });
         self.commands.push_back(ConnCommand::Lost { gen });
         self.attempt = self.attempt.saturating_add(1);
         let delay = self.backoff.delay(self.attempt, rand);
-        self.phase = Phase::Waiting { retry_at: now_ms + delay };
+        self.phase = Phase::Waiting { retry_at: Some(now.after_ms(delay)) };
         self.last_error = Some(error);
         self.commands.push_back(ConnCommand::Changed);
     }
 
     /// The driver's timer fired (or any time at all: early calls are harmless).
-    pub fn tick(&mut self, now_ms: f64, rand: f64) {
+    pub fn tick(&mut self, now: Instant, rand: f64) {
         match self.phase {
-            Phase::Waiting { retry_at } if now_ms >= retry_at && self.generation > 0 => self.connect(now_ms),
-            Phase::Attempting { deadline, .. } if now_ms >= deadline => {
-                self.end_generation(GenerationEnd::ConnectTimeout, now_ms, rand)
+            Phase::Waiting { retry_at: Some(at) } if now >= at && self.generation > 0 => self.connect(now),
+            Phase::Attempting { deadline, .. } if now >= deadline => {
+                self.end_generation(GenerationEnd::ConnectTimeout, now, rand)
             }
             _ => {}
         }

@@ -1,124 +1,10 @@
 //! Native tests of the sans-IO host client as a driver sees it, named after the scenario.
 
 use super::host::{RESEED_MS, UPGRADE_TIMEOUT_MS};
+use super::test_driver::*;
 use super::*;
 use crate::core::session::OpenState;
 use serde_json::{json, Value};
-
-const DESCRIBE: &str = r#"{"version":"1","cwd":"/w","provider":"scripted","model":"none","attachedSessions":0}"#;
-
-/// A driver with no network: it records what the client asks and answers by hand.
-struct Driver {
-    client: HostClient,
-    now: f64,
-    sent: Vec<(CallId, &'static str, Value)>,
-    opened: Vec<(StreamId, StreamKind, Carrier, Option<String>)>,
-    closed: Vec<StreamId>,
-    aborted: Vec<CallId>,
-    settled: Vec<(Token, Settlement)>,
-    session_changes: Vec<String>,
-}
-
-impl Driver {
-    fn new(cfg: Config) -> Driver {
-        let mut d = Driver {
-            client: HostClient::new(cfg),
-            now: 1_000.0,
-            sent: Vec::new(),
-            opened: Vec::new(),
-            closed: Vec::new(),
-            aborted: Vec::new(),
-            settled: Vec::new(),
-            session_changes: Vec::new(),
-        };
-        d.input(Input::Timeout);
-        d
-    }
-
-    fn sse() -> Driver {
-        Driver::new(Config { transport: Transport::Only(Carrier::Sse), ..Config::default() })
-    }
-
-    fn input(&mut self, input: Input) {
-        self.client.handle_input(Instant::from_ms(self.now), input);
-        while let Some(out) = self.client.poll_output() {
-            match out {
-                Output::Send { call, path, body } => {
-                    self.sent.push((call, path, serde_json::from_str(&body).expect("bodies are JSON")))
-                }
-                Output::Abort { call } => self.aborted.push(call),
-                Output::OpenStream { stream, kind, carrier, ticket } => {
-                    self.opened.push((stream, kind, carrier, ticket))
-                }
-                Output::CloseStream { stream } => self.closed.push(stream),
-                Output::Settle { token, settlement } => self.settled.push((token, settlement)),
-                Output::HostChanged => {}
-                Output::SessionChanged(id) => self.session_changes.push(id),
-            }
-        }
-    }
-
-    /// The latest request on `path` not answered yet: (call, its envelope).
-    fn take(&mut self, path: &str) -> (CallId, Value) {
-        let i = self.sent.iter().rposition(|s| s.1 == path).unwrap_or_else(|| panic!("no {path} request"));
-        let (call, _, body) = self.sent.remove(i);
-        (call, body)
-    }
-
-    fn answer(&mut self, path: &str, value: &str) {
-        let (call, body) = self.take(path);
-        let text =
-            format!(r#"{{"type":"server-response","rpcId":{},"result":{{"ok":true,"value":{value}}}}}"#, body["rpcId"]);
-        self.input(Input::Response { call, reply: Reply::Body(text) });
-    }
-
-    fn streams_of_last_generation(&self) -> Vec<StreamId> {
-        self.opened.iter().rev().take(2).map(|o| o.0).collect()
-    }
-
-    /// Opens the newest pair of streams and answers `host.describe`.
-    fn establish(&mut self) {
-        for s in self.streams_of_last_generation() {
-            self.input(Input::StreamOpened { stream: s });
-        }
-        self.answer("host.describe", DESCRIBE);
-    }
-
-    fn mux(&self) -> StreamId {
-        self.opened.iter().rev().find(|o| o.1 == StreamKind::Mux).expect("a mux stream").0
-    }
-
-    fn frame(&mut self, frame: Value) {
-        let stream = self.mux();
-        let text = format!("data: {frame}\n\n");
-        self.input(Input::StreamBytes { stream, bytes: text.into_bytes() });
-    }
-
-    fn advance_to_timeout(&mut self) {
-        let at = self.client.poll_timeout().expect("a timer is armed");
-        self.now = self.now.max(at.as_ms());
-        self.input(Input::Timeout);
-    }
-
-    fn open(&mut self, token: u64, session: &str) {
-        self.input(Input::Session { token: Token(token), session: session.into(), op: SessionOp::Open });
-    }
-
-    fn settlement(&self, token: u64) -> Option<&Settlement> {
-        self.settled.iter().find(|s| s.0 == Token(token)).map(|s| &s.1)
-    }
-}
-
-fn tail_page(seq_from: u64, n: u64) -> String {
-    use crate::core::wire::{HistoryItem, HistoryValue, SessionEvent};
-    let events = (seq_from..seq_from + n)
-        .map(|s| {
-            let data = json!({"content": [{"type": "text", "text": "hi"}], "source": {"kind": "user"}});
-            HistoryItem { event: SessionEvent::new("user/message", s, 1.0, data), view: None }
-        })
-        .collect();
-    serde_json::to_string(&HistoryValue { events, has_more: false, projections: None }).unwrap()
-}
 
 #[test]
 fn a_generation_is_established_by_both_streams_and_describe_and_then_seeds_the_session_list() {
@@ -320,6 +206,39 @@ fn a_session_wake_comes_back_through_the_one_timer() {
     assert!(at.as_ms() > d.now);
     d.advance_to_timeout();
     assert!(d.sent.iter().any(|s| s.1 == "session.planMode"), "asked again at the wake");
+}
+
+#[test]
+fn a_wake_no_longer_wanted_is_cancelled_not_left_in_the_timer_table() {
+    let mut d = Driver::sse();
+    d.establish();
+    d.open(1, "s1");
+    d.answer("session.history", &tail_page(0, 1));
+    assert_eq!(d.client.poll_timeout(), None, "established and idle: nothing is due");
+    let (call, _) = d.take("session.planMode");
+    d.input(Input::Response { call, reply: Reply::Failed("network".into()) });
+    assert!(d.client.poll_timeout().is_some(), "the retry wake is armed");
+    // A live event asks again at once: the wake is no longer wanted and is cancelled.
+    d.frame(json!({"type":"server-request","rpcId":"e1","method":"session/event","payload":{"type":"session/event","sessionId":"s1","event":{"type":"user/message","seq":1,"time":1.0,"data":{"content":[],"source":{"kind":"user"}}}}}));
+    assert!(d.sent.iter().any(|s| s.1 == "session.planMode"), "asked again on the live event");
+    assert_eq!(d.client.poll_timeout(), None, "no deadline left behind");
+}
+
+#[test]
+fn a_reconnect_is_due_one_backoff_after_the_failure_on_the_drivers_monotonic_clock() {
+    // The driver's instants are monotonic (the shell reads performance.now()); the wall
+    // clock, which a user or NTP may set back by an hour, is no input of the core at all (the
+    // browser test a_wall_clock_set_back_an_hour_does_not_delay_the_reconnect proves the
+    // shell's side).
+    let mut d = Driver::sse();
+    d.establish();
+    let mux = d.mux();
+    d.input(Input::StreamEnded { stream: mux, why: "gone".into() });
+    let at = d.client.poll_timeout().expect("the retry is armed");
+    assert!(at.as_ms() - d.now <= Backoff::default().cap(1), "within the first backoff cap");
+    let opened = d.opened.len();
+    d.advance_to_timeout();
+    assert_eq!(d.opened.len(), opened + 2, "the next generation opened its streams at the deadline");
 }
 
 #[test]

@@ -8,8 +8,10 @@ pub mod carrier;
 pub mod connection;
 pub mod downlink;
 pub mod host;
+pub mod retention;
 pub mod router;
 pub mod sessions;
+pub mod timers;
 
 pub use carrier::{Carrier, Carriers, Transport};
 pub use connection::{Backoff, ConnCommand, ConnState, Connection, GenerationEnd, StreamKind};
@@ -17,6 +19,7 @@ pub use host::{
     CallId, ClientDiagnostics, Config, HostCall, HostClient, Input, Instant, Output, Reply, SessionOp, Settlement,
     StreamId, Token,
 };
+pub use retention::Retention;
 pub use router::Router;
 pub use sessions::{ListItem, ListState, SessionList};
 
@@ -24,5 +27,9 @@ pub use sessions::{ListItem, ListState, SessionList};
 mod carrier_tests;
 #[cfg(test)]
 mod host_tests;
+#[cfg(test)]
+mod retention_tests;
+#[cfg(test)]
+mod test_driver;
 #[cfg(test)]
 mod tests;

@@ -9,7 +9,9 @@
 //! established, the session is left alone; every generation established after it resyncs
 //! the session (unless it is cold).
 
+use super::retention::{decide, Retention, Watch, WatchOrder};
 use crate::core::session::{OpId, OpenState, Session};
+use crate::core::time::Instant;
 use crate::core::vecmap::VecMap;
 use crate::core::wire::{Frame, InboundFrame};
 
@@ -21,6 +23,7 @@ struct Entry {
     session: Session,
     /// The connection generation live when the session was last opened from cold/error.
     opened_on: Option<u64>,
+    watch: Watch,
 }
 
 #[derive(Debug, Default)]
@@ -31,6 +34,7 @@ pub struct Router {
     stash: VecMap<String, Vec<InboundFrame>>,
     /// Frames that named no resident session and were not stashed.
     pub unrouted: u64,
+    order: WatchOrder,
 }
 
 impl Router {
@@ -76,7 +80,7 @@ impl Router {
         for frame in self.stash.remove(id).unwrap_or_default() {
             session.on_frame(frame);
         }
-        self.sessions.insert(id.to_string(), Entry { session, opened_on: None });
+        self.sessions.insert(id.to_string(), Entry { session, opened_on: None, watch: Watch::default() });
         true
     }
 
@@ -141,18 +145,90 @@ impl Router {
         }
     }
 
-    /// Generation `gen` is established: resync every session that is not cold, except those
-    /// opened on `gen` itself. Returns the ids resynced.
-    pub fn established(&mut self, gen: u64) -> Vec<String> {
+    /// Generation `gen` is established: resync every watched session that is not cold,
+    /// except those opened on `gen` itself; an unwatched one is marked as having missed the
+    /// generation (it resyncs when watched again). `busy` names the sessions with operations
+    /// in flight. Returns the ids resynced.
+    pub fn established(&mut self, gen: u64, busy: &[String]) -> Vec<String> {
         let mut resynced = Vec::new();
         for (id, entry) in self.sessions.iter_mut() {
             if entry.session.open_state() == OpenState::Cold || entry.opened_on == Some(gen) {
                 continue;
             }
+            if !(entry.watch.listeners || busy.contains(id)) {
+                entry.watch.missed = true;
+                continue;
+            }
+            entry.watch.missed = false;
             entry.session.resync();
             resynced.push(id.clone());
         }
         resynced
+    }
+
+    /// The shell's listeners for `id` went from none to some (`true`) or back (`false`).
+    pub fn set_listeners(&mut self, id: &str, listeners: bool) {
+        if let Some(e) = self.sessions.get_mut(id) {
+            e.watch.listeners = listeners;
+        }
+    }
+
+    /// `id` is being watched now (an operation starts, or a listener came): a session that
+    /// missed a generation resyncs, if a generation is established (`live`).
+    pub fn watched(&mut self, id: &str, live: bool) {
+        if let Some(e) = self.sessions.get_mut(id) {
+            e.watch.unwatched = None;
+            if e.watch.missed && live {
+                e.watch.missed = false;
+                e.session.resync();
+            }
+        }
+    }
+
+    /// What a session's watchers are (tests and diagnostics).
+    pub fn watch(&self, id: &str) -> Option<Watch> {
+        self.sessions.get(id).map(|e| e.watch)
+    }
+
+    /// Applies the retention policy at `now`: records when sessions stopped being
+    /// watched, releases the unwatched ones past the warm set or their grace, and resyncs
+    /// watched ones that missed a generation (`live`: one is established now). `busy` names
+    /// the sessions with operations in flight. Returns when to sweep again, if ever.
+    pub fn sweep(&mut self, now: Instant, busy: &[String], policy: Retention, live: bool) -> Option<Instant> {
+        let mut candidates: Vec<(WatchOrder, Instant, usize)> = Vec::new();
+        for (i, (id, e)) in self.sessions.iter_mut().enumerate() {
+            if e.watch.listeners || busy.contains(id) {
+                e.watch.unwatched = None;
+                if e.watch.missed && live {
+                    e.watch.missed = false;
+                    e.session.resync();
+                }
+                continue;
+            }
+            let (since, order) = *e.watch.unwatched.get_or_insert_with(|| (now, self.order.bump()));
+            if e.session.is_releasable() {
+                candidates.push((order, since, i));
+            }
+        }
+        // Rank = how many candidates stopped being watched later. Counted, not sorted: the
+        // candidates are the few warm sessions plus the ones that just lost their watcher, and
+        // a sort would link kilobytes of generic code into the module.
+        let mut next: Option<Instant> = None;
+        let mut release: Vec<usize> = Vec::new();
+        for &(order, since, i) in &candidates {
+            let rank = candidates.iter().filter(|c| c.0 > order).count();
+            match decide(policy, rank, since, now) {
+                Ok(()) => release.push(i),
+                Err(due) => next = Some(next.map_or(due, |n| n.min(due))),
+            }
+        }
+        for (i, e) in self.sessions.values_mut().enumerate() {
+            if release.contains(&i) {
+                e.watch.missed = false;
+                e.session.release();
+            }
+        }
+        next
     }
 
     /// Closes every session (settles their operations) and forgets them.

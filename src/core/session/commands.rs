@@ -90,7 +90,7 @@ impl Session {
     /// A forwarded `commands/change`: the host's command registry changed. Sessions that
     /// speak today's dialect and are not cold ask for their list again.
     pub fn on_commands_changed(&mut self) {
-        if self.plan.is_projected() && !matches!(self.state, OpenState::Cold) {
+        if self.plan.is_projected() && self.life.tag() != OpenState::Cold {
             self.send_commands_list();
         }
         self.flush();
@@ -102,6 +102,7 @@ impl Session {
         let Some(id) = done_id(ev) else { return };
         if let Some(at) = self.commands.waiting.iter().position(|w| w.command_id == id) {
             let w = self.commands.waiting.remove(at);
+            self.effects.push_back(Effect::Unwake { token: w.token });
             self.settle_selection(w.op);
             return;
         }
@@ -121,6 +122,7 @@ impl Session {
         for id in ids {
             if let Some(at) = self.commands.waiting.iter().position(|w| w.command_id == id) {
                 let w = self.commands.waiting.remove(at);
+                self.effects.push_back(Effect::Unwake { token: w.token });
                 self.settle_selection(w.op);
             }
         }
@@ -135,6 +137,7 @@ impl Session {
         }
         if self.commands.waiting.len() == MAX_WAITING {
             let oldest = self.commands.waiting.remove(0);
+            self.effects.push_back(Effect::Unwake { token: oldest.token });
             self.settle_selection(oldest.op);
         }
         self.wakes_minted += 1;
@@ -160,6 +163,7 @@ impl Session {
     /// Selections still waiting settle with what is known (the session is closing).
     pub(super) fn settle_waiting_selections(&mut self) {
         for w in std::mem::take(&mut self.commands.waiting) {
+            self.effects.push_back(Effect::Unwake { token: w.token });
             self.settle_selection(w.op);
         }
     }

@@ -9,6 +9,11 @@
 use crate::core::wire::SessionEvent;
 use std::ops::Deref;
 
+/// The capacity for a run of `len` events with room to grow: a quarter more, at least 256.
+pub fn with_room(len: usize) -> usize {
+    len + (len / 4).max(256)
+}
+
 #[derive(Debug, Default)]
 pub struct EventRun {
     /// `buf[..start]` are empty placeholders; the run is `buf[start..]`.
@@ -22,8 +27,13 @@ impl EventRun {
         EventRun { buf: events, start: 0 }
     }
 
-    /// Appends one event after the run's tail.
+    /// Appends one event after the run's tail. Full, the buffer grows by a quarter (not the
+    /// `Vec`'s doubling): a long window's memory stays close to its length, still amortised
+    /// O(1) per event.
     pub fn push(&mut self, event: SessionEvent) {
+        if self.buf.len() == self.buf.capacity() {
+            self.buf.reserve_exact(with_room(self.buf.len()) - self.buf.len());
+        }
         self.buf.push(event);
     }
 
@@ -33,7 +43,7 @@ impl EventRun {
         if n > self.start {
             let len = self.buf.len() - self.start;
             let room = n.max(len);
-            let mut buf = Vec::with_capacity(room + len + len.max(256));
+            let mut buf = Vec::with_capacity(room + with_room(len));
             buf.resize_with(room, SessionEvent::default);
             buf.extend(self.buf.drain(self.start..));
             self.buf = buf;

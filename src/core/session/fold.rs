@@ -41,6 +41,12 @@ pub struct Fold {
 }
 
 impl Fold {
+    /// The empty fold of a released session; its revisions are new, so every export of the
+    /// old nodes is replaced.
+    pub fn released(rev: u64) -> Fold {
+        Fold { nodes_rev: rev, running_rev: rev, ..Fold::default() }
+    }
+
     /// The newest valid plan commit folded.
     pub fn newest_plan(&self) -> Option<(Seq, bool)> {
         self.plan_commits.last().copied()

@@ -201,11 +201,15 @@ pub enum Effect {
     },
     /// The snapshot changed; emitted at most once per input.
     Changed,
-    /// Call `Session::on_wake(token)` after `after_ms` (the core has no clock). A wake the
-    /// session no longer wants is ignored, so the driver never needs to cancel one.
+    /// Call `Session::on_wake(token)` after `after_ms` (the session has no clock).
     Wake {
         token: WakeToken,
         after_ms: u32,
+    },
+    /// The wake `token` is no longer wanted: cancel it (a late one would be ignored anyway,
+    /// but a timer table holds only what is wanted).
+    Unwake {
+        token: WakeToken,
     },
 }
 
@@ -228,6 +232,8 @@ pub struct Diagnostics {
     pub buffer_overflows: u64,
     /// Plan responses dropped by the request fence or the event-version fence.
     pub plan_responses_fenced: u64,
+    /// Times the session was released (nobody watched it) and went `cold`.
+    pub releases: u64,
 }
 
 /// The folded form of a schema failure: a transport error for the caller.

@@ -2,7 +2,7 @@
 
 use super::pending::question_key;
 use super::pending::{approval_key, PendingKind};
-use super::{OpenState, Session};
+use super::Session;
 use crate::core::wire::{Frame, InboundFrame, Seq};
 use std::rc::Rc;
 
@@ -20,7 +20,7 @@ impl Session {
                 }
             }
             Frame::Projection(f) => {
-                if !matches!(self.state, OpenState::Cold | OpenState::Error) {
+                if !self.life.is_closed() {
                     let rev = self.stamps.next();
                     self.dirty |= self.projections.apply_frame(&f.key, f.value, f.seq, rev);
                 }
@@ -69,7 +69,7 @@ impl Session {
         self.host_last_seq = Some(last_seq);
         let rev = self.stamps.next();
         self.dirty |= self.projections.truncate_after(last_seq, rev);
-        if self.state != OpenState::Open || self.stale || self.resyncing {
+        if !self.life.is_live() {
             return; // checked again when the window is (re)built
         }
         if last_seq < self.tail_seq() {

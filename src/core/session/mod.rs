@@ -12,6 +12,7 @@ pub mod fences;
 pub mod fold;
 pub mod interaction;
 pub mod io;
+pub mod lifecycle;
 pub mod nodes;
 pub mod pending;
 pub mod plan;
@@ -20,6 +21,7 @@ mod commands;
 mod event_run;
 mod live;
 mod ops;
+mod release;
 mod responses;
 mod retry;
 mod window;
@@ -28,6 +30,7 @@ pub use commands::PLAN_SETTLE_MS;
 pub use fences::{EventVersion, OpenGeneration, PlanRequestFence, PlanTicket};
 pub use interaction::Interaction;
 pub use io::{Call, Diagnostics, Effect, OpId, Outcome, ReqId, WakeToken};
+pub use lifecycle::{Freshness, Lifecycle};
 pub use nodes::{Node, NodeKind, Partial, PlanText, RunningToolCall, ToolStatus};
 pub use pending::{PendingInteraction, PendingKind};
 pub use plan::Capability;
@@ -137,8 +140,7 @@ pub const MAX_REPAIRS_PER_TAIL: u32 = 3;
 pub struct Session {
     id: String,
     stamps: Stamps,
-    state: OpenState,
-    open_error: Option<RpcError>,
+    life: Lifecycle,
     /// Generation fence for everything tied to one window build.
     gen: OpenGeneration,
     /// The contiguous run of the host's log this client holds.
@@ -149,10 +151,6 @@ pub struct Session {
     /// one per seq. A sorted `Vec` rather than a `BTreeMap` (KBs of wasm): frames arrive in
     /// order, so an insert is a push at the end and a stitch drains a prefix at once.
     buffer: Vec<SessionEvent>,
-    /// The connection dropped since the window was built: frames wait for the resync.
-    stale: bool,
-    /// A resync pull is in flight while the previous window stays visible.
-    resyncing: bool,
     /// (window tail, attempts) for the repair budget.
     repair_attempts: (Seq, u32),
     /// `session/subscribed.lastSeq` of the current connection.
@@ -194,15 +192,12 @@ impl Session {
         Session {
             id: id.into(),
             stamps: Stamps::default(),
-            state: OpenState::Cold,
-            open_error: None,
+            life: Lifecycle::Cold,
             gen: OpenGeneration::default(),
             window: event_run::EventRun::default(),
             has_more: false,
             fold: Fold::default(),
             buffer: Vec::new(),
-            stale: false,
-            resyncing: false,
             repair_attempts: (-1, 0),
             host_last_seq: None,
             older_waiters: Vec::new(),
@@ -305,10 +300,16 @@ impl Session {
         &self.id
     }
     pub fn open_state(&self) -> OpenState {
-        self.state
+        self.life.tag()
+    }
+    pub fn lifecycle(&self) -> &Lifecycle {
+        &self.life
     }
     pub fn open_error(&self) -> Option<&RpcError> {
-        self.open_error.as_ref()
+        match &self.life {
+            Lifecycle::Error(e) => Some(e),
+            _ => None,
+        }
     }
     /// Oldest seq in the window (0 when empty).
     pub fn base_seq(&self) -> Seq {

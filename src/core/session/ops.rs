@@ -1,7 +1,7 @@
 //! UI requests: each returns at once; its promise settles through an `Effect::Settle`.
 
 use super::io::{Call, Outcome};
-use super::{OpId, OpenState, PromptOp, Purpose, Session};
+use super::{Freshness, Lifecycle, OpId, OpenState, PromptOp, Purpose, Session};
 use crate::core::wire::{self, Json, PromptMode, Receipt, ReceiptReason, RpcError, RpcResult};
 
 impl Session {
@@ -9,13 +9,12 @@ impl Session {
     /// is installed or the open failed into `OpenState::Error`.
     pub fn open(&mut self) -> OpId {
         let op = self.new_op();
-        match self.state {
-            OpenState::Open => self.settle(op, Outcome::Done),
-            OpenState::Loading => self.open_waiters.push(op),
-            OpenState::Cold | OpenState::Error => {
+        match self.life {
+            Lifecycle::Open(_) => self.settle(op, Outcome::Done),
+            Lifecycle::Loading => self.open_waiters.push(op),
+            Lifecycle::Cold | Lifecycle::Error(_) => {
                 self.open_waiters.push(op);
-                self.state = OpenState::Loading;
-                self.open_error = None;
+                self.life = Lifecycle::Loading;
                 self.start_open_pull();
                 self.meta_changed();
             }
@@ -32,14 +31,11 @@ impl Session {
     }
 
     pub(super) fn resync_inner(&mut self) {
-        match self.state {
-            OpenState::Cold => return,
-            OpenState::Error => {
-                self.state = OpenState::Loading;
-                self.open_error = None;
-            }
-            OpenState::Loading => {}
-            OpenState::Open => self.resyncing = true,
+        match self.life {
+            Lifecycle::Cold => return,
+            Lifecycle::Error(_) => self.life = Lifecycle::Loading,
+            Lifecycle::Loading => {}
+            Lifecycle::Open(_) => self.life = Lifecycle::Open(Freshness::Resyncing),
         }
         self.start_open_pull();
         self.meta_changed();
@@ -75,7 +71,7 @@ impl Session {
         let op = self.new_op();
         if self.older_in_flight().is_some() {
             self.older_waiters.push(op);
-        } else if self.state != OpenState::Open || !self.has_more || self.window.is_empty() {
+        } else if self.life.tag() != OpenState::Open || !self.has_more || self.window.is_empty() {
             self.settle(op, Outcome::Done);
         } else {
             let base = self.base_seq();
@@ -152,8 +148,8 @@ impl Session {
         // resyncs from a fresh tail page) and may be from a host that has since lost them:
         // stitched onto the new window they would mix two versions of the log.
         self.buffer.clear();
-        if self.state == OpenState::Open && !self.stale {
-            self.stale = true;
+        if matches!(self.life, Lifecycle::Open(Freshness::Live | Freshness::Resyncing)) {
+            self.life = Lifecycle::Open(Freshness::Stale);
             if let Some(req) = self.repair_in_flight() {
                 self.inflight.remove(&req);
             }

@@ -204,6 +204,17 @@ impl PlanTracker {
         false
     }
 
+    /// The session was released: nothing is shown until a new window and query confirm it.
+    /// The request fence and what is known of the host's dialect stay (both are monotonic
+    /// facts, not window state). Returns whether `shown` changed.
+    pub fn release(&mut self) -> bool {
+        self.read_rev = None;
+        self.capability = Capability::Unknown;
+        self.commit = None;
+        self.answer_fresh = false;
+        self.shown.take().is_some()
+    }
+
     /// The host lost its log: its seq space restarted, so older commit versions are void.
     pub fn forget_commits(&mut self) {
         self.commit = None;

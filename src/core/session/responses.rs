@@ -3,7 +3,7 @@
 
 use super::io::{schema_error, Call, Outcome};
 use super::plan::PlanApply;
-use super::{OpenState, PromptOp, Purpose, ReqId, Session};
+use super::{Freshness, Lifecycle, OpenState, PromptOp, Purpose, ReqId, Session};
 use crate::core::wire::{self, HistoryValue, Json, PlanModeState, Receipt, ReceiptReason, RpcResult, Seq};
 
 /// A reply to one session request.
@@ -196,16 +196,14 @@ impl Session {
                 }
                 self.send_plan_query();
             }
-            Err(_) if self.state == OpenState::Open => {
+            Err(_) if self.life.tag() == OpenState::Open => {
                 // A failed resync keeps the window; buffered frames go through the live path.
-                self.resyncing = false;
-                self.stale = false;
+                self.life = Lifecycle::Open(Freshness::Live);
                 self.diag.rejected_pages += 1;
                 self.stitch();
             }
             Err(error) => {
-                self.state = OpenState::Error;
-                self.open_error = Some(error);
+                self.life = Lifecycle::Error(error);
                 self.buffer.clear();
                 self.meta_changed();
                 for op in std::mem::take(&mut self.open_waiters) {
@@ -277,7 +275,7 @@ impl Session {
                 self.diag.plan_responses_fenced += 1;
                 // The dropped answer may have carried a pending selection the commit does
                 // not show: ask again, unless a newer request is already on its way.
-                if self.plan.is_latest(ticket) && self.state == OpenState::Open {
+                if self.plan.is_latest(ticket) && self.life.tag() == OpenState::Open {
                     self.send_plan_query();
                 }
             }

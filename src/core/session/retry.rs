@@ -30,9 +30,10 @@ impl Retry {
         let doublings = self.failures.saturating_sub(1).min(16);
         RETRY_BASE_MS.saturating_mul(1 << doublings).min(RETRY_CAP_MS)
     }
-    /// Forgets the armed wake (a new window asks by itself, or the session closed).
-    pub fn disarm(&mut self) {
-        self.armed = None;
+    /// Forgets the armed wake (a new window asks by itself, or the session closed); returns
+    /// it, for the driver to cancel.
+    pub fn disarm(&mut self) -> Option<WakeToken> {
+        self.armed.take()
     }
     pub fn succeeded(&mut self) {
         self.failures = 0;
@@ -57,9 +58,17 @@ impl Session {
         let token = WakeToken(self.wakes_minted);
         let r = which(self);
         r.failures += 1;
-        r.armed = Some(token);
+        let replaced = r.armed.replace(token);
         let after_ms = r.delay_ms();
+        self.unwake(replaced);
         self.effects.push_back(Effect::Wake { token, after_ms });
+    }
+
+    /// Asks the driver to cancel a wake that is no longer wanted.
+    fn unwake(&mut self, token: Option<WakeToken>) {
+        if let Some(token) = token {
+            self.effects.push_back(Effect::Unwake { token });
+        }
     }
 
     /// A plan query failed: ask again on the next live event or the wake.
@@ -78,15 +87,18 @@ impl Session {
     /// A new window generation: it asks its own plan query and repairs from its own tail.
     pub(super) fn retries_reset(&mut self) {
         self.plan_requery = false;
-        self.plan_retry.disarm();
-        self.repair_retry.disarm();
+        let plan = self.plan_retry.disarm();
+        self.unwake(plan);
+        let repair = self.repair_retry.disarm();
+        self.unwake(repair);
         self.repair_retry.succeeded();
     }
 
     /// Sends the due plan query now (a live event showed the stream is alive).
     pub(super) fn plan_retry_on_event(&mut self) {
         if std::mem::take(&mut self.plan_requery) {
-            self.plan_retry.disarm();
+            let armed = self.plan_retry.disarm();
+            self.unwake(armed);
             self.send_plan_query();
         }
     }
@@ -94,8 +106,9 @@ impl Session {
     /// The driver's timer for `token` fired. Stale tokens, and sessions no longer open,
     /// do nothing.
     pub fn on_wake(&mut self, token: WakeToken) {
-        let open = self.state == OpenState::Open;
+        let open = self.life.tag() == OpenState::Open;
         if self.selection_wait_over(token) {
+            // A `/plan` selection settled at its bound (see `commands`).
         } else if self.plan_retry.take(token) {
             if open && std::mem::take(&mut self.plan_requery) {
                 self.send_plan_query();

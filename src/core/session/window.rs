@@ -3,7 +3,7 @@
 
 use super::fold::{Fold, Touched};
 use super::io::{Call, Outcome};
-use super::{OpenState, Purpose, Session, MAX_BUFFERED, MAX_REPAIRS_PER_TAIL};
+use super::{Freshness, Lifecycle, OpenState, Purpose, Session, MAX_BUFFERED, MAX_REPAIRS_PER_TAIL};
 use crate::core::wire::{HistoryValue, SessionEvent};
 
 impl Session {
@@ -11,10 +11,11 @@ impl Session {
     /// buffered frames onto it.
     pub(super) fn install_window(&mut self, page: HistoryValue) {
         let previous_tail = self.tail_seq();
-        let mut events: Vec<SessionEvent> = page.events.into_iter().map(|i| i.event).collect();
-        // Room to grow by as much again: the live path then never copies the window (the
-        // copy is paid here, where the work is O(window) anyway).
-        events.reserve(events.len().max(256));
+        // One allocation of the page's length plus room for live events (the run grows by a
+        // quarter when that is used up): reserving as much again doubled a large window's
+        // resident memory, and growing a collected `Vec` copied it once more.
+        let mut events: Vec<SessionEvent> = Vec::with_capacity(super::event_run::with_room(page.events.len()));
+        events.extend(page.events.into_iter().map(|i| i.event));
         if let Some(req) = self.older_in_flight() {
             // The page it asked for abutted the old window, not this one.
             self.inflight.remove(&req);
@@ -23,7 +24,7 @@ impl Session {
             }
         }
         let new_tail = events.last().map_or(-1, SessionEvent::seq);
-        if new_tail < previous_tail && self.state == OpenState::Open {
+        if new_tail < previous_tail && self.life.tag() == OpenState::Open {
             // The host's log went backwards (it lost part of it): its seq space restarted.
             self.plan.forget_commits();
         }
@@ -46,9 +47,7 @@ impl Session {
         }
         let rev = self.stamps.next();
         self.pending.drop_unconfirmed(rev);
-        self.state = OpenState::Open;
-        self.stale = false;
-        self.resyncing = false;
+        self.life = Lifecycle::Open(Freshness::Live);
         self.dirty = true;
         self.meta_changed();
         self.note_window_commands_done();
@@ -93,7 +92,7 @@ impl Session {
     }
 
     pub(super) fn maybe_repair(&mut self) {
-        if self.state != OpenState::Open || self.stale || self.resyncing || self.repair_in_flight().is_some() {
+        if !self.life.is_live() || self.repair_in_flight().is_some() {
             return;
         }
         if !self.behind() {
@@ -135,16 +134,15 @@ impl Session {
     /// A live event from the mux.
     pub(super) fn on_live_event(&mut self, ev: SessionEvent) {
         self.note_command_done(&ev);
-        match self.state {
-            OpenState::Cold | OpenState::Error => {
+        match self.life {
+            Lifecycle::Cold | Lifecycle::Error(_) => {
                 self.diag.events_while_closed += 1;
                 return;
             }
-            OpenState::Loading => return self.buffer_event(ev),
-            OpenState::Open => {}
-        }
-        if self.stale || self.resyncing {
-            return self.buffer_event(ev);
+            Lifecycle::Loading | Lifecycle::Open(Freshness::Stale | Freshness::Resyncing) => {
+                return self.buffer_event(ev)
+            }
+            Lifecycle::Open(Freshness::Live) => {}
         }
         let tail = self.tail_seq();
         let seq = ev.seq();

@@ -48,6 +48,9 @@ impl HostClient {
             {
                 match agent_session_onepass::history_response(&text, rpc_id) {
                     Some(page) => {
+                        // The page owns what it read: the body goes before the window is
+                        // built, so the two never share the memory high-water mark.
+                        drop(text);
                         if let Some(s) = self.router.get_mut(session) {
                             s.on_page(*req, page);
                         }
@@ -95,6 +98,10 @@ impl HostClient {
             return;
         }
         self.router.ensure(&id);
+        // An operation watches its session: one that missed a generation resyncs first.
+        let live = self.is_established();
+        self.router.watched(&id, live);
+        self.sweep_due = true;
         let (op_id, waits) = match op {
             SessionOp::Open => (self.router.open(&id, self.conn.live_generation()), Waits::Done),
             other => {
@@ -152,13 +159,15 @@ impl HostClient {
             Effect::Settle { op, outcome } => {
                 if let Some((token, waits)) = self.waits.remove(&(id, op)) {
                     self.outputs.push_back(Output::Settle { token, settlement: settlement(waits, outcome) });
+                    self.sweep_due = true;
                 }
             }
             Effect::Changed => self.outputs.push_back(Output::SessionChanged(id)),
             Effect::Wake { token, after_ms } => {
                 let at = self.now.after_ms(f64::from(after_ms));
-                self.timers.push((at, Timer::Wake { session: id, token }));
+                self.timers.set(Timer::Wake { session: id, token }, at);
             }
+            Effect::Unwake { token } => self.timers.cancel(&Timer::Wake { session: id, token }),
         }
     }
 }

@@ -16,9 +16,10 @@ impl HostClient {
             ConnCommand::Established { gen, .. } => {
                 self.carriers.established(gen);
                 self.seed_sessions(gen);
-                // The resync rules: every session not cold and not opened on `gen` resyncs
-                // (its `Changed` effect reports it).
-                self.router.established(gen);
+                // The resync rules: every watched session not cold and not opened on `gen`
+                // resyncs (its `Changed` effect reports it); unwatched ones wait to be watched.
+                let busy = self.busy();
+                self.router.established(gen, &busy);
             }
             ConnCommand::Lost { gen } => {
                 self.carriers.ended(gen);
@@ -47,7 +48,8 @@ impl HostClient {
         let (gone, kept) = std::mem::take(&mut self.streams).into_iter().partition(|s| which(s));
         self.streams = kept;
         let gone: Vec<Stream> = gone;
-        self.timers.retain(|t| !matches!(t.1, Timer::Upgrade { stream, .. } if gone.iter().any(|s| s.id == stream)));
+        self.timers
+            .cancel_where(|t| matches!(t, Timer::Upgrade { stream, .. } if gone.iter().any(|s| s.id == *stream)));
         for s in gone {
             if s.state != StreamState::Ticketing {
                 self.outputs.push_back(Output::CloseStream { stream: s.id });
@@ -81,7 +83,7 @@ impl HostClient {
         ticket: Option<String>,
     ) {
         if carrier == Carrier::WebSocket {
-            self.timers.push((self.now.after_ms(UPGRADE_TIMEOUT_MS), Timer::Upgrade { gen, stream }));
+            self.timers.set(Timer::Upgrade { gen, stream }, self.now.after_ms(UPGRADE_TIMEOUT_MS));
         }
         self.outputs.push_back(Output::OpenStream { stream, kind, carrier, ticket });
     }
@@ -101,7 +103,7 @@ impl HostClient {
     pub(super) fn on_stream_opened(&mut self, id: StreamId) {
         let Some((i, gen)) = self.live_stream(id) else { return };
         self.streams[i].state = StreamState::Open;
-        self.timers.retain(|t| !matches!(t.1, Timer::Upgrade { stream, .. } if stream == id));
+        self.timers.cancel(&Timer::Upgrade { gen, stream: id });
         self.conn.stream_opened(gen, self.streams[i].kind);
     }
 
@@ -207,7 +209,7 @@ impl HostClient {
             self.outputs.push_back(Output::HostChanged);
         }
         if failed && self.conn.is_current(gen) {
-            self.timers.push((self.now.after_ms(RESEED_MS), Timer::Reseed { gen }));
+            self.timers.set(Timer::Reseed { gen }, self.now.after_ms(RESEED_MS));
         }
     }
 }

@@ -3,22 +3,7 @@
 
 use super::*;
 
-/// A point on the driver's clock, in milliseconds. Only differences matter; the shell uses
-/// `Date.now()`, the simulation a counter.
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]
-pub struct Instant(f64);
-
-impl Instant {
-    pub fn from_ms(ms: f64) -> Instant {
-        Instant(ms)
-    }
-    pub fn as_ms(self) -> f64 {
-        self.0
-    }
-    pub fn after_ms(self, ms: f64) -> Instant {
-        Instant(self.0 + ms)
-    }
-}
+pub use crate::core::time::Instant;
 
 /// One unary call the client asked the driver to make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -45,6 +30,8 @@ pub struct Config {
     pub rpc_prefix: String,
     /// Seeds the backoff jitter.
     pub seed: u64,
+    /// Which unwatched sessions stay warm, and for how long.
+    pub retention: Retention,
 }
 
 impl Default for Config {
@@ -56,6 +43,7 @@ impl Default for Config {
             authenticated: false,
             rpc_prefix: "c-".into(),
             seed: 0x9e37_79b9_7f4a_7c15,
+            retention: Retention::default(),
         }
     }
 }
@@ -153,6 +141,9 @@ pub enum Input {
     Ensure { session: String },
     /// A session operation; settles `token`.
     Session { token: Token, session: String, op: SessionOp },
+    /// The shell's listeners for `session` went from none to some (`true`) or back to none:
+    /// the retention rule's input (see [`crate::core::client::retention`]).
+    Watch { session: String, listeners: bool },
     /// `Session.resync()`: no promise.
     Resync { session: String },
     /// A host-level call; settles `token` with an `RpcResult`.

@@ -33,6 +33,7 @@
 mod calls;
 mod downlinks;
 mod io;
+mod retention;
 
 use calls::cancelled;
 
@@ -41,8 +42,10 @@ pub use io::*;
 use super::carrier::{Carrier, Carriers, Transport};
 use super::connection::{Backoff, ConnCommand, ConnState, Connection, GenerationEnd, StreamKind};
 use super::downlink::{read_ticket, STREAM_TICKET};
+use super::retention::Retention;
 use super::router::Router;
 use super::sessions::SessionList;
+use super::timers::TimerTable;
 use crate::core::session::io::schema_error;
 use crate::core::session::{Effect, OpId, Outcome, ReqId, Session, WakeToken};
 use crate::core::sse::{SseItem, SseParser};
@@ -99,9 +102,13 @@ struct Stream {
     sse: Option<SseParser>,
 }
 
-/// What a timer-table entry does when due.
+/// The keys of the one timer table: what a deadline is for. Setting a key replaces its
+/// deadline; a deadline nobody wants any more is cancelled.
 #[derive(Debug, Clone, PartialEq)]
 enum Timer {
+    /// The connection controller's deadline (connect timeout, or the next attempt): a mirror
+    /// of [`Connection::deadline`], set after every input.
+    Connection,
     /// A session asked to be woken (retry of a failed plan query or repair).
     Wake { session: String, token: WakeToken },
     /// Ask `session.list` again for generation `gen`.
@@ -109,6 +116,8 @@ enum Timer {
     /// A WebSocket of `gen` that has neither opened nor failed by now counts as refused (a
     /// proxy that swallows the upgrade must not cost the whole connect timeout).
     Upgrade { gen: u64, stream: StreamId },
+    /// Apply the retention rule again (a warm session's grace ends).
+    Sweep,
 }
 
 /// Operations waiting for their session to settle them: (session, op) → (token, kind).
@@ -131,12 +140,14 @@ pub struct HostClient {
     list: SessionList,
     calls: VecMap<CallId, PendingCall>,
     streams: Vec<Stream>,
-    timers: Vec<(Instant, Timer)>,
+    timers: TimerTable<Timer>,
     waits: VecMap<(String, OpId), (Token, Waits)>,
     outputs: VecDeque<Output>,
     next_id: u64,
     rng: u64,
     diag: ClientDiagnostics,
+    /// Something the retention rule depends on changed during this input.
+    sweep_due: bool,
 }
 
 impl HostClient {
@@ -151,12 +162,13 @@ impl HostClient {
             list: SessionList::default(),
             calls: VecMap::new(),
             streams: Vec::new(),
-            timers: Vec::new(),
+            timers: TimerTable::default(),
             waits: VecMap::new(),
             outputs: VecDeque::new(),
             next_id: 0,
             rng,
             diag: ClientDiagnostics::default(),
+            sweep_due: false,
         }
     }
 
@@ -206,8 +218,7 @@ impl HostClient {
             // Not started: the first input starts it.
             return Some(self.now);
         }
-        let conn = self.conn.deadline().map(Instant::from_ms);
-        self.timers.iter().map(|t| t.0).chain(conn).reduce(|a, b| if b < a { b } else { a })
+        self.timers.next()
     }
 
     // ---- input ---------------------------------------------------------------------------
@@ -217,7 +228,7 @@ impl HostClient {
             self.now = now;
         }
         // The first input starts the first generation (idempotent, nothing after close).
-        self.conn.start(self.now.as_ms());
+        self.conn.start(self.now);
         match input {
             Input::Timeout => self.on_timeout(),
             Input::Response { call, reply } => self.on_response(call, reply),
@@ -240,6 +251,7 @@ impl HostClient {
                 }
             }
             Input::Session { token, session, op } => self.on_session_op(token, session, op),
+            Input::Watch { session, listeners } => self.on_watch(&session, listeners),
             Input::Resync { session } => {
                 let closed = self.is_closed();
                 if let Some(s) = self.router.get_mut(&session).filter(|_| !closed) {
@@ -250,6 +262,12 @@ impl HostClient {
             Input::Close => self.close(),
         }
         self.pump();
+        if std::mem::take(&mut self.sweep_due) {
+            self.sweep();
+            self.pump();
+        }
+        let deadline = self.conn.deadline().filter(|_| !self.is_closed());
+        self.timers.set_or_cancel(Timer::Connection, deadline);
     }
 
     fn next_id(&mut self) -> u64 {
@@ -267,7 +285,7 @@ impl HostClient {
 
     fn fail_generation(&mut self, gen: u64, why: GenerationEnd) {
         let rand = self.random();
-        self.conn.failed(gen, why, self.now.as_ms(), rand);
+        self.conn.failed(gen, why, self.now, rand);
     }
 
     /// Drains the controller's commands and every session's effects until quiet.
@@ -299,18 +317,17 @@ impl HostClient {
             return;
         }
         let rand = self.random();
-        self.conn.tick(self.now.as_ms(), rand);
-        let now = self.now;
-        let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.timers).into_iter().partition(|t| t.0 <= now);
-        self.timers = later;
-        for (_, timer) in due {
+        self.conn.tick(self.now, rand);
+        for timer in self.timers.take_due(self.now) {
             match timer {
+                Timer::Connection => {} // ticked above; set again after this input
                 Timer::Wake { session, token } => {
                     if let Some(s) = self.router.get_mut(&session) {
                         s.on_wake(token);
                     }
                 }
                 Timer::Reseed { gen } => self.seed_sessions(gen),
+                Timer::Sweep => self.sweep_due = true,
                 Timer::Upgrade { gen, stream } => {
                     let hanging = self.stream_index(stream).map(|i| &self.streams[i]);
                     let hanging = hanging.filter(|s| s.state == StreamState::Opening).map(|s| s.kind);

@@ -106,6 +106,7 @@ impl Driver {
                 Effect::Settle { op, outcome } => self.settled.push((op, outcome)),
                 Effect::Changed => self.changes += 1,
                 Effect::Wake { token, after_ms } => self.wakes.push((token, after_ms)),
+                Effect::Unwake { token } => self.wakes.retain(|w| w.0 != token),
             }
         }
     }

@@ -1,0 +1,95 @@
+//! Memory of opening a session (native core, no I/O): the bytes the allocator hands out at
+//! the high-water mark while a tail page becomes a window, and what stays resident after,
+//! next to the body's own size. The wasm module's linear memory never shrinks, so the
+//! high-water mark is what a tab pays. Prints figures; asserts only that every event arrived.
+//!
+//! Run: `cargo bench --bench core_memory`
+
+use agent_session::core::client::{Config, HostClient, Input, Instant, Output, Reply, SessionOp, Token};
+use agent_session::core::wire::{HistoryItem, HistoryValue, Json, SessionEvent};
+use serde_json::json;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+/// Counts live bytes and their high-water mark.
+struct Counting;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(l) };
+        if !p.is_null() {
+            let now = LIVE.fetch_add(l.size(), Relaxed) + l.size();
+            PEAK.fetch_max(now, Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) };
+        LIVE.fetch_sub(l.size(), Relaxed);
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+fn event(seq: u64) -> SessionEvent {
+    let (kind, data) = match seq % 1000 {
+        0 => ("user/message", json!({"content": [{"type": "text", "text": "q"}], "source": {"kind": "user"}})),
+        500 => ("assistant/message", json!({"turn": 1, "step": 1, "content": [], "provenance": {}})),
+        _ => ("assistant/chunk", json!({"turn": 1, "step": 1, "chunk": {"type": "text-delta", "text": "token "}})),
+    };
+    SessionEvent::new(kind, seq, 1.7e12 + seq as f64, data)
+}
+
+fn body(n: u64) -> String {
+    let events = (0..n).map(|s| HistoryItem { event: event(s), view: None }).collect();
+    let value = Json::from_serialize(&HistoryValue { events, has_more: false, projections: None });
+    format!(r#"{{"type":"server-response","rpcId":"RPC","result":{{"ok":true,"value":{}}}}}"#, value.text())
+}
+
+const MB: f64 = 1e6;
+
+fn main() {
+    println!(
+        "core_memory: size_of SessionEvent {} B, HistoryItem {} B",
+        std::mem::size_of::<SessionEvent>(),
+        std::mem::size_of::<HistoryItem>()
+    );
+    for n in [1_000u64, 100_000] {
+        let text = body(n);
+        let body_len = text.len();
+        let mut c = HostClient::new(Config::default());
+        let now = Instant::from_ms(0.0);
+        c.handle_input(now, Input::Session { token: Token(1), session: "s".into(), op: SessionOp::Open });
+        let mut history = None;
+        while let Some(o) = c.poll_output() {
+            if let Output::Send { call, path: "session.history", body } = o {
+                let v: serde_json::Value = serde_json::from_str(&body).expect("json");
+                history = Some((call, v["rpcId"].as_str().expect("rpcId").to_string()));
+            }
+        }
+        let (call, rpc) = history.expect("open asks for the tail page");
+        let text = text.replacen("RPC", &rpc, 1);
+        // Counted from before the body existed: the body is part of the high-water mark.
+        let base = LIVE.load(Relaxed) - text.capacity();
+        PEAK.store(LIVE.load(Relaxed), Relaxed);
+        // The body as the shell hands it over (it is the driver's copy from here on).
+        c.handle_input(now, Input::Response { call, reply: Reply::Body(text) });
+        let peak = PEAK.load(Relaxed) - base;
+        let resident = LIVE.load(Relaxed) - base;
+        let s = c.session("s").expect("resident");
+        assert_eq!(s.window().len(), n as usize);
+        println!(
+            "core_memory {:>7} events: body {:.1} MB | high-water during open {:.1} MB ({:.2}x the body, body included) | resident after {:.1} MB ({:.2}x) | {} nodes",
+            n,
+            body_len as f64 / MB,
+            peak as f64 / MB,
+            peak as f64 / body_len as f64,
+            resident as f64 / MB,
+            resident as f64 / body_len as f64,
+            s.nodes().len()
+        );
+    }
+}

@@ -1,0 +1,43 @@
+//! The host client's side of the retention rule ([`crate::core::client::retention`]): who is
+//! watched (listeners the shell reports, operations waiting here), when to sweep, and the one
+//! sweep timer.
+
+use super::*;
+
+impl HostClient {
+    /// The sessions with an operation waiting to settle (they count as watched; an id may
+    /// appear more than once).
+    pub(super) fn busy(&self) -> Vec<String> {
+        self.waits.keys().map(|(s, _)| s.clone()).collect()
+    }
+
+    /// Whether a connection generation is established now (a resync can start at once).
+    pub(super) fn is_established(&self) -> bool {
+        self.conn.state() == ConnState::Open
+    }
+
+    /// The shell's listeners for `session` went from none to some, or back.
+    pub(super) fn on_watch(&mut self, session: &str, listeners: bool) {
+        if self.is_closed() {
+            return;
+        }
+        self.router.ensure(session);
+        self.router.set_listeners(session, listeners);
+        if listeners {
+            let live = self.is_established();
+            self.router.watched(session, live);
+        }
+        self.sweep_due = true;
+    }
+
+    /// Applies the retention rule now and arms the one sweep timer for the next deadline.
+    pub(super) fn sweep(&mut self) {
+        if self.is_closed() {
+            return;
+        }
+        let busy = self.busy();
+        let live = self.is_established();
+        let next = self.router.sweep(self.now, &busy, self.cfg.retention, live);
+        self.timers.set_or_cancel(Timer::Sweep, next);
+    }
+}
