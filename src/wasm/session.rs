@@ -3,6 +3,7 @@
 use super::inner::*;
 use super::js;
 use crate::core::client::{Input, SessionOp};
+use crate::core::session::Call;
 use crate::core::wire::{self, Json, PromptMode, RpcResult};
 use js_sys::Promise;
 use std::rc::Rc;
@@ -122,13 +123,13 @@ impl JsSession {
     /// Today's upstream host: runs a slash-command line (`commands/execute`).
     pub fn command(&self, line: JsValue) -> Result<Promise, JsValue> {
         let line = line.as_string().ok_or_else(|| js::bad_argument("line must be a string"))?;
-        self.op(SessionOp::Command { line })
+        self.op(SessionOp::Verb(Call::RunCommand { line }))
     }
 
     /// Today's upstream host: `session.rename`.
     pub fn rename(&self, title: JsValue) -> Result<Promise, JsValue> {
         let title = title.as_string().ok_or_else(|| js::bad_argument("title must be a string"))?;
-        self.op(SessionOp::Rename { title })
+        self.op(SessionOp::Verb(Call::Rename { title }))
     }
 
     /// Today's upstream host: edits, removes or steers one queued prompt.
@@ -144,7 +145,7 @@ impl JsSession {
         let action = js::js_json(&action).filter(|_| ok).ok_or_else(|| {
             js::bad_argument("action must be {kind:'edit', content: ContentBlock[]} | {kind:'remove'} | {kind:'steer'}")
         })?;
-        self.op(SessionOp::UpdateQueue { item_id, action })
+        self.op(SessionOp::Verb(Call::UpdateQueue { item_id, action }))
     }
 
     /// Today's upstream host: one image attachment (`session.attachment`).
@@ -154,7 +155,7 @@ impl JsSession {
             .as_string()
             .filter(|s| !s.is_empty())
             .ok_or_else(|| js::bad_argument("attachmentId must be a non-empty string"))?;
-        self.op(SessionOp::ReadAttachment { attachment_id })
+        self.op(SessionOp::Verb(Call::Attachment { attachment_id }))
     }
 
     #[wasm_bindgen(js_name = getSnapshot)]

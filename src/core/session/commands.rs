@@ -6,7 +6,8 @@
 //! then the answer, then the settled frame and `command/done`). The handler's end is the
 //! `command/done {commandId}` event, logged after every projection change the handler made:
 //! a selection resolves once that event is in, with the `plan` projection as it stands then,
-//! or after [`PLAN_SETTLE_MS`] with the state known at that point.
+//! or after [`PLAN_SETTLE_MS`] with the state known at that point (also when the event came
+//! while the connection was down: the rebuilt window's projections are that state).
 
 use super::io::{Effect, OpId, Outcome, WakeToken};
 use super::{OpenState, Purpose, Session};
@@ -112,22 +113,6 @@ impl Session {
         self.commands.done.push(id);
     }
 
-    /// A rebuilt window may hold the `command/done` a selection waits on (it arrived while the
-    /// connection was down).
-    pub(super) fn note_window_commands_done(&mut self) {
-        if self.commands.waiting.is_empty() {
-            return;
-        }
-        let ids: Vec<String> = self.window.iter().filter_map(done_id).collect();
-        for id in ids {
-            if let Some(at) = self.commands.waiting.iter().position(|w| w.command_id == id) {
-                let w = self.commands.waiting.remove(at);
-                self.effects.push_back(Effect::Unwake { token: w.token });
-                self.settle_selection(w.op);
-            }
-        }
-    }
-
     /// A `/plan` answer: settle now if its handler already finished, else wait (bounded).
     pub(super) fn on_plan_command_answer(&mut self, op: OpId, value: &Json) {
         let Some(id) = answer_id(value) else { return self.settle_selection(op) };
@@ -179,8 +164,9 @@ impl Session {
 }
 
 impl Session {
-    /// Sends one of today's verbs; it settles with the host's checked value.
-    fn verb(&mut self, call: super::io::Call) -> OpId {
+    /// Sends one of today's verbs (`Call::RunCommand`, `Rename`, `UpdateQueue`, `Attachment`);
+    /// it settles with the host's value checked against the method's schema.
+    pub fn verb(&mut self, call: super::io::Call) -> OpId {
         let op = self.new_op();
         let method = call.path();
         self.send(call, Purpose::Verb { op, method });

@@ -50,7 +50,6 @@ impl Session {
         self.life = Lifecycle::Open(Freshness::Live);
         self.dirty = true;
         self.meta_changed();
-        self.note_window_commands_done();
         self.stitch();
     }
 

@@ -113,10 +113,7 @@ impl HostClient {
                     SessionOp::SetPlanMode(active) => (s.set_plan_mode(active), Waits::Result),
                     SessionOp::Respond { key, result } => (s.respond(&key, result), Waits::Receipt),
                     SessionOp::Answer { prompt_id, answers } => (s.answer(&prompt_id, answers), Waits::Result),
-                    SessionOp::Command { line } => (s.command(line), Waits::Result),
-                    SessionOp::Rename { title } => (s.rename(title), Waits::Result),
-                    SessionOp::UpdateQueue { item_id, action } => (s.update_queue(item_id, action), Waits::Result),
-                    SessionOp::ReadAttachment { attachment_id } => (s.read_attachment(attachment_id), Waits::Result),
+                    SessionOp::Verb(call) => (s.verb(call), Waits::Result),
                     SessionOp::Open => unreachable!("handled above"),
                 }
             }

@@ -79,21 +79,9 @@ pub enum SessionOp {
         prompt_id: String,
         answers: Vec<Answer>,
     },
-    /// Today's upstream host: a slash-command line.
-    Command {
-        line: String,
-    },
-    Rename {
-        title: String,
-    },
-    /// `action`: the JSON action object (checked by the caller).
-    UpdateQueue {
-        item_id: String,
-        action: Json,
-    },
-    ReadAttachment {
-        attachment_id: String,
-    },
+    /// One of today's verbs (`command`, `rename`, `updateQueue`, `readAttachment`), as the
+    /// call the session sends: one operation for all of them keeps the dispatch small.
+    Verb(crate::core::session::Call),
 }
 
 /// A host-level call the UI asked for.
