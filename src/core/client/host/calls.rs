@@ -159,7 +159,13 @@ impl HostClient {
                     self.sweep_due = true;
                 }
             }
-            Effect::Changed => self.outputs.push_back(Output::SessionChanged(id)),
+            // One notice per session while it waits to be read: an operation that first
+            // resyncs the session it watches (two flushes in one input) still reports once.
+            Effect::Changed => {
+                if !self.outputs.iter().any(|o| matches!(o, Output::SessionChanged(s) if *s == id)) {
+                    self.outputs.push_back(Output::SessionChanged(id))
+                }
+            }
             Effect::Wake { token, after_ms } => {
                 let at = self.now.after_ms(f64::from(after_ms));
                 self.timers.set(Timer::Wake { session: id, token }, at);
