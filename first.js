@@ -25,6 +25,7 @@ const COLD = {
   interaction: freeze({ mode: null, capabilities: null, planSteps: null, planText: null, proposedPlan: null, userInput: EMPTY }),
   title: null,
   queue: null,
+  commands: null,
 }
 const colds = new WeakMap()
 /** The cold snapshot of `session` (one frozen object per session). */

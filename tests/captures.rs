@@ -266,6 +266,8 @@ struct HeadReplay {
     session: Session,
     /// Frame methods this client does not know (newer host), counted, never fatal.
     unknown_frames: Vec<String>,
+    /// `session.planMode` queries the session sent (today's host answers them 404).
+    plan_queries: usize,
 }
 
 /// Replays one session of a WebSocket-era transcript through a `Session`: it opens at the
@@ -282,6 +284,7 @@ fn replay_head(file: &str, sid: &str) -> HeadReplay {
     let mut unknown_frames = Vec::new();
     let mut open_req = None;
     let mut answered = false;
+    let mut plan_queries = 0;
     for (i, step) in steps.iter().enumerate() {
         match step {
             Step::Message { channel, json } if channel == "mux" => match parse_frame(json) {
@@ -320,6 +323,7 @@ fn replay_head(file: &str, sid: &str) -> HeadReplay {
         for e in s.drain_effects() {
             match e {
                 Effect::Send { req, call: Call::PlanMode } => {
+                    plan_queries += 1;
                     s.on_response(req, Err(wire::RpcError::carrier_status(404, "session.planMode: HTTP 404")))
                 }
                 Effect::Send { req, call: Call::Commands } => s.on_response(req, Ok(captured_commands())),
@@ -328,7 +332,7 @@ fn replay_head(file: &str, sid: &str) -> HeadReplay {
         }
     }
     assert!(answered, "{file}: no tail history answer for {sid}");
-    HeadReplay { session: s, unknown_frames }
+    HeadReplay { session: s, unknown_frames, plan_queries }
 }
 
 /// The `commands/list` value of `websocket/04` (it names `plan`).
@@ -395,6 +399,8 @@ fn todays_host_plan_and_prompt_flow_replays_into_the_same_nodes() {
     assert_eq!(s.plan_mode(), Some(wire::PlanModeState { active: true, pending: None }));
     assert!(s.partial().is_none() && !s.running() && s.pending().is_empty());
     assert_eq!(r.unknown_frames, Vec::<String>::new(), "every mux frame of this flow is known");
+    // Issue 24: the tail page's projection block names the dialect; no 404 probe is sent.
+    assert_eq!(r.plan_queries, 0);
     let d = s.diagnostics();
     assert_eq!((d.bad_values, d.rejected_pages, d.repairs, d.buffer_overflows), (0, 0, 0, 0), "{d:?}");
     let seqs: Vec<i64> = s.window().iter().map(|e| e.seq()).collect();
@@ -477,6 +483,163 @@ fn every_message_of_todays_host_decodes() {
         }
     }
     assert!(frames > 250 && responses > 30, "{frames} frames, {responses} responses");
-    // Host-stream frames only today's host sends; skipped and counted by the client.
-    assert_eq!(unknown.into_iter().collect::<Vec<_>>(), ["host/remote-event"]);
+    // `host/remote-event` (today's host) is read since issue 24: nothing is left unknown.
+    assert_eq!(unknown.into_iter().collect::<Vec<String>>(), Vec::<String>::new());
+}
+
+/// Issue 24: today's `session.list` items carry no top-level title; the live list reads
+/// `projections.values.title` (04's list after the turns).
+#[test]
+fn todays_session_list_names_its_titles_in_the_projection_block() {
+    let text = std::fs::read_to_string(captures_dir().join("websocket/04-session-plan-prompt-flow.txt")).unwrap();
+    let steps = transcript::ws_steps(&text);
+    let mut titles = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        let transcript::Step::Request { path, .. } = step else { continue };
+        if path != "session.list" {
+            continue;
+        }
+        let Some(transcript::Step::Response { body, .. }) = steps.get(i + 1) else { continue };
+        let v: Value = serde_json::from_str(body).unwrap();
+        let list: wire::ListValue = wire::read::read(&v["result"]["value"].to_string()).unwrap();
+        titles.extend(list.items.iter().map(|s| (s.title.clone(), s.title_text())));
+    }
+    assert_eq!(titles, [(None, Some("Hello world plan".to_string()))]);
+}
+
+// ---- today's verbs, written from HEAD's source (from-source/; not captured) ----
+
+/// Replays `from-source/09-session-verbs.txt` through one `Session`: each request the
+/// transcript shows is made through the session's own operation (or is one the session sends
+/// by itself) and must carry the transcript's payload; answers and frames go in in order.
+#[test]
+fn todays_verbs_built_from_source_replay_through_the_core() {
+    use agent_session::core::session::{Call, Effect, OpId, Outcome, ReqId};
+    use std::collections::HashMap;
+    const SID: &str = "session-4b7e0c1a-8f2d-4d61-9a57-verbs0000001";
+    const CHILD: &str = "session-91c2d3e4-0b5a-4f7e-8c1d-fork00000001";
+    let text = std::fs::read_to_string(captures_dir().join("from-source/09-session-verbs.txt")).unwrap();
+    let steps = transcript::ws_steps(&text);
+    let mut s = Session::new(SID);
+    let mut unanswered: Vec<(ReqId, Call)> = Vec::new();
+    let mut settled: HashMap<OpId, (usize, Outcome)> = HashMap::new();
+    let mut current: Option<ReqId> = None;
+    let mut ops: Vec<(String, OpId, usize)> = Vec::new();
+    let mut plan_queries = 0;
+    let mut drain = |s: &mut Session, at: usize, unanswered: &mut Vec<(ReqId, Call)>| {
+        for e in s.drain_effects() {
+            match e {
+                Effect::Send { call: Call::PlanMode, .. } => plan_queries += 1,
+                Effect::Send { req, call } => unanswered.push((req, call)),
+                Effect::Settle { op, outcome } => {
+                    assert!(settled.insert(op, (at, outcome)).is_none(), "settled twice");
+                }
+                _ => {}
+            }
+        }
+    };
+    let mut fork_value = None;
+    for (i, step) in steps.iter().enumerate() {
+        match step {
+            transcript::Step::Request { path, body } => {
+                let payload = serde_json::from_str::<Value>(body).unwrap()["payload"].clone();
+                let target = payload["sessionId"].as_str().or(payload["args"]["agentId"].as_str()).unwrap_or_default();
+                if target != SID || path == "session.fork" {
+                    current = None; // the child's tail page and the host-level fork: below
+                    continue;
+                }
+                let j = |v: &Value| wire::Json::from_value(v);
+                let op = match path.as_str() {
+                    "session.history" => Some(s.open()),
+                    "commands/list" => None, // the session asks it by itself
+                    "commands/execute" if payload["args"]["line"] == "/plan" => Some(s.set_plan_mode(true)),
+                    "commands/execute" => Some(s.command(payload["args"]["line"].as_str().unwrap().into())),
+                    "session.rename" => Some(s.rename(payload["title"].as_str().unwrap().into())),
+                    "session.prompt" => Some(s.prompt(j(&payload["content"]), wire::PromptMode::Queue)),
+                    "session.attachment" => Some(s.read_attachment(payload["attachmentId"].as_str().unwrap().into())),
+                    "session.updateQueue" => {
+                        Some(s.update_queue(payload["itemId"].as_str().unwrap().into(), j(&payload["action"])))
+                    }
+                    other => panic!("no operation for {other}"),
+                };
+                drain(&mut s, i, &mut unanswered);
+                if let Some(op) = op {
+                    ops.push((path.clone(), op, i));
+                }
+                let at =
+                    unanswered.iter().position(|(_, c)| c.path() == path).unwrap_or_else(|| panic!("{path} not sent"));
+                let (req, call) = unanswered.remove(at);
+                assert_eq!(serde_json::from_str::<Value>(call.payload(SID).text()).unwrap(), payload, "{path}");
+                current = Some(req);
+            }
+            transcript::Step::Response { body, .. } => {
+                let rpc_id = serde_json::from_str::<Value>(body).unwrap()["rpcId"].as_str().unwrap().to_string();
+                let result = wire::parse_server_response(body, &rpc_id).unwrap();
+                match current.take() {
+                    Some(req) => s.on_response(req, result),
+                    None if fork_value.is_none() => fork_value = Some(result),
+                    None => {}
+                }
+                drain(&mut s, i, &mut unanswered);
+            }
+            transcript::Step::Message { json, .. } => {
+                let f = parse_frame(json).unwrap_or_else(|e| panic!("{e:?}: {json}"));
+                match &f.frame {
+                    Frame::RemoteEvent(r) if r.event == "commands/change" => s.on_commands_changed(),
+                    frame if frame.session_id() == Some(SID) => s.on_frame(f),
+                    _ => {}
+                }
+                drain(&mut s, i, &mut unanswered);
+            }
+        }
+    }
+    assert_eq!(plan_queries, 0, "the tail page named the dialect: no session.planMode probe");
+    assert!(unanswered.is_empty(), "{unanswered:?}");
+    let outcome = |path: &str, n: usize| -> (usize, usize, Value) {
+        let (_, op, asked) = ops.iter().filter(|o| o.0 == path).nth(n).unwrap_or_else(|| panic!("{path} #{n}"));
+        let (at, outcome) = settled.get(op).unwrap_or_else(|| panic!("{path} #{n} never settled"));
+        match outcome {
+            Outcome::Result(Ok(v)) => (*asked, *at, v.value()),
+            other => panic!("{path} #{n}: {other:?}"),
+        }
+    };
+    // `/plan`: the answer came before the settled frame; the result waited for `command/done`.
+    let (asked, at, plan) = outcome("commands/execute", 0);
+    assert_eq!(plan, json!({"active": true}));
+    let answered = (asked..).find(|k| matches!(steps[*k], transcript::Step::Response { .. })).unwrap();
+    assert!(at > answered + 1, "settled at its command/done (step {at}), not at its answer (step {answered})");
+    assert_eq!(outcome("commands/execute", 1).2["result"]["text"], "Feedback recorded.");
+    assert_eq!(outcome("session.rename", 0).2, json!({"title": "Hello world plan", "seq": 8}));
+    let attachment = outcome("session.attachment", 0).2;
+    assert_eq!(attachment["attachment"]["attachmentId"].as_str().unwrap().len(), 7 + 64);
+    assert_eq!(outcome("session.updateQueue", 1).2, json!({"accepted": true}));
+    // The snapshot: title, queue emptied, the image kept as a reference, the command list as
+    // re-read after `commands/change` (plan left it, so plan mode is no longer shown).
+    assert_eq!(s.title().as_deref(), Some("Hello world plan"));
+    assert_eq!(s.queue().map(|q| q.text().to_string()).as_deref(), Some("[]"));
+    assert_eq!(node_summary(&s), ["plan-mode", "user", "assistant", "user", "assistant"]);
+    let NodeKind::User { content, .. } = &s.nodes()[1].kind else { panic!("a user node") };
+    assert_eq!(content.value()[1]["attachment"], attachment["attachment"]);
+    assert_eq!(s.commands().map(|c| c.value().as_array().unwrap().len()), Some(2));
+    assert_eq!(s.plan_mode(), None);
+    // The fork: a child id, whose tail page ends the seed.
+    let fork = fork_value.expect("the fork's answer").unwrap();
+    wire::validate_value(wire::SESSION_FORK, &fork).unwrap();
+    assert_eq!(fork.value()["sessionId"], CHILD);
+    let i = steps
+        .iter()
+        .position(|st| matches!(st, transcript::Step::Request { path, body } if path == "session.history" && body.contains(CHILD)))
+        .unwrap();
+    let transcript::Step::Response { body, .. } = &steps[i + 1] else { panic!("its answer") };
+    let mut child = Session::new(CHILD);
+    child.open();
+    let req = child.drain_effects().into_iter().find_map(|e| match e {
+        Effect::Send { req, call: Call::History { .. } } => Some(req),
+        _ => None,
+    });
+    let rpc_id = serde_json::from_str::<Value>(body).unwrap()["rpcId"].as_str().unwrap().to_string();
+    child.on_response(req.unwrap(), wire::parse_server_response(body, &rpc_id).unwrap());
+    assert_eq!(child.window().last().map(|e| e.kind.as_str()), Some("session/end-seed"));
+    assert_eq!(node_summary(&child), ["plan-mode", "user", "assistant"], "the parent's first turn");
+    assert_eq!(child.title().as_deref(), Some("Hello world plan"));
 }

@@ -19,7 +19,8 @@ export function initSync(module: { module: BufferSource | WebAssembly.Module } |
 
 // ---- results ---------------------------------------------------------------------------
 
-export type RpcErrorCode = 'bad-request' | 'cancelled' | 'session-not-found' | 'agent-busy' | 'internal'
+/** `'unsupported'`: made by the client when the host has no such method (it answered 404). */
+export type RpcErrorCode = 'bad-request' | 'cancelled' | 'session-not-found' | 'agent-busy' | 'unsupported' | 'internal'
 export type RpcError = { code: RpcErrorCode; message: string; details: object }
 export type RpcResult<T> = { ok: true; value: T } | { ok: false; error: RpcError }
 
@@ -138,6 +139,10 @@ export class HostClient {
   describe(): Promise<RpcResult<HostDescription>>
   listSessions(): Promise<RpcResult<{ items: SessionSummary[] }>>
   createSession(options?: { cwd?: string; provider?: string }): Promise<RpcResult<{ sessionId: string }>>
+  /** Today's upstream host: a new session with `sessionId`'s history up to the completed turn
+   * `atSeq` falls in (the whole log without it); the child's history ends with a
+   * `session/end-seed` event. A host without it resolves `ok:false`, code `'unsupported'`. */
+  fork(options: { sessionId: string; atSeq?: number }): Promise<RpcResult<{ sessionId: string }>>
   /** The resident Session for the id: the same object for the same id. */
   session(sessionId: string): Session
   diagnostics(): HostDiagnostics
@@ -152,6 +157,30 @@ export class HostClient {
 
 /** A content block of a prompt (`{type:'text', text}` and whatever else the host accepts). */
 export type ContentBlock = { type: string; [key: string]: unknown }
+/** Today's upstream host takes text and inline images (base64 `data`) in a prompt; history keeps
+ * an image as `{type: 'image', attachment: AttachmentRef}` (`attachmentId: 'sha256:…'`), whose
+ * bytes `session.readAttachment` reads back. */
+export type PromptPart =
+  | { type: 'text'; text: string }
+  | { type: 'image'; mediaType: 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif'; data: string; name?: string }
+/** One command of `snapshot.commands` (today's upstream host, `commands/list`). */
+export interface CommandInfo {
+  readonly name: string
+  readonly description?: string
+  /** Present when the command takes text after its name; `images`: it accepts attached images. */
+  readonly input?: { readonly hint?: string; readonly images?: boolean }
+}
+/** What `session.command` resolves with: `null` when the host has no command for the line. */
+export type CommandOutcome = { readonly commandId: string; readonly result: { readonly kind: string; readonly text?: string } } | null
+export type QueueAction = { kind: 'edit'; content: ContentBlock[] } | { kind: 'remove' } | { kind: 'steer' }
+export interface AttachmentRef {
+  readonly attachmentId: string
+  readonly mediaType: string
+  readonly bytes: number
+  readonly width: number
+  readonly height: number
+  readonly name?: string
+}
 
 export type NodeBase = { readonly id: string; readonly seq: number; readonly turn: number | null }
 
@@ -342,6 +371,9 @@ export interface ConversationSnapshot {
   readonly title: string | null
   /** The host's prompt queue (today's upstream host); null when the host sends none. */
   readonly queue: readonly QueuedPrompt[] | null
+  /** The session's commands (today's upstream host, `commands/list`, kept current on the host's
+   * `commands/change`); null before the host listed them and on hosts without commands. */
+  readonly commands: readonly CommandInfo[] | null
 }
 
 export type OperatingMode = 'default' | 'plan' | 'ask' | 'execute' | 'unknown'
@@ -397,7 +429,15 @@ export class Session {
   resync(): void
   /** One in flight at a time. */
   loadOlder(): Promise<void>
-  prompt(content: ContentBlock[], mode?: 'queue' | 'steer'): Promise<RpcResult<{ accepted: true }>>
+  prompt(content: (PromptPart | ContentBlock)[], mode?: 'queue' | 'steer'): Promise<RpcResult<{ accepted: true }>>
+  /** Today's upstream host: runs a slash-command line (`'/plan'`, `'/feedback great'`). */
+  command(line: string): Promise<RpcResult<CommandOutcome>>
+  /** Today's upstream host: renames the session; resolves with the title as the host normalized it. */
+  rename(title: string): Promise<RpcResult<{ title: string; seq: number }>>
+  /** Today's upstream host: edits, removes or steers a queued prompt (`snapshot.queue[i].id`). */
+  updateQueue(itemId: string, action: QueueAction): Promise<RpcResult<{ accepted: true }>>
+  /** Today's upstream host: one image attachment with its bytes (base64 `data`). */
+  readAttachment(attachmentId: string): Promise<RpcResult<{ attachment: AttachmentRef; data: string }>>
   cancel(): Promise<RpcResult<{ accepted: true }>>
   setPlanMode(active: boolean): Promise<RpcResult<PlanModeState | null>>
   /** Answers a pending approval/question. */

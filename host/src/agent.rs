@@ -49,6 +49,8 @@ struct Turn {
     user_seq: u64,
     /// The first turn of a session also "asks the model" for a title mid-stream.
     title_request: bool,
+    /// What the "model" says about the prompt's images (their sizes).
+    images: Vec<String>,
 }
 
 fn internal(e: impl std::fmt::Display) -> RpcError {
@@ -59,7 +61,10 @@ pub async fn prompt(app: &Arc<Base>, s: &SessionRef, mode: PromptMode, prompt: P
     let mut ctl = s.ctl.lock().await;
     if ctl.running {
         match mode {
-            PromptMode::Queue => ctl.queue.push_back(prompt),
+            PromptMode::Queue => {
+                ctl.queue.push_back(prompt);
+                publish_queue(app, s, &ctl.queue);
+            }
             PromptMode::Steer => {
                 ctl.queue.push_front(prompt);
                 if let Some(tx) = &ctl.interrupt {
@@ -69,6 +74,15 @@ pub async fn prompt(app: &Arc<Base>, s: &SessionRef, mode: PromptMode, prompt: P
         }
         return Ok(());
     }
+    // Prompts held over a cancel go first (today's upstream host keeps them).
+    let prompt = match ctl.queue.pop_front() {
+        Some(first) => {
+            ctl.queue.push_back(prompt);
+            publish_queue(app, s, &ctl.queue);
+            first
+        }
+        None => prompt,
+    };
     let turn = begin_turn(app, s, prompt).await.map_err(internal)?;
     let (tx, rx) = watch::channel(false);
     ctl.running = true;
@@ -79,6 +93,22 @@ pub async fn prompt(app: &Arc<Base>, s: &SessionRef, mode: PromptMode, prompt: P
     Ok(())
 }
 
+/// `session/queue`: the whole queue after every change (today's upstream host's frame).
+pub fn publish_queue(app: &Base, s: &Session, queue: &std::collections::VecDeque<Prompt>) {
+    let items: Vec<Value> = queue
+        .iter()
+        .map(|p| {
+            let message = json!({ "content": p.content, "source": { "kind": "user", "rpcId": p.rpc_id }, "role": "user", "id": p.id });
+            json!({ "id": p.id, "placement": "queued", "message": message })
+        })
+        .collect();
+    let frame = Frame::Queue(agent_session_wire::QueueFrame {
+        session_id: s.id.clone(),
+        items: agent_session_wire::Json::from_value(&Value::Array(items)),
+    });
+    app.hub.mux(OutFrame::new(&frame));
+}
+
 pub async fn cancel(s: &Session) {
     let mut running = s.running.subscribe();
     {
@@ -86,7 +116,11 @@ pub async fn cancel(s: &Session) {
         if !ctl.running {
             return;
         }
-        ctl.queue.clear();
+        if crate::dialect::is_upstream() {
+            ctl.hold_queue = true; // queued prompts wait for the next prompt
+        } else {
+            ctl.queue.clear();
+        }
         if let Some(tx) = &ctl.interrupt {
             tx.send_replace(true);
         }
@@ -145,7 +179,8 @@ async fn begin_turn(app: &Base, s: &Session, p: Prompt) -> Result<Turn, AppendEr
     let plan_mode = app.options.plan_mode && log.plan.active;
     drop(log);
     status(app, s, true);
-    Ok(Turn { number, text, plan_mode, user_seq: user.seq, title_request })
+    let images = script::image_notes(&p.content);
+    Ok(Turn { number, text, plan_mode, user_seq: user.seq, title_request, images })
 }
 
 /// Runs turns until the queue is empty.
@@ -168,7 +203,11 @@ async fn drive(app: Arc<Base>, s: SessionRef, mut turn: Turn, mut interrupt: wat
             s.append(&app, NewEvent::new("turn/end", json!({ "turn": turn.number, "reason": { "kind": kind } }))).await;
         status(&app, &s, false);
         let mut ctl = s.ctl.lock().await;
-        let next = if ended.is_ok() { ctl.queue.pop_front() } else { None };
+        let hold = std::mem::take(&mut ctl.hold_queue);
+        let next = if ended.is_ok() && !hold { ctl.queue.pop_front() } else { None };
+        if next.is_some() {
+            publish_queue(&app, &s, &ctl.queue);
+        }
         if let Some(p) = next {
             match begin_turn(&app, &s, p).await {
                 Ok(t) => {
@@ -183,7 +222,10 @@ async fn drive(app: Arc<Base>, s: SessionRef, mut turn: Turn, mut interrupt: wat
         }
         ctl.running = false;
         ctl.interrupt = None;
-        ctl.queue.clear();
+        if !hold && !ctl.queue.is_empty() {
+            ctl.queue.clear();
+            publish_queue(&app, &s, &ctl.queue);
+        }
         s.running.send_replace(false);
         return;
     }
@@ -234,7 +276,7 @@ impl Run<'_> {
         let markers = if t.plan_mode { Markers::default() } else { Markers::parse(&t.text) };
         let mut step = 1;
         self.step_start(step).await?;
-        let mut notes = Vec::new();
+        let mut notes = self.turn.images.clone();
         if markers.any() {
             self.stream_message(step, &script::tool_intro(markers), "tool-use").await?;
             if markers.question {

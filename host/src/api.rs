@@ -11,7 +11,7 @@ use crate::profiles::Profile;
 use crate::rpc::{self, custom_issue, internal, invalid_payload};
 use crate::session::Prompt;
 use crate::tickets::STREAM_TICKET;
-use crate::{agent, history, plan, provider, script};
+use crate::{agent, dialect, history, plan, provider, script};
 use agent_session_wire::interaction::{AnswerPayload, SESSION_ANSWER};
 use agent_session_wire::{
     self as wire, ClientResponse, CreatePayload, CreateValue, HostDescription, ListPayload, ListValue, PromptPayload,
@@ -81,14 +81,24 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
                 .sessions()
                 .iter()
                 .rev()
-                .map(|s| SessionSummary {
-                    session_id: s.id.clone(),
-                    updated_at: s.updated_at(),
-                    running: s.is_running(),
-                    parent_session_id: None,
-                    cwd: s.cwd.clone(),
-                    title: s.title().map(|t| t.title),
-                    waiting: Some(s.is_running() && s.is_waiting()),
+                .map(|s| {
+                    let title = s.title().map(|t| t.title);
+                    let mut item = SessionSummary {
+                        session_id: s.id.clone(),
+                        updated_at: s.updated_at(),
+                        running: s.is_running(),
+                        parent_session_id: s.parent_id.get().cloned(),
+                        cwd: s.cwd.clone(),
+                        title: None,
+                        waiting: Some(s.is_running() && s.is_waiting()),
+                        projections: None,
+                    };
+                    // Today's upstream host lists the title only in the projection block.
+                    match dialect::is_upstream() {
+                        true => item.projections = Some(dialect::summary_projections(title)),
+                        false => item.title = title,
+                    }
+                    item
                 })
                 .collect();
             items.sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at));
@@ -110,7 +120,8 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
         wire::SESSION_PROMPT => {
             let p: PromptPayload = payload(method, p)?;
             let s = app.session(&p.session_id)?;
-            agent::prompt(&app.base, &s, p.mode, Prompt { content: p.content, rpc_id: rpc_id.to_string() }).await?;
+            let content = crate::attachments::store_images(app, &s, p.content)?;
+            agent::prompt(&app.base, &s, p.mode, Prompt::new(content, rpc_id.to_string())).await?;
             Ok(json!({ "accepted": true }))
         }
         wire::SESSION_CANCEL => {
@@ -135,6 +146,26 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
                 return Ok(Value::Null);
             }
             Ok(plan::value(plan::select(app, &s, p.active).await.map_err(internal)?))
+        }
+        wire::SESSION_RENAME => {
+            let p: wire::RenamePayload = payload(method, p)?;
+            let s = app.session(&p.session_id)?;
+            crate::verbs::rename(app, &s, &p.title).await
+        }
+        wire::SESSION_FORK => {
+            let p: wire::ForkPayload = payload(method, p)?;
+            let s = app.session(&p.session_id)?;
+            crate::verbs::fork(app, &s, p.at_seq).await
+        }
+        wire::SESSION_UPDATE_QUEUE => {
+            let p: wire::UpdateQueuePayload = payload(method, p)?;
+            let s = app.session(&p.session_id)?;
+            crate::verbs::update_queue(app, &s, &p.item_id, &p.action.value()).await
+        }
+        wire::SESSION_ATTACHMENT => {
+            let p: wire::AttachmentPayload = payload(method, p)?;
+            let s = app.session(&p.session_id)?;
+            crate::attachments::read(app, &s, &p.attachment_id)
         }
         SESSION_ANSWER => {
             let p: AnswerPayload = payload(method, p)?;

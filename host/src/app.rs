@@ -127,6 +127,32 @@ impl App {
         Ok(session)
     }
 
+    /// A fork's child: the parent's cwd and provider, announced with its `parentSessionId`.
+    pub fn create_child(&self, parent: &Session) -> Result<SessionRef, StoreError> {
+        let id = format!("session-{}", uuid::Uuid::new_v4());
+        let created_at = now_ms();
+        let pk = self.store.create_session(&id, parent.cwd.as_deref(), parent.provider.as_deref(), created_at)?;
+        let session = Arc::new(Session::new(
+            id.clone(),
+            pk,
+            parent.cwd.clone(),
+            parent.provider.clone(),
+            created_at,
+            LogState::empty(),
+            created_at,
+        ));
+        let _ = session.parent_id.set(parent.id.clone());
+        self.sessions.write().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), session.clone());
+        let added = SessionAddedFrame {
+            session_id: id,
+            parent_session_id: Some(parent.id.clone()),
+            cwd: session.cwd.clone(),
+            updated_at: Some(created_at),
+        };
+        self.hub.host(OutFrame::new(&Frame::SessionAdded(added)));
+        Ok(session)
+    }
+
     /// Drops sessions from the registry (store reset).
     pub fn forget_sessions(&self) -> Vec<SessionRef> {
         let mut map = self.sessions.write().unwrap_or_else(|e| e.into_inner());

@@ -32,6 +32,10 @@ fn fields(method: &str) -> Option<&'static [(&'static str, Kind, bool)]> {
         wire::SESSION_CANCEL | wire::SESSION_PLAN_MODE => &[SID],
         wire::SESSION_SET_PLAN_MODE => &[SID, ("active", Bool, true)],
         SESSION_ANSWER => &[SID, ("promptId", Str, true), ("answers", Array, true)],
+        wire::SESSION_RENAME => &[SID, ("title", Str, true)],
+        wire::SESSION_FORK => &[SID, ("atSeq", Int(0), false)],
+        wire::SESSION_UPDATE_QUEUE => &[SID, ("itemId", Str, true)],
+        wire::SESSION_ATTACHMENT => &[SID, ("attachmentId", Str, true)],
         _ => return None,
     })
 }

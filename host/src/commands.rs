@@ -1,11 +1,14 @@
 //! `POST /api/commands/execute` and `/api/commands/list` as today's upstream host takes them
 //! (`--wire 2026-08` only): `{args: {agentId, line, images}}` / `{args: {agentId}}`. `/plan`
-//! and `/plan off` are plan selections; a line this host does not know answers `{ok: true}`
-//! with no value, as upstream does.
+//! and `/plan off` are plan selections (committed at once while no turn runs, as upstream
+//! does), `/feedback <text>` takes arguments; each run is logged as `command/run` …
+//! `command/done`. A line this host does not know answers `{ok: true}` with no value, as
+//! upstream does.
 
 use crate::api::BodyResult;
 use crate::app::App;
 use crate::rpc::{self, internal};
+use crate::session::NewEvent;
 use crate::{dialect, plan};
 use agent_session_wire::RpcResult;
 use axum::extract::State;
@@ -64,29 +67,61 @@ fn args(payload: &Value) -> RpcResult<&Value> {
 fn commands(app: &App, payload: &Value) -> RpcResult<Value> {
     let agent_id = args(payload)?.get("agentId").and_then(Value::as_str).unwrap_or_default();
     app.session(agent_id)?;
-    let mut list = vec![json!({ "name": "compact", "description": "Compact older conversation history" })];
+    let mut list = vec![
+        json!({ "name": "compact", "description": "Compact older conversation history" }),
+        json!({ "name": "feedback", "description": "record feedback about this session", "input": { "hint": "<text>" } }),
+    ];
     if app.options.plan_mode {
-        list.push(json!({ "name": "plan", "description": "Plan before acting: /plan, /plan off" }));
+        list.push(json!({ "name": "plan", "description": "Enter or leave plan mode", "input": { "hint": "[off]" } }));
     }
     Ok(Value::Array(list))
 }
 
+/// A command line this host runs: `/plan`, `/plan off`, `/feedback <text>`, `/compact`.
+enum Line<'a> {
+    Plan(bool),
+    Feedback(&'a str),
+    Compact,
+}
+
+fn parse_line(line: &str) -> Option<(&str, &str, Line<'_>)> {
+    let rest = line.trim().strip_prefix('/')?;
+    let (name, args) = rest.split_once(char::is_whitespace).map_or((rest, ""), |(n, a)| (n, a.trim()));
+    let parsed = match (name, args) {
+        ("plan", "" | "on") => Line::Plan(true),
+        ("plan", "off") => Line::Plan(false),
+        ("feedback", text) if !text.is_empty() => Line::Feedback(text),
+        ("compact", "") => Line::Compact,
+        _ => return None,
+    };
+    Some((name, args, parsed))
+}
+
+/// Runs one line as upstream does: `command/run` is logged, the handler runs (its state
+/// changes reach the streams first), `command/done` is logged, then the answer is sent.
 async fn run(app: &App, payload: &Value) -> RpcResult<Option<Value>> {
     let args = args(payload)?;
     let agent_id = args.get("agentId").and_then(Value::as_str).unwrap_or_default();
     let session = app.session(agent_id)?;
-    let line = args.get("line").and_then(Value::as_str).unwrap_or_default().trim();
-    let active = match line {
-        "/plan" | "/plan on" => true,
-        "/plan off" => false,
-        _ => return Ok(None),
-    };
-    if !app.options.plan_mode {
+    let line = args.get("line").and_then(Value::as_str).unwrap_or_default();
+    let Some((name, arg_text, parsed)) = parse_line(line) else { return Ok(None) };
+    if matches!(parsed, Line::Plan(_)) && !app.options.plan_mode {
         return Ok(None); // the plan command is not mounted: unknown, like upstream's minimal preset
     }
-    plan::select(app, &session, active).await.map_err(internal)?;
     let command_id = format!("cmd-{}", uuid::Uuid::new_v4());
-    Ok(Some(
-        json!({ "commandId": command_id, "result": { "kind": "success", "text": dialect::plan_command_text(active) } }),
-    ))
+    let run = json!({ "commandId": command_id, "name": name, "args": arg_text, "source": { "kind": "user" } });
+    session.append(app, NewEvent::new("command/run", run)).await.map_err(internal)?;
+    let text = match parsed {
+        Line::Plan(active) => {
+            plan::select(app, &session, active).await.map_err(internal)?;
+            plan::commit_if_idle(app, &session).await.map_err(internal)?;
+            dialect::plan_command_text(active).to_string()
+        }
+        Line::Feedback(text) => format!("Thanks for the feedback ({} bytes).", text.len()),
+        Line::Compact => "Nothing to compact.".to_string(),
+    };
+    let result = json!({ "kind": "success", "text": text });
+    let done = json!({ "commandId": command_id, "kind": "success", "text": text });
+    session.append(app, NewEvent::new("command/done", done)).await.map_err(internal)?;
+    Ok(Some(json!({ "commandId": command_id, "result": result })))
 }

@@ -156,6 +156,11 @@ pub fn frame_out(frame: &Frame) -> Cow<'_, Frame> {
     }
 }
 
+/// Today's `session.list` item keeps its title in a projection block (`null` while untitled).
+pub fn summary_projections(title: Option<String>) -> Json {
+    Json::from_value(&json!({ "values": { "title": title } }))
+}
+
 /// The reply text of a `/plan` command.
 pub fn plan_command_text(active: bool) -> &'static str {
     if active {

@@ -5,6 +5,7 @@ mod admin;
 mod agent;
 mod api;
 mod app;
+mod attachments;
 mod base;
 mod check;
 mod cli;
@@ -28,6 +29,7 @@ mod session;
 mod store;
 mod streams;
 mod tickets;
+mod verbs;
 
 use app::{App, Options};
 use clap::Parser;

@@ -56,6 +56,16 @@ pub fn leave_now(app: &Base, session: &Session, log: &mut LogState) -> Result<()
     commit(app, session, log, &mut next)
 }
 
+/// Today's upstream host commits a selection made while no turn runs at once (a running turn
+/// still keeps it pending until the next turn starts).
+pub async fn commit_if_idle(app: &Base, session: &Session) -> Result<(), AppendError> {
+    if session.is_running() {
+        return Ok(());
+    }
+    let mut log = session.log.lock().await;
+    commit_at_turn_start(app, session, &mut log)
+}
+
 /// At the start of a turn (after `turn/start`): commit a pending selection. Leaving plan
 /// mode also tells the model so with a `context/message`, as the origin does.
 pub fn commit_at_turn_start(app: &Base, session: &Session, log: &mut LogState) -> Result<(), AppendError> {

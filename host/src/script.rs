@@ -14,6 +14,9 @@ pub struct Markers {
     pub plan_review: bool,
     pub approval: bool,
     pub tool: bool,
+    /// The reply shows Markdown: a GFM table, a link, a code block (and text a renderer must
+    /// not turn into markup).
+    pub markdown: bool,
 }
 
 impl Markers {
@@ -23,6 +26,7 @@ impl Markers {
             plan_review: text.contains("[plan-review]"),
             approval: text.contains("[approval]"),
             tool: text.contains("[tool]"),
+            markdown: text.contains("[markdown]"),
         }
     }
     pub fn any(&self) -> bool {
@@ -33,6 +37,20 @@ impl Markers {
 /// The plain text of a prompt's text blocks.
 pub fn prompt_text(content: &[Value]) -> String {
     content.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
+}
+
+/// One sentence per image reference of a prompt: the scripted "model" echoes each one's size.
+pub fn image_notes(content: &[Value]) -> Vec<String> {
+    content
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("image"))
+        .filter_map(|b| b.get("attachment"))
+        .map(|a| {
+            let n = |k: &str| a.get(k).and_then(Value::as_u64).unwrap_or(0);
+            let media = a.get("mediaType").and_then(Value::as_str).unwrap_or("image");
+            format!("I see a {}x{} {media} image of {} bytes.", n("width"), n("height"), n("bytes"))
+        })
+        .collect()
 }
 
 fn excerpt(text: &str, max_chars: usize) -> String {
@@ -145,8 +163,16 @@ pub fn reply(prompt: &str, plan_mode: bool, notes: &[String]) -> String {
         text.push_str(n);
     }
     text.push_str(" Done.");
+    if Markers::parse(prompt).markdown {
+        text.push_str(MARKDOWN_SAMPLE);
+    }
     text
 }
+
+/// What a `[markdown]` prompt's reply ends with: GFM a UI should render, and markup it must not.
+const MARKDOWN_SAMPLE: &str = "\n\n| Step | Status |\n|---|---|\n| Parse | ~~pending~~ done |\n| Render | done |\n\n\
+See [the docs](https://example.com/docs) and [this](javascript:alert(1)).\n\n\
+```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\n<img src=x onerror=alert(1)> stays text.";
 
 /// Word-sized deltas whose concatenation is `text` (each keeps its leading whitespace).
 pub fn deltas(text: &str) -> Vec<String> {

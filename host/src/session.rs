@@ -57,6 +57,14 @@ impl LogState {
 pub struct Prompt {
     pub content: Vec<Value>,
     pub rpc_id: String,
+    /// The message id a queue item is addressed by (`session.updateQueue`).
+    pub id: String,
+}
+
+impl Prompt {
+    pub fn new(content: Vec<Value>, rpc_id: String) -> Prompt {
+        Prompt { content, rpc_id, id: uuid::Uuid::new_v4().to_string() }
+    }
 }
 
 /// The agent's run control: one driver task per running session.
@@ -66,6 +74,8 @@ pub struct Control {
     pub queue: VecDeque<Prompt>,
     /// Set to `true` to interrupt the running turn.
     pub interrupt: Option<watch::Sender<bool>>,
+    /// Today's upstream host: a cancelled turn leaves the queue for the next prompt.
+    pub hold_queue: bool,
 }
 
 pub struct Session {
@@ -88,6 +98,8 @@ pub struct Session {
     pub running: watch::Sender<bool>,
     /// Set when the store was reset under it: appends fail from then on.
     pub removed: AtomicBool,
+    /// The session this one was forked from (kept for the process's life, not stored).
+    pub parent_id: std::sync::OnceLock<String>,
 }
 
 #[derive(Debug)]
@@ -157,6 +169,7 @@ impl Session {
             updated_at: AtomicU64::new(updated_at.to_bits()),
             running: watch::channel(false).0,
             removed: AtomicBool::new(false),
+            parent_id: std::sync::OnceLock::new(),
         }
     }
 
@@ -285,6 +298,25 @@ impl Session {
         self.last_seq.store(log.last_seq, Ordering::SeqCst);
         self.updated_at.store(time.to_bits(), Ordering::Relaxed);
         Ok(log.last_seq)
+    }
+
+    /// A fork's seed: the parent's events, committed in one transaction and broadcast in order.
+    pub async fn seed_events(&self, app: &Base, events: &[SessionEvent]) -> Result<(), AppendError> {
+        let mut log = self.log.lock().await;
+        if self.removed.load(Ordering::SeqCst) || log.last_seq != -1 {
+            return Err(AppendError::Removed);
+        }
+        app.store.append_many(self.pk, events).map_err(AppendError::Store)?;
+        let Some(last) = events.last() else { return Ok(()) };
+        log.last_seq = last.seq as i64;
+        log.turn = events.iter().filter(|e| e.kind == "turn/start").count() as u64;
+        self.last_seq.store(log.last_seq, Ordering::SeqCst);
+        self.updated_at.store(now_ms().to_bits(), Ordering::Relaxed);
+        for event in events {
+            let frame = Frame::Event(EventFrame { session_id: self.id.clone(), event: event.clone(), view: None });
+            app.hub.mux(OutFrame::new(&frame));
+        }
+        Ok(())
     }
 
     /// Forgets the log (store reset keeping sessions).

@@ -87,6 +87,17 @@ impl TitleState {
     }
 }
 
+/// One stored image (`id` is `sha256:<hex>` of `data`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Image {
+    pub id: String,
+    pub media_type: String,
+    pub width: u64,
+    pub height: u64,
+    pub name: Option<String>,
+    pub data: Vec<u8>,
+}
+
 /// Session-row changes committed in the same transaction as an event.
 pub enum SessionUpdate {
     Title(String),
@@ -115,6 +126,16 @@ CREATE TABLE IF NOT EXISTS events (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS events_msg ON events (sid, seq) WHERE is_msg = 1;
 CREATE INDEX IF NOT EXISTS events_kind ON events (sid, kind, seq);
+CREATE TABLE IF NOT EXISTS attachments (
+    sid INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    media_type TEXT NOT NULL,
+    width INTEGER NOT NULL,
+    height INTEGER NOT NULL,
+    name TEXT,
+    data BLOB NOT NULL,
+    PRIMARY KEY (sid, id)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS projections (
     sid INTEGER NOT NULL,
     key TEXT NOT NULL,
@@ -276,12 +297,56 @@ impl Store {
         Ok((events, start))
     }
 
+    /// Keeps one image of session `pk` (the same bytes twice are one row).
+    pub fn put_attachment(&self, pk: i64, a: &Image) -> StoreResult<()> {
+        self.conn()
+            .execute(
+                "INSERT OR IGNORE INTO attachments (sid, id, media_type, width, height, name, data)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![pk, a.id, a.media_type, a.width as i64, a.height as i64, a.name, a.data],
+            )
+            .map_err(err)?;
+        Ok(())
+    }
+
+    /// One image of session `pk`, if that session holds it.
+    pub fn attachment(&self, pk: i64, id: &str) -> StoreResult<Option<Image>> {
+        self.conn()
+            .prepare_cached("SELECT media_type, width, height, name, data FROM attachments WHERE sid = ?1 AND id = ?2")
+            .map_err(err)?
+            .query_row(params![pk, id], |r| {
+                Ok(Image {
+                    id: id.to_string(),
+                    media_type: r.get(0)?,
+                    width: r.get::<_, i64>(1)? as u64,
+                    height: r.get::<_, i64>(2)? as u64,
+                    name: r.get(3)?,
+                    data: r.get(4)?,
+                })
+            })
+            .optional()
+            .map_err(err)
+    }
+
+    /// A fork's child may read its parent's images.
+    pub fn copy_attachments(&self, from: i64, to: i64) -> StoreResult<()> {
+        self.conn()
+            .execute(
+                "INSERT OR IGNORE INTO attachments (sid, id, media_type, width, height, name, data)
+                 SELECT ?2, id, media_type, width, height, name, data FROM attachments WHERE sid = ?1",
+                params![from, to],
+            )
+            .map_err(err)?;
+        Ok(())
+    }
+
     /// Fault injection: the host "loses its log". With `keep_sessions` only the events go
     /// (and the per-session state they imply).
     pub fn reset(&self, keep_sessions: bool) -> StoreResult<()> {
         let mut conn = self.conn();
         let tx = conn.transaction().map_err(err)?;
         tx.execute("DELETE FROM events", []).map_err(err)?;
+        tx.execute("DELETE FROM attachments", []).map_err(err)?;
         if keep_sessions {
             // A provider session keeps what it is (capabilities) and the mode it is in.
             tx.execute("DELETE FROM projections WHERE key NOT IN (?1, ?2)", params![PROJ_CAPABILITIES, PROJ_MODE])

@@ -39,15 +39,36 @@ fn plan_state_is_the_projection_and_plan_selects_it() {
     let env = execute(&host, &sid, "/plan");
     assert_eq!(env["result"]["ok"], true, "{env}");
     assert_eq!(env["result"]["value"]["result"]["kind"], "success");
-    // Selected while idle: pending (a flag) until the next turn starts, then committed.
-    let frames = mux.until("plan projection", |f| matches!(f, Frame::Projection(p) if p.key == "plan"));
-    let Frame::Projection(p) = &frames.last().unwrap().frame else { unreachable!() };
-    assert_eq!(p.value.value(), json!({ "active": false, "pending": true }));
-    host.prompt(&sid, "queue", "go");
-    host.wait_turn_end(&sid, 1);
+    // Selected while idle: the pending flag, then committed at once (as capture 04 shows), all
+    // before the handler's `command/done`.
+    let frames = mux.until("command/done", |f| matches!(f, Frame::Event(e) if e.event.kind == "command/done"));
+    let labels: Vec<String> = frames
+        .iter()
+        .filter_map(|f| match &f.frame {
+            Frame::Projection(p) if p.key == "plan" => Some(format!("plan {}", p.value.text())),
+            Frame::Event(e) if e.event.kind != "context/message" => Some(e.event.kind.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "command/run",
+            r#"plan {"active":false,"pending":true}"#,
+            "plan/mode",
+            r#"plan {"active":true,"pending":false}"#,
+            "command/done"
+        ]
+    );
     let tail = host.history(&sid, json!({}));
     assert_eq!(tail["projections"]["values"]["plan"], json!({ "active": true, "pending": false }));
-    assert_eq!(execute(&host, &sid, "/plan off")["result"]["ok"], true);
+    // While a turn runs the selection waits for the next turn.
+    let slow = Host::start(&["--wire", "2026-08", "--chunk-delay-ms", "40"]);
+    let sid = slow.create();
+    slow.prompt(&sid, "queue", "a reply long enough to stream for a while");
+    assert_eq!(execute(&slow, &sid, "/plan")["result"]["ok"], true);
+    let tail = slow.history(&sid, json!({}));
+    assert_eq!(tail["projections"]["values"]["plan"], json!({ "active": false, "pending": true }));
 }
 
 #[test]

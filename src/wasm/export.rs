@@ -24,6 +24,7 @@ struct Key {
     projections: u64,
     interaction: u64,
     queue: u64,
+    commands: u64,
     state: &'static str,
     base: i64,
     tail: i64,
@@ -106,6 +107,7 @@ pub struct SessionExport {
     projections: Option<(u64, JsValue)>,
     interaction: Option<(u64, JsValue)>,
     queue: Option<(u64, JsValue)>,
+    commands: Option<(u64, JsValue)>,
     /// The projection values exported last, in key order (the store's row order).
     projection_values: Vec<(String, Rc<Json>, JsValue)>,
     open_error: Option<(RpcError, JsValue)>,
@@ -241,6 +243,7 @@ impl SessionExport {
             projections: s.projections().rev,
             interaction: s.interaction_rev(),
             queue: s.queue_rev(),
+            commands: s.commands_rev(),
             state: s.open_state().as_str(),
             base: s.base_seq(),
             tail: s.tail_seq(),
@@ -361,6 +364,15 @@ impl SessionExport {
                 obj
             }
         };
+        let commands = match (&self.commands, s.commands()) {
+            (_, None) => JsValue::NULL,
+            (Some((rev, obj)), Some(_)) if *rev == s.commands_rev() => obj.clone(),
+            (_, Some(list)) => {
+                let obj = json_js(list);
+                self.commands = Some((s.commands_rev(), obj.clone()));
+                obj
+            }
+        };
         let snap = frozen(&[
             ("sessionId", s.id().into()),
             ("openState", key.state.into()),
@@ -381,6 +393,7 @@ impl SessionExport {
             ("interaction", interaction),
             ("title", opt_str(s.title().as_deref())),
             ("queue", queue),
+            ("commands", commands),
         ]);
         self.snapshot = Some((key, snap.clone()));
         snap

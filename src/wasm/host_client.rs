@@ -129,6 +129,19 @@ impl HostClient {
         Ok(self.host_call(HostCall::Create(payload)))
     }
 
+    /// Today's upstream host: `session.fork({sessionId, atSeq?})` resolves `{sessionId}` of the
+    /// new session.
+    pub fn fork(&self, options: JsValue) -> Result<Promise, JsValue> {
+        self.live()?;
+        let session_id = js::get(&options, "sessionId").as_string().filter(|s| !s.is_empty());
+        let at = js::get(&options, "atSeq");
+        let at_seq = at.as_f64().filter(|n| *n >= 0.0 && n.fract() == 0.0 && *n <= 9e15).map(|n| n as u64);
+        match (session_id, at.is_undefined() || at_seq.is_some()) {
+            (Some(session_id), true) => Ok(self.host_call(HostCall::Fork { session_id, at_seq })),
+            _ => Err(js::bad_argument("fork takes {sessionId: non-empty string, atSeq?: integer >= 0}")),
+        }
+    }
+
     /// The resident `Session` for `sessionId` (the same object for the same id).
     pub fn session(&self, session_id: JsValue) -> Result<JsValue, JsValue> {
         self.live()?;

@@ -3,6 +3,7 @@
 use super::inner::*;
 use super::js;
 use crate::core::client::{Input, SessionOp};
+use crate::core::session::Call;
 use crate::core::wire::{self, Json, PromptMode, RpcResult};
 use js_sys::Promise;
 use std::rc::Rc;
@@ -117,6 +118,44 @@ impl JsSession {
             .and_then(|v| crate::core::wire::interaction::Answer::read_list(v.text()).ok())
             .ok_or_else(|| js::bad_argument("answers must be [{questionId, selectedOptionIds?, text?}]"))?;
         self.op(SessionOp::Answer { prompt_id, answers })
+    }
+
+    /// Today's upstream host: runs a slash-command line (`commands/execute`).
+    pub fn command(&self, line: JsValue) -> Result<Promise, JsValue> {
+        let line = line.as_string().ok_or_else(|| js::bad_argument("line must be a string"))?;
+        self.op(SessionOp::Verb(Call::RunCommand { line }))
+    }
+
+    /// Today's upstream host: `session.rename`.
+    pub fn rename(&self, title: JsValue) -> Result<Promise, JsValue> {
+        let title = title.as_string().ok_or_else(|| js::bad_argument("title must be a string"))?;
+        self.op(SessionOp::Verb(Call::Rename { title }))
+    }
+
+    /// Today's upstream host: edits, removes or steers one queued prompt.
+    #[wasm_bindgen(js_name = updateQueue)]
+    pub fn update_queue(&self, item_id: JsValue, action: JsValue) -> Result<Promise, JsValue> {
+        let item_id = item_id.as_string().ok_or_else(|| js::bad_argument("itemId must be a string"))?;
+        // The shape the host reads; the content's blocks are the host's to check.
+        let ok = match js::get(&action, "kind").as_string().as_deref() {
+            Some("remove" | "steer") => true,
+            Some("edit") => js_sys::Array::is_array(&js::get(&action, "content")),
+            _ => false,
+        };
+        let action = js::js_json(&action).filter(|_| ok).ok_or_else(|| {
+            js::bad_argument("action must be {kind:'edit', content: ContentBlock[]} | {kind:'remove'} | {kind:'steer'}")
+        })?;
+        self.op(SessionOp::Verb(Call::UpdateQueue { item_id, action }))
+    }
+
+    /// Today's upstream host: one image attachment (`session.attachment`).
+    #[wasm_bindgen(js_name = readAttachment)]
+    pub fn read_attachment(&self, attachment_id: JsValue) -> Result<Promise, JsValue> {
+        let attachment_id = attachment_id
+            .as_string()
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| js::bad_argument("attachmentId must be a non-empty string"))?;
+        self.op(SessionOp::Verb(Call::Attachment { attachment_id }))
     }
 
     #[wasm_bindgen(js_name = getSnapshot)]

@@ -64,8 +64,25 @@ impl Envelope {
     }
 }
 
-fn quote(s: &str) -> String {
+pub fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
+}
+
+/// `{"k":v,…}` from member values that are JSON text already: one writer for the payloads of
+/// today's verbs (the client links no serde impl per payload). Keys are plain identifiers.
+pub fn object_text(members: &[(&str, &str)]) -> Json {
+    let mut text = String::from("{");
+    for (i, (key, value)) in members.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push('"');
+        text.push_str(key);
+        text.push_str("\":");
+        text.push_str(value);
+    }
+    text.push('}');
+    Json::from_text(&text).unwrap_or_else(|_| Json::null())
 }
 
 /// A `client-request` envelope's text, written without a `Value` tree.

@@ -14,6 +14,8 @@ wire_enum! {
         Cancelled = "cancelled",
         SessionNotFound = "session-not-found",
         AgentBusy = "agent-busy",
+        /// Made by the client: the host has no such method (it answered 404).
+        Unsupported = "unsupported",
     }
     other = Internal = "internal";
 }
@@ -25,6 +27,7 @@ impl ErrorCode {
             ErrorCode::Cancelled => "cancelled",
             ErrorCode::SessionNotFound => "session-not-found",
             ErrorCode::AgentBusy => "agent-busy",
+            ErrorCode::Unsupported => "unsupported",
             ErrorCode::Internal => "internal",
         }
     }
@@ -71,6 +74,22 @@ impl RpcError {
             code: ErrorCode::Internal,
             message,
             details: details.unwrap_or_else(|_| unreachable!("literal JSON")),
+        }
+    }
+    /// A host without `method` (it answered the call 404): a clear refusal, not a transport
+    /// failure.
+    pub fn unsupported(method: &str) -> Self {
+        RpcError {
+            code: ErrorCode::Unsupported,
+            message: format!("{method}: not supported by this host"),
+            details: Json::empty_object(),
+        }
+    }
+    /// The same error when this is a 404 of the carrier, else itself.
+    pub fn or_unsupported(self, method: &str) -> Self {
+        match self.status() {
+            Some(404) => RpcError::unsupported(method),
+            _ => self,
         }
     }
     /// The carrier status of an error made by [`RpcError::carrier_status`].

@@ -183,6 +183,21 @@ record! {
 }
 
 record! {
+    /// Today's upstream host: one host event forwarded as is (`commands/change`: the command
+    /// registry changed, so command lists are stale). Its `args` list is not read: no event
+    /// this client acts on carries any.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct RemoteEventFrame {
+        pub event: String = "event",
+    }
+}
+
+impl RemoteEventFrame {
+    /// The forwarded event that makes every session's command list stale.
+    pub const COMMANDS_CHANGE: &'static str = "commands/change";
+}
+
+record! {
     #[derive(Debug, Clone, PartialEq)]
     pub struct StreamErrorFrame {
         pub error: Json = default "error",
@@ -223,6 +238,8 @@ pub enum Frame {
     SessionStatus(SessionStatusFrame),
     #[serde(rename = "host/agent-error")]
     AgentError(AgentErrorFrame),
+    #[serde(rename = "host/remote-event")]
+    RemoteEvent(RemoteEventFrame),
 }
 
 impl<'de> Deserialize<'de> for Frame {
@@ -257,6 +274,7 @@ impl Frame {
             "host/session-removed" => SessionIdFrame::from_obj(o).map(Frame::SessionRemoved),
             "host/session-status" => SessionStatusFrame::from_obj(o).map(Frame::SessionStatus),
             "host/agent-error" => AgentErrorFrame::from_obj(o).map(Frame::AgentError),
+            "host/remote-event" => RemoteEventFrame::from_obj(o).map(Frame::RemoteEvent),
             _ => return Err(FrameError::Unknown { method: method.to_string() }),
         };
         frame.map_err(|error| FrameError::Schema { method: method.to_string(), error })
@@ -278,6 +296,7 @@ impl Frame {
             Frame::SessionRemoved(_) => "host/session-removed",
             Frame::SessionStatus(_) => "host/session-status",
             Frame::AgentError(_) => "host/agent-error",
+            Frame::RemoteEvent(_) => "host/remote-event",
         }
     }
 
@@ -305,7 +324,7 @@ impl Frame {
             Frame::SessionRemoved(f) => &f.session_id,
             Frame::SessionStatus(f) => &f.session_id,
             Frame::AgentError(f) => return f.session_id.as_deref(),
-            Frame::StreamError(_) => return None,
+            Frame::StreamError(_) | Frame::RemoteEvent(_) => return None,
         })
     }
 

@@ -19,6 +19,7 @@ const KNOWN: &[&str] = &[
     "host/session-removed",
     "host/session-status",
     "host/agent-error",
+    "host/remote-event",
 ];
 
 /// Two-level parse: the envelope, then the frame with its own schema. Each level is one split
@@ -58,6 +59,18 @@ mod tests {
 
     fn data(method: &str, payload: &str) -> String {
         format!(r#"{{"type":"server-request","rpcId":"r1","method":"{method}","payload":{payload}}}"#)
+    }
+
+    /// Capture 04: today's host forwards `commands/change` on the host stream.
+    #[test]
+    fn a_forwarded_remote_event_is_a_frame_not_a_malformed_one() {
+        let f = parse_frame(r#"{"type":"server-request","rpcId":"8a99f7c5-0ac9-497b-b0fe-ec76d5beb05d","method":"host/remote-event","payload":{"type":"host/remote-event","event":"commands/change","args":[]}}"#).unwrap();
+        match f.frame {
+            Frame::RemoteEvent(r) => assert_eq!(r.event, "commands/change"),
+            other => panic!("{other:?}"),
+        }
+        let bad = data("host/remote-event", r#"{"type":"host/remote-event","args":[]}"#);
+        assert!(matches!(parse_frame(&bad), Err(FrameError::Schema { .. })), "no event name");
     }
 
     #[test]

@@ -22,6 +22,88 @@ pub const RESPOND_PATH: &str = "respond";
 pub const COMMANDS_EXECUTE: &str = "commands/execute";
 /// Today's upstream host: the commands a session knows, `[{name, description?, …}]`.
 pub const COMMANDS_LIST: &str = "commands/list";
+/// Today's upstream host: renames a session (the host normalizes the title).
+pub const SESSION_RENAME: &str = "session.rename";
+/// Today's upstream host: a new session holding this one's history up to a completed turn.
+pub const SESSION_FORK: &str = "session.fork";
+/// Today's upstream host: edit, remove or steer one queued prompt.
+pub const SESSION_UPDATE_QUEUE: &str = "session.updateQueue";
+/// Today's upstream host: one image attachment of a session, by id, with its bytes.
+pub const SESSION_ATTACHMENT: &str = "session.attachment";
+
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct RenamePayload {
+        pub session_id: String = "sessionId",
+        pub title: String = "title",
+    }
+}
+
+record! {
+    /// The title as the host normalized it, and the seq of the event that set it.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct RenameValue {
+        pub title: String = "title",
+        pub seq: u64 = "seq",
+    }
+}
+
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ForkPayload {
+        pub session_id: String = "sessionId",
+        /// Cut after the completed turn this seq falls in (the whole log when absent).
+        pub at_seq: Option<u64> = opt "atSeq",
+    }
+}
+
+record! {
+    /// `action` is `{kind: 'edit', content}` | `{kind: 'remove'}` | `{kind: 'steer'}`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct UpdateQueuePayload {
+        pub session_id: String = "sessionId",
+        pub item_id: String = "itemId",
+        pub action: Json = "action",
+    }
+}
+
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AttachmentPayload {
+        pub session_id: String = "sessionId",
+        pub attachment_id: String = "attachmentId",
+    }
+}
+
+record! {
+    /// A durable image reference: what history keeps in place of the bytes.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AttachmentRef {
+        pub attachment_id: String = "attachmentId",
+        pub media_type: String = "mediaType",
+        pub bytes: u64 = "bytes",
+        pub width: u64 = "width",
+        pub height: u64 = "height",
+        pub name: Option<String> = opt "name",
+    }
+}
+
+record! {
+    /// `data` is the base64 of the bytes. The client checks only these members (the reference
+    /// is handed to the UI as sent); the host writes an [`AttachmentRef`].
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AttachmentValue {
+        pub attachment: AttachmentId = "attachment",
+        pub data: String = "data",
+    }
+}
+
+record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AttachmentId {
+        pub attachment_id: String = "attachmentId",
+    }
+}
 
 /// Whether a `commands/list` value names `command`.
 pub fn lists_command(value: &Json, command: &str) -> ReadResult<bool> {
@@ -43,6 +125,10 @@ pub const METHODS: &[&str] = &[
     SESSION_CANCEL,
     SESSION_PLAN_MODE,
     SESSION_SET_PLAN_MODE,
+    SESSION_RENAME,
+    SESSION_FORK,
+    SESSION_UPDATE_QUEUE,
+    SESSION_ATTACHMENT,
 ];
 
 record! {
@@ -75,6 +161,21 @@ record! {
         /// the open turn waits on the user.
         pub title: Option<String> = opt "title",
         pub waiting: Option<bool> = opt "waiting",
+        /// Today's upstream host: no top-level `title`; it is `projections.values.title`. Kept
+        /// as text and read by [`SessionSummary::title_text`] (no reader per nested level).
+        pub projections: Option<Json> = opt "projections",
+    }
+}
+
+impl SessionSummary {
+    /// The session's title in either generation's place: the top-level extension field, else
+    /// today's `projections.values.title`.
+    pub fn title_text(&self) -> Option<String> {
+        if let Some(t) = &self.title {
+            return Some(t.clone());
+        }
+        let values = Obj::parse(self.projections.as_ref()?.text()).ok()?.raw("values")?;
+        super::read::as_str(Obj::parse(values.get()).ok()?.raw("title")?)
     }
 }
 
@@ -263,7 +364,10 @@ pub fn validate_value(method: &str, value: &Json) -> ReadResult<()> {
         SESSION_LIST => check::<ListValue>(value),
         SESSION_CREATE => check::<CreateValue>(value),
         SESSION_HISTORY => read::<HistoryValue>(value.text())?.validate(),
-        SESSION_PROMPT | SESSION_CANCEL => check::<Accepted>(value),
+        SESSION_PROMPT | SESSION_CANCEL | SESSION_UPDATE_QUEUE => check::<Accepted>(value),
+        SESSION_RENAME => check::<RenameValue>(value),
+        SESSION_FORK => check::<CreateValue>(value),
+        SESSION_ATTACHMENT => check::<AttachmentValue>(value),
         SESSION_PLAN_MODE | SESSION_SET_PLAN_MODE => super::plan::parse_plan_value(value).map(|_| ()),
         RESPOND_PATH | super::interaction::SESSION_ANSWER => check::<Receipt>(value),
         // `{commandId, result}`; the state it changes arrives as projection frames.
@@ -310,6 +414,7 @@ mod readers {
             cwd: cwd.map(Into::into),
             title: None,
             waiting: None,
+            projections: None,
         }
     }
 
@@ -373,6 +478,17 @@ mod readers {
         round_trips(&CreateValue { session_id: "s".into() });
         refused::<CreateValue>(r#"{"session_id":"s"}"#);
         refused::<CreateValue>(r#"[]"#);
+    }
+
+    /// Today's upstream host keeps a summary's title in its projection block (capture 04).
+    #[test]
+    fn a_summary_title_is_read_from_todays_projection_block() {
+        let v: ListValue = accepted(
+            r#"{"items":[{"sessionId":"session-ec38","updatedAt":1796042828108,"running":false,"blank":false,"agentPreset":"standard","projections":{"asOfSeq":78,"values":{"title":"Hello world plan","goal":null,"plan":{"active":false,"pending":false}}}},{"sessionId":"b","updatedAt":2,"running":false,"projections":{"asOfSeq":2,"values":{"title":null}}},{"sessionId":"c","updatedAt":1,"running":false,"projections":{"asOfSeq":1,"values":{"title":7}}},{"sessionId":"d","updatedAt":1,"running":false,"title":"Top"}]}"#,
+        );
+        let titles: Vec<_> = v.items.iter().map(SessionSummary::title_text).collect();
+        assert_eq!(titles, [Some("Hello world plan".to_string()), None, None, Some("Top".to_string())]);
+        round_trips(&v);
     }
 
     #[test]

@@ -66,6 +66,7 @@ fn serialized_shapes_match_the_snapshot() {
             cwd: o("/c"),
             title: o("t"),
             waiting: full.then_some(true),
+            projections: None,
         };
         s.both("SessionSummary", &summary);
         s.both("ListValue", &ListValue { items: vec![summary] });

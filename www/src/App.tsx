@@ -77,6 +77,24 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
     [create, host],
   )
 
+  const fork = useCallback(
+    async (sessionId: string, atSeq: number) => {
+      setCreateError(null)
+      const r = await host.fork({ sessionId, atSeq })
+      if (r.ok) select(r.value.sessionId)
+      else setCreateError(humanError('fork the session', r.error))
+    },
+    [host, select],
+  )
+
+  const rename = useCallback(
+    async (sessionId: string, title: string): Promise<string | null> => {
+      const r = await host.session(sessionId).rename(title)
+      return r.ok ? null : humanError('rename the session', r.error)
+    },
+    [host],
+  )
+
   const session = useMemo(() => (selected ? host.session(selected) : null), [host, selected])
   const title = list.items.find((i) => i.sessionId === selected)?.title ?? null
 
@@ -91,11 +109,18 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
         createError={createError}
         connState={conn.state}
         hostLabel={hostInfo ?? baseUrl.replace(/^https?:\/\//, '')}
+        onRename={rename}
       />
       <main className="main">
         <ConnectionBanner conn={conn} everOpen={everOpen.current} />
         {session ? (
-          <SessionView key={session.sessionId} session={session} title={title} connGeneration={conn.state === 'open' ? conn.generation : -1} />
+          <SessionView
+            key={session.sessionId}
+            session={session}
+            title={title}
+            connGeneration={conn.state === 'open' ? conn.generation : -1}
+            onFork={fork}
+          />
         ) : (
           <div className="empty-state">
             <div className="empty-card" data-testid="empty-state">

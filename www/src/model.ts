@@ -33,7 +33,7 @@ export function contentText(content: unknown): string {
     if (!b) continue
     const t = str(b.text)
     if (t !== undefined) parts.push(t)
-    else if (str(b.type)) parts.push(`[${str(b.type)}]`)
+    else if (str(b.type) && str(b.type) !== 'image') parts.push(`[${str(b.type)}]`)
   }
   return parts.join('\n')
 }
@@ -53,10 +53,23 @@ export function preview(v: unknown, max = 2000): string {
   return s.length > max ? s.slice(0, max) + '…' : s
 }
 
+/** An image part as history keeps it (today's upstream host): a reference, read back on demand. */
+export type ImageRef = { attachmentId: string; mediaType?: string; name?: string }
+
+export function contentImages(content: unknown): ImageRef[] {
+  const out: ImageRef[] = []
+  for (const block of arr(content)) {
+    const a = rec(rec(block)?.attachment)
+    const id = str(a?.attachmentId)
+    if (rec(block)?.type === 'image' && id) out.push({ attachmentId: id, mediaType: str(a?.mediaType), name: str(a?.name) })
+  }
+  return out
+}
+
 export type NodeView =
-  | { kind: 'user'; id: string; text: string; steering: boolean }
+  | { kind: 'user'; id: string; text: string; steering: boolean; images: ImageRef[] }
   | { kind: 'context'; id: string; text: string }
-  | { kind: 'assistant'; id: string; text: string }
+  | { kind: 'assistant'; id: string; text: string; seq: number }
   | { kind: 'tool'; id: string; name: string; callId: string; args: unknown; status: string; result: unknown; isError: boolean }
   | { kind: 'interrupted'; id: string; text: string; reason: string }
   | { kind: 'plan-mode'; id: string; active: boolean }
@@ -71,11 +84,11 @@ export function nodeView(node: unknown, index: number): NodeView {
   switch (type) {
     case 'user':
     case 'steering':
-      return { kind: 'user', id, text: contentText(n.content), steering: type === 'steering' || n.steering === true }
+      return { kind: 'user', id, text: contentText(n.content), steering: type === 'steering' || n.steering === true, images: contentImages(n.content) }
     case 'context':
       return { kind: 'context', id, text: contentText(n.content) }
     case 'assistant':
-      return { kind: 'assistant', id, text: contentText(n.content) }
+      return { kind: 'assistant', id, text: contentText(n.content), seq: num(n.seq) ?? -1 }
     case 'tool':
       return {
         kind: 'tool',

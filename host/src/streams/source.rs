@@ -61,7 +61,9 @@ impl FrameSource {
             prelude
                 .push_back(OutFrame::new(&Frame::Subscribed(SubscribedFrame { session_id: s.id.clone(), last_seq })));
             // Read after `last_seq`: the title mirror is written first, so it covers that seq.
-            if let Some(t) = s.title() {
+            // Today's upstream host sends no title on open: titles ride the list's and the
+            // tail page's projection blocks.
+            if let Some(t) = s.title().filter(|_| !crate::dialect::is_upstream()) {
                 prelude.push_back(OutFrame::new(&t.frame(&s.id)));
             }
         }

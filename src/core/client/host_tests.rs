@@ -272,3 +272,42 @@ fn an_opened_websocket_drops_its_upgrade_deadline() {
     assert_eq!(d.client.transport(), Some(Carrier::WebSocket));
     assert_eq!(d.client.poll_timeout(), None);
 }
+
+/// Issue 24: today's host forwards `commands/change` on the host stream (capture 04). It is a
+/// frame, not a malformed one, and it refreshes the command list of sessions that speak today's
+/// dialect.
+#[test]
+fn a_forwarded_commands_change_is_read_and_refreshes_command_lists() {
+    let mut d = Driver::sse();
+    d.establish();
+    d.open(1, "s1");
+    let page = r#"{"events":[],"hasMore":false,"projections":{"asOfSeq":-1,"values":{"title":null,"plan":{"active":false,"pending":false}}}}"#;
+    d.answer("session.history", page);
+    assert!(!d.sent.iter().any(|s| s.1 == "session.planMode"), "no 404 probe on today's host");
+    d.answer("commands/list", r#"[{"name":"plan","description":"Enter or leave plan mode"}]"#);
+    let remote = json!({"type":"server-request","rpcId":"8a99f7c5","method":"host/remote-event","payload":{"type":"host/remote-event","event":"commands/change","args":[]}});
+    let host = d.opened.iter().rev().find(|o| o.1 == StreamKind::Host).expect("a host stream").0;
+    d.input(Input::StreamBytes { stream: host, bytes: format!("data: {remote}\n\n").into_bytes() });
+    let diag = d.client.diagnostics();
+    assert_eq!((diag.malformed_frames, diag.unrouted_frames), (0, 0));
+    let (_, body) = d.take("commands/list");
+    assert_eq!(body["payload"], json!({"args": {"agentId": "s1"}}));
+}
+
+#[test]
+fn fork_sends_heads_payload_and_a_seed_host_refuses_it_as_unsupported() {
+    let mut d = Driver::sse();
+    d.establish();
+    let fork = HostCall::Fork { session_id: "s1".into(), at_seq: Some(12) };
+    d.input(Input::Host { token: Token(5), call: fork.clone() });
+    let (call, body) = d.take("session.fork");
+    assert_eq!(body["payload"], json!({"sessionId": "s1", "atSeq": 12}));
+    d.input(Input::Response { call, reply: Reply::Status(404) });
+    match d.settlement(5) {
+        Some(Settlement::Result(Err(e))) => assert_eq!(e.code, crate::core::wire::ErrorCode::Unsupported),
+        other => panic!("{other:?}"),
+    }
+    d.input(Input::Host { token: Token(6), call: fork });
+    d.answer("session.fork", r#"{"sessionId":"s2"}"#);
+    assert!(matches!(d.settlement(6), Some(Settlement::Result(Ok(v))) if v.value() == json!({"sessionId": "s2"})));
+}

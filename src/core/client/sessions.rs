@@ -293,8 +293,10 @@ impl SessionList {
             }
             let old = self.items.iter().find(|i| i.session_id == s.session_id);
             let mut item = old.map_or_else(|| ListItem::new(&s.session_id), |o| (**o).clone());
-            if !item.title_from.is_some_and(|(g, _)| g == gen) {
-                item.title = s.title.clone();
+            // A seed never erases a known title it lacks (today's host puts titles where an
+            // older reader saw none; a title, once set, is never unset by a host).
+            if let Some(title) = s.title_text().filter(|_| !item.title_from.is_some_and(|(g, _)| g == gen)) {
+                item.title = Some(title);
                 item.title_from = None;
             }
             if item.status_gen != Some(gen) {
@@ -357,6 +359,7 @@ mod tests {
             cwd: Some("/w".into()),
             title: title.map(Into::into),
             waiting: None,
+            projections: None,
         }
     }
     fn status(id: &str, running: bool, waiting: bool, at: f64) -> Frame {
@@ -452,9 +455,35 @@ mod tests {
         l.seed(2, Ok(vec![summary("a", 12.0, false, None)]));
         assert_eq!(ids(&l), ["a"]);
         let a = get(&l, "a");
-        assert_eq!((a.title.as_deref(), a.running), (None, false), "older generations' frames lose to the seed");
+        assert_eq!(
+            (a.title.as_deref(), a.running),
+            (Some("Titled"), false),
+            "the seed's status wins; its missing title erases nothing"
+        );
         assert!(l.on_frame(&title("a", "Again", 2, 13.0)), "a new generation's title applies whatever its seq");
         assert_eq!(get(&l, "a").title.as_deref(), Some("Again"));
+        l.begin(3);
+        l.seed(3, Ok(vec![summary("a", 14.0, false, Some("Renamed"))]));
+        assert_eq!(get(&l, "a").title.as_deref(), Some("Renamed"), "a seed's own title beats an older generation's");
+    }
+
+    /// Issue 24: today's host lists titles only in `projections.values.title`; they survive a
+    /// reconnect and a seed without them (capture 04's `session.list` item).
+    #[test]
+    fn todays_list_titles_come_from_the_projection_block_and_survive_a_reseed() {
+        let item: SessionSummary = wire::read::read(
+            r#"{"sessionId":"a","updatedAt":1796042828108,"running":false,"blank":false,"agentPreset":"standard","projections":{"asOfSeq":87,"values":{"title":"Hello world plan","goal":null}}}"#,
+        )
+        .unwrap();
+        let mut l = SessionList::default();
+        l.begin(1);
+        l.seed(1, Ok(vec![item.clone(), summary("b", 1.0, false, None)]));
+        assert_eq!(get(&l, "a").title.as_deref(), Some("Hello world plan"));
+        l.on_frame(&title("b", "Live", 4, 2.0));
+        l.begin(2);
+        l.seed(2, Ok(vec![item, summary("b", 2.0, false, None)]));
+        assert_eq!(get(&l, "a").title.as_deref(), Some("Hello world plan"));
+        assert_eq!(get(&l, "b").title.as_deref(), Some("Live"), "a title shown live stays after a reconnect");
     }
 
     /// Today's upstream host sends no `session/title`; its `title` projection names the session.

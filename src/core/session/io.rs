@@ -51,6 +51,23 @@ pub enum Call {
         prompt_id: String,
         answers: Json,
     },
+    /// Today's upstream host: any slash-command line through `commands/execute`.
+    RunCommand {
+        line: String,
+    },
+    /// Today's upstream host: `session.rename`.
+    Rename {
+        title: String,
+    },
+    /// Today's upstream host: `session.updateQueue`; `action` is the JSON action object.
+    UpdateQueue {
+        item_id: String,
+        action: Json,
+    },
+    /// Today's upstream host: `session.attachment`.
+    Attachment {
+        attachment_id: String,
+    },
 }
 
 impl Call {
@@ -63,7 +80,10 @@ impl Call {
             Call::Prompt { .. } => wire::SESSION_PROMPT,
             Call::Cancel => wire::SESSION_CANCEL,
             Call::Respond { .. } => wire::RESPOND_PATH,
-            Call::Command { .. } => wire::COMMANDS_EXECUTE,
+            Call::Command { .. } | Call::RunCommand { .. } => wire::COMMANDS_EXECUTE,
+            Call::Rename { .. } => wire::SESSION_RENAME,
+            Call::UpdateQueue { .. } => wire::SESSION_UPDATE_QUEUE,
+            Call::Attachment { .. } => wire::SESSION_ATTACHMENT,
             Call::Commands => wire::COMMANDS_LIST,
             Call::Answer { .. } => wire::interaction::SESSION_ANSWER,
         }
@@ -122,6 +142,21 @@ impl Call {
             Call::Commands => Json::from_serialize(&Commands { args: AgentRef { agent_id: session_id } }),
             Call::Command { line } => {
                 Json::from_serialize(&Command { args: CommandArgs { agent_id: session_id, line, images: [] } })
+            }
+            Call::RunCommand { line } => {
+                Json::from_serialize(&Command { args: CommandArgs { agent_id: session_id, line, images: [] } })
+            }
+            // Today's verbs: written by one object writer (see `wire::object_text`).
+            Call::Rename { title } => {
+                wire::object_text(&[("sessionId", &wire::quote(&sid)), ("title", &wire::quote(title))])
+            }
+            Call::UpdateQueue { item_id, action } => wire::object_text(&[
+                ("sessionId", &wire::quote(&sid)),
+                ("itemId", &wire::quote(item_id)),
+                ("action", action.text()),
+            ]),
+            Call::Attachment { attachment_id } => {
+                wire::object_text(&[("sessionId", &wire::quote(&sid)), ("attachmentId", &wire::quote(attachment_id))])
             }
         }
     }

@@ -59,7 +59,7 @@ impl Session {
                 self.last_agent_error = Some(f.message);
                 self.meta_changed();
             }
-            Frame::SessionAdded(_) | Frame::SessionRemoved(_) | Frame::StreamError(_) => {}
+            Frame::SessionAdded(_) | Frame::SessionRemoved(_) | Frame::StreamError(_) | Frame::RemoteEvent(_) => {}
         }
         self.diag.pending_dropped = self.pending.dropped;
         self.flush();

@@ -17,6 +17,7 @@ pub mod nodes;
 pub mod pending;
 pub mod plan;
 
+mod commands;
 mod event_run;
 mod live;
 mod live_buffer;
@@ -26,6 +27,7 @@ mod responses;
 mod retry;
 mod window;
 
+pub use commands::PLAN_SETTLE_MS;
 pub use fences::{EventVersion, OpenGeneration, PlanRequestFence, PlanTicket};
 pub use interaction::Interaction;
 pub use io::{Call, Diagnostics, Effect, OpId, Outcome, ReqId, WakeToken};
@@ -120,6 +122,12 @@ enum Purpose {
         op: OpId,
         prompt_id: String,
     },
+    /// A verb of today's upstream host (`command`, `rename`, `updateQueue`, `readAttachment`):
+    /// its value is checked against `method` and handed back; a 404 reads as `unsupported`.
+    Verb {
+        op: OpId,
+        method: &'static str,
+    },
 }
 
 pub use live_buffer::{MAX_BUFFERED, MAX_BUFFERED_BYTES};
@@ -164,6 +172,8 @@ pub struct Session {
     /// Today's upstream host: the prompt queue as its last `session/queue` frame gave it.
     queue: Option<Rc<Json>>,
     queue_rev: u64,
+    /// Today's upstream host: the command list and selections waiting for `command/done`.
+    commands: commands::Commands,
     /// Revision of the scalar parts of the snapshot.
     meta_rev: u64,
     inflight: VecMap<ReqId, Purpose>,
@@ -203,6 +213,7 @@ impl Session {
             title: None,
             queue: None,
             queue_rev: 0,
+            commands: commands::Commands::default(),
             meta_rev: 0,
             inflight: VecMap::new(),
             next_req: 0,
@@ -264,15 +275,19 @@ impl Session {
 
     /// Ends every input: at most one `Changed` per input, after the state is consistent.
     fn flush(&mut self) {
-        // Only today's host keeps plan state as a projection: the live path skips the lookup.
+        self.read_plan_projection();
+        if std::mem::take(&mut self.dirty) {
+            self.effects.push_back(Effect::Changed);
+        }
+    }
+
+    /// Only today's host keeps plan state as a projection: the live path skips the lookup.
+    fn read_plan_projection(&mut self) {
         if self.plan.is_projected() {
             let value = self.projections.get(wire::interaction::PROJ_PLAN).map(|r| &*r.value);
             if self.plan.on_projection(self.projections.rev, value) {
                 self.plan_changed();
             }
-        }
-        if std::mem::take(&mut self.dirty) {
-            self.effects.push_back(Effect::Changed);
         }
     }
 

@@ -173,13 +173,15 @@ impl Session {
                 | Purpose::PlanCommand { op }
                 | Purpose::Prompt { op, .. }
                 | Purpose::Respond { op, .. }
-                | Purpose::Answer { op, .. } => op,
+                | Purpose::Answer { op, .. }
+                | Purpose::Verb { op, .. } => op,
                 _ => continue,
             };
             let err =
                 RpcError::with_details(crate::core::wire::ErrorCode::Cancelled, "session closed", Json::empty_object());
             self.settle(op, Outcome::Result(Err(err)));
         }
+        self.settle_waiting_selections();
         for op in std::mem::take(&mut self.open_waiters) {
             self.settle(op, Outcome::Done);
         }

@@ -101,20 +101,28 @@ impl Session {
             }
             Purpose::PlanCommand { op } => {
                 // The command's effect arrives as `plan` projection frames, which are all the
-                // UI shows; the promise resolves with the host-confirmed state known now. A
-                // void answer means the host does not know the command: no plan capability.
-                let checked = self.checked(wire::COMMANDS_EXECUTE, result);
-                if checked.as_ref().is_ok_and(Json::is_null) && self.plan.on_command_known(false) {
-                    self.plan_changed();
+                // UI shows; the promise resolves with the state they give once the handler's
+                // `command/done` is in (see `commands`). A void answer means the host does not
+                // know the command: no plan capability.
+                match self.checked(wire::COMMANDS_EXECUTE, result) {
+                    Ok(v) if v.is_null() => {
+                        if self.plan.on_command_known(false) {
+                            self.plan_changed();
+                        }
+                        self.settle(op, Outcome::Result(Ok(wire::plan_json(None))));
+                    }
+                    Ok(v) => self.on_plan_command_answer(op, &v),
+                    Err(e) => self.settle(op, Outcome::Result(Err(e))),
                 }
-                self.settle(op, Outcome::Result(checked.map(|_| wire::plan_json(self.plan.shown()))));
             }
             Purpose::PlanCommandKnown => {
                 // Unanswered, the projection is shown as it is (it is host state either way).
-                let known = self.checked(wire::COMMANDS_LIST, result).ok().map(|v| wire::lists_command(&v, "plan"));
+                let list = self.checked(wire::COMMANDS_LIST, result).ok();
+                let known = list.as_ref().map(|v| wire::lists_command(v, "plan"));
                 if self.plan.on_command_known(known.map_or(true, |k| k.unwrap_or(true))) {
                     self.plan_changed();
                 }
+                self.on_commands_list(list.as_ref());
             }
             Purpose::Prompt { op, which } => {
                 let method = if which == PromptOp::Send { wire::SESSION_PROMPT } else { wire::SESSION_CANCEL };
@@ -135,6 +143,10 @@ impl Session {
                         self.dirty |= self.pending.resolve(&key, rev);
                     }
                 }
+                self.settle(op, Outcome::Result(checked));
+            }
+            Purpose::Verb { op, method } => {
+                let checked = self.checked(method, result).map_err(|e| e.or_unsupported(method));
                 self.settle(op, Outcome::Result(checked));
             }
             Purpose::Answer { op, .. } => {
@@ -232,13 +244,18 @@ impl Session {
     pub(super) fn switch_to_plan_projection(&mut self) {
         if !self.plan.is_projected() {
             self.plan.use_projection();
-            self.send(Call::Commands, Purpose::PlanCommandKnown);
+            self.send_commands_list();
         }
     }
 
     pub(super) fn send_plan_query(&mut self) {
         if self.plan.is_projected() {
-            return; // The `plan` projection keeps it current; there is nothing to ask.
+            // The `plan` projection keeps plan state current; the command list (which says
+            // whether plan mode exists) is asked again, as a change may have been missed.
+            if self.in_flight_for(|p| matches!(p, Purpose::PlanCommandKnown)).is_none() {
+                self.send_commands_list();
+            }
+            return;
         }
         let ticket = self.plan.issue();
         self.send(Call::PlanMode, Purpose::PlanQuery { gen: self.gen, ticket });

@@ -127,7 +127,9 @@ impl Session {
     /// do nothing.
     pub fn on_wake(&mut self, token: WakeToken) {
         let open = self.life.tag() == OpenState::Open;
-        if self.plan_retry.take(token) {
+        if self.selection_wait_over(token) {
+            // A `/plan` selection settled at its bound (see `commands`).
+        } else if self.plan_retry.take(token) {
             if open && std::mem::take(&mut self.plan_requery) {
                 self.send_plan_query();
             }

@@ -11,3 +11,4 @@ mod plan_mode;
 mod plan_projection;
 mod repair_and_paging;
 mod resync;
+mod todays_host;

@@ -34,6 +34,7 @@ impl Session {
         self.has_more = page.has_more;
         if let Some(b) = page.projections {
             self.projections.apply_baseline(b.as_of_seq, &b.values, self.stamps.next());
+            self.note_dialect(&b.values);
         }
         if let Some((seq, active)) = self.fold.newest_plan() {
             // Whether the window shows every commit after the previous one observed.
@@ -129,6 +130,7 @@ impl Session {
 
     /// A live event from the mux.
     pub(super) fn on_live_event(&mut self, ev: SessionEvent) {
+        self.note_command_done(&ev);
         match self.life {
             Lifecycle::Cold | Lifecycle::Error(_) => {
                 self.diag.events_while_closed += 1;

@@ -1,6 +1,9 @@
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
-import type { RpcError, Session } from 'agent-session'
+import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from 'react'
+import type { CommandInfo, RpcError, Session } from 'agent-session'
 import { humanError } from '../errors'
+import { CommandMenu, matchingCommands, readImage } from './Verbs'
+
+type Attached = { part: { type: 'image'; mediaType: string; data: string; name: string }; url: string }
 
 interface Props {
   session: Session
@@ -11,10 +14,14 @@ interface Props {
   connGeneration: number
   onQueued(text: string): void
   onStopped(): void
+  /** The session's slash commands (today's upstream host), or null. */
+  commands: readonly CommandInfo[] | null
 }
 
-export function Composer({ session, running, promptError, disabled, connGeneration, onQueued, onStopped }: Props) {
+export function Composer({ session, running, promptError, disabled, connGeneration, onQueued, onStopped, commands }: Props) {
   const [text, setText] = useState('')
+  const [images, setImages] = useState<Attached[]>([])
+  const [note, setNote] = useState<string | null>(null)
   const [sending, setSending] = useState(false)
   const [stopping, setStopping] = useState(false)
   const [localError, setLocalError] = useState<string | null>(null)
@@ -35,16 +42,54 @@ export function Composer({ session, running, promptError, disabled, connGenerati
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [connGeneration])
 
-  const send = async (mode: 'queue' | 'steer') => {
-    const body = text.trim()
-    if (!body || sending) return
+  // A line naming one of the session's commands runs it (`commands/execute`), not a prompt.
+  const command = commands && /^\/\S/.test(text.trim()) ? commands.find((c) => text.trim().slice(1).split(/\s/)[0] === c.name) : undefined
+
+  const runCommand = async (line: string) => {
     setSending(true)
     setLocalError(null)
+    setNote(null)
+    const r = await session.command(line)
+    setSending(false)
+    if (!r.ok) return setLocalError(humanError('run the command', r.error))
+    setText('')
+    setNote(r.value?.result.text ?? (r.value ? 'Done.' : `No command takes “${line}”.`))
+    ref.current?.focus()
+  }
+
+  const attach = async (files: Iterable<File>) => {
+    const read = (await Promise.all([...files].map(readImage))).filter((x): x is Attached => x !== null)
+    if (read.length) setImages((l) => [...l, ...read])
+  }
+  const onPaste = (e: ClipboardEvent<HTMLTextAreaElement>) => {
+    const files = [...e.clipboardData.files].filter((f) => f.type.startsWith('image/'))
+    if (files.length) {
+      e.preventDefault()
+      void attach(files)
+    }
+  }
+  const onDrop = (e: DragEvent<HTMLDivElement>) => {
+    const files = [...e.dataTransfer.files].filter((f) => f.type.startsWith('image/'))
+    if (files.length) {
+      e.preventDefault()
+      void attach(files)
+    }
+  }
+
+  const send = async (mode: 'queue' | 'steer') => {
+    const body = text.trim()
+    if ((!body && images.length === 0) || sending) return
+    if (command && images.length === 0) return runCommand(body)
+    setSending(true)
+    setLocalError(null)
+    setNote(null)
     const wasRunning = running
-    const r = await session.prompt([{ type: 'text', text: body }], mode)
+    const parts = [...(body ? [{ type: 'text', text: body }] : []), ...images.map((i) => i.part)]
+    const r = await session.prompt(parts, mode)
     setSending(false)
     if (r.ok) {
       setText('')
+      setImages([])
       setDismissed(promptError)
       if (wasRunning && mode === 'queue') onQueued(body)
       ref.current?.focus()
@@ -75,8 +120,33 @@ export function Composer({ session, running, promptError, disabled, connGenerati
   const shownPromptError = promptError && promptError !== dismissed ? promptError : null
   const error =
     localError ?? (shownPromptError ? humanError(shownPromptError.op === 'stop' ? 'stop the turn' : 'send the message', shownPromptError.error) : null)
+  const menu = matchingCommands(commands, text)
   return (
-    <div className="composer">
+    <div className="composer" onDrop={onDrop} onDragOver={(e) => e.preventDefault()}>
+      {note ? (
+        <div className="composer-note" role="status" data-testid="command-result">
+          {note}
+        </div>
+      ) : null}
+      <CommandMenu
+        items={menu}
+        onPick={(c) => {
+          setText(`/${c.name}${c.input ? ' ' : ''}`)
+          ref.current?.focus()
+        }}
+      />
+      {images.length ? (
+        <div className="composer-images" data-testid="composer-images">
+          {images.map((i, k) => (
+            <span key={k} className="composer-image">
+              <img className="thumb" src={i.url} alt={i.part.name} data-testid="composer-image" />
+              <button className="link small" aria-label={`Remove ${i.part.name}`} onClick={() => setImages((l) => l.filter((_, j) => j !== k))}>
+                ×
+              </button>
+            </span>
+          ))}
+        </div>
+      ) : null}
       {error ? (
         <div className="composer-error" role="alert" data-testid="composer-error">
           {error}
@@ -96,6 +166,7 @@ export function Composer({ session, running, promptError, disabled, connGenerati
           placeholder={running ? 'Queue a follow-up, or steer the running turn…' : 'Ask the agent…'}
           onChange={(e) => setText(e.target.value)}
           onKeyDown={onKey}
+          onPaste={onPaste}
         />
         <div className="composer-actions">
           {running ? (
@@ -113,13 +184,13 @@ export function Composer({ session, running, promptError, disabled, connGenerati
               >
                 Steer
               </button>
-              <button className="btn primary" data-testid="send" disabled={!text.trim() || sending} onClick={() => void send('queue')}>
+              <button className="btn primary" data-testid="send" disabled={(!text.trim() && !images.length) || sending} onClick={() => void send('queue')}>
                 Queue
               </button>
             </>
           ) : (
-            <button className="btn primary" data-testid="send" disabled={!text.trim() || sending || disabled} onClick={() => void send('queue')}>
-              {sending ? 'Sending…' : 'Send'}
+            <button className="btn primary" data-testid="send" disabled={(!text.trim() && !images.length) || sending || disabled} onClick={() => void send('queue')}>
+              {sending ? 'Sending…' : command ? 'Run' : 'Send'}
             </button>
           )}
         </div>

@@ -1,6 +1,7 @@
 import { memo, useState } from 'react'
 import { nodeView, preview, rec, str, type NodeView } from '../model'
 import { Markdown } from './Markdown'
+import { AttachmentImage, ForkButton } from './Verbs'
 
 function ToolCard({ name, status, args, result, isError }: { name: string; status: string; args: unknown; result: unknown; isError: boolean }) {
   const [open, setOpen] = useState(false)
@@ -50,13 +51,23 @@ function Row({ v }: { v: NodeView }) {
       return (
         <div className="msg user" data-testid="msg-user">
           {v.steering ? <div className="msg-kicker">Steering</div> : null}
-          <div className="bubble">{v.text}</div>
+          <div className="bubble">
+            {v.text}
+            {v.images.length ? (
+              <div className="msg-images">
+                {v.images.map((i) => (
+                  <AttachmentImage key={i.attachmentId} attachment={i} />
+                ))}
+              </div>
+            ) : null}
+          </div>
         </div>
       )
     case 'assistant':
       return (
         <div className="msg assistant" data-testid="msg-assistant">
           <Markdown text={v.text} />
+          {v.seq >= 0 ? <ForkButton seq={v.seq} /> : null}
         </div>
       )
     case 'context':

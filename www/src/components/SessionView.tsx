@@ -9,6 +9,7 @@ import { NodeRow, PartialRow, RunningCalls } from './Conversation'
 import { InteractionPanel, ModeIndicator } from './Interaction'
 import { PendingCards } from './PendingCards'
 import { PlanChip } from './PlanChip'
+import { HostQueue, VerbsContext } from './Verbs'
 
 /** A follow-up sent while a turn runs: shown as queued until its own turn starts. */
 interface Queued {
@@ -27,7 +28,18 @@ function userTexts(nodes: readonly unknown[]): string[] {
   return out
 }
 
-export function SessionView({ session, title: hostTitle, connGeneration }: { session: Session; title: string | null; connGeneration: number }) {
+export function SessionView({
+  session,
+  title: hostTitle,
+  connGeneration,
+  onFork,
+}: {
+  session: Session
+  title: string | null
+  connGeneration: number
+  /** Forks this session at a seq (today's upstream host); the app selects the child. */
+  onFork?(sessionId: string, atSeq: number): Promise<void>
+}) {
   const snap = useSession(session)
   const scroller = useRef<HTMLDivElement>(null)
   const stick = useRef(true)
@@ -65,6 +77,12 @@ export function SessionView({ session, title: hostTitle, connGeneration }: { ses
     [session],
   )
 
+  // Fork is offered where the host speaks today's verbs (it lists commands).
+  const canFork = snap.commands !== null && onFork !== undefined
+  const verbs = useMemo(
+    () => ({ session, fork: canFork ? (atSeq: number) => void onFork?.(session.sessionId, atSeq) : null }),
+    [session, onFork, canFork],
+  )
   const interaction = useMemo(() => interactionView(snap), [snap])
   const [toolIds, planIds] = useMemo(() => {
     const tools = new Set<string>()
@@ -170,14 +188,17 @@ export function SessionView({ session, title: hostTitle, connGeneration }: { ses
               ) : null}
             </div>
           ) : null}
-          <div className="messages" data-testid="messages">
-            {snap.nodes.map((n, i) => (
-              <NodeRow key={str(rec(n)?.id) ?? i} node={n} index={i} />
-            ))}
-          </div>
+          <VerbsContext.Provider value={verbs}>
+            <div className="messages" data-testid="messages">
+              {snap.nodes.map((n, i) => (
+                <NodeRow key={str(rec(n)?.id) ?? i} node={n} index={i} />
+              ))}
+            </div>
+          </VerbsContext.Provider>
           <RunningCalls calls={snap.runningCalls} shown={toolIds} />
           {snap.partial ? <PartialRow partial={snap.partial} /> : null}
-          {queued.map((q) => (
+          {snap.queue ? <HostQueue session={session} queue={snap.queue} /> : null}
+          {(snap.queue ? [] : queued).map((q) => (
             <div key={q.key} className="msg user queued" data-testid="queued">
               <div className="bubble">{q.text}</div>
               <div className="queued-tag">Queued: starts when the current turn ends</div>
@@ -210,6 +231,7 @@ export function SessionView({ session, title: hostTitle, connGeneration }: { ses
         connGeneration={connGeneration}
         onQueued={onQueued}
         onStopped={() => setQueued([])}
+        commands={snap.commands}
       />
     </section>
   )

@@ -20,6 +20,50 @@ interface Props {
   createError: string | null
   connState: string
   hostLabel: string
+  /** Renames a session; resolves with an error message, or null when the host took it. */
+  onRename?(sessionId: string, title: string): Promise<string | null>
+}
+
+/** Rename for the selected session: a link that opens a one-line form. */
+function Rename({ id, title, onRename }: { id: string; title: string | null; onRename(id: string, t: string): Promise<string | null> }) {
+  const [value, setValue] = useState<string | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  if (value === null)
+    return (
+      <div className="session-rename">
+        <button className="link small" data-testid="rename" onClick={() => setValue(title ?? '')}>
+          Rename
+        </button>
+        {error ? (
+          <span className="small" role="alert">
+            {error}
+          </span>
+        ) : null}
+      </div>
+    )
+  return (
+    <form
+      className="session-rename"
+      onSubmit={(e) => {
+        e.preventDefault()
+        void onRename(id, value).then((err) => {
+          setError(err)
+          setValue(null)
+        })
+      }}
+    >
+      <label className="visually-hidden" htmlFor="rename-input">
+        Session title
+      </label>
+      <input id="rename-input" data-testid="rename-input" autoFocus value={value} onChange={(e) => setValue(e.target.value)} />
+      <button className="btn small primary" data-testid="rename-save" type="submit" disabled={!value.trim()}>
+        Save
+      </button>
+      <button className="btn small ghost" type="button" onClick={() => setValue(null)}>
+        Cancel
+      </button>
+    </form>
+  )
 }
 
 export const CONN_WORD: Record<string, string> = {
@@ -90,7 +134,7 @@ export function Sidebar(p: Props) {
         {list.items.length === 0 ? (
           <div className="muted pad">{list.state === 'loading' ? 'Loading sessions…' : list.state === 'ready' ? 'No sessions yet.' : null}</div>
         ) : (
-          list.items.map((s) => (
+          list.items.map((s) => [
             <button
               key={s.sessionId}
               className={`session-item${s.sessionId === p.selected ? ' selected' : ''}`}
@@ -107,8 +151,9 @@ export function Sidebar(p: Props) {
                 <Activity running={s.running} waiting={s.waiting} />
                 <span>{relativeTime(s.updatedAt)}</span>
               </span>
-            </button>
-          ))
+            </button>,
+            s.sessionId === p.selected && p.onRename ? <Rename key={`${s.sessionId}-rename`} id={s.sessionId} title={s.title} onRename={p.onRename} /> : null,
+          ])
         )}
       </nav>
       <div className="sidebar-foot" data-testid="conn-status" data-state={p.connState}>

@@ -70,6 +70,11 @@ impl HostClient {
             }
             CallFor::Host { token, method } => {
                 let result = result.and_then(|v| checked(method, v));
+                // A host without the verb (the seed has no `session.fork`) refuses clearly.
+                let result = match method {
+                    wire::SESSION_FORK => result.map_err(|e| e.or_unsupported(method)),
+                    _ => result,
+                };
                 self.outputs.push_back(Output::Settle { token, settlement: Settlement::Result(result) });
             }
             CallFor::Describe { gen } => match result.and_then(|v| checked(wire::HOST_DESCRIBE, v)) {
@@ -108,6 +113,7 @@ impl HostClient {
                     SessionOp::SetPlanMode(active) => (s.set_plan_mode(active), Waits::Result),
                     SessionOp::Respond { key, result } => (s.respond(&key, result), Waits::Receipt),
                     SessionOp::Answer { prompt_id, answers } => (s.answer(&prompt_id, answers), Waits::Result),
+                    SessionOp::Verb(call) => (s.verb(call), Waits::Result),
                     SessionOp::Open => unreachable!("handled above"),
                 }
             }
@@ -124,6 +130,13 @@ impl HostClient {
         let method = call.method();
         let payload = match &call {
             HostCall::Create(p) => Json::from_serialize(p),
+            HostCall::Fork { session_id, at_seq } => {
+                let (id, at) = (wire::quote(session_id), at_seq.map(|n| n.to_string()));
+                match &at {
+                    Some(at) => wire::object_text(&[("sessionId", &id), ("atSeq", at)]),
+                    None => wire::object_text(&[("sessionId", &id)]),
+                }
+            }
             _ => Json::empty_object(),
         };
         self.send(CallFor::Host { token, method }, method, &payload);
@@ -146,12 +159,11 @@ impl HostClient {
                     self.sweep_due = true;
                 }
             }
-            // One change per session per input, however many of its calls flushed (a lazy
-            // resync and the operation that caused it are two).
+            // One notice per session while it waits to be read: an operation that first
+            // resyncs the session it watches (two flushes in one input) still reports once.
             Effect::Changed => {
-                if !self.changed.contains(&id) {
-                    self.outputs.push_back(Output::SessionChanged(id.clone()));
-                    self.changed.push(id);
+                if !self.outputs.iter().any(|o| matches!(o, Output::SessionChanged(s) if *s == id)) {
+                    self.outputs.push_back(Output::SessionChanged(id))
                 }
             }
             Effect::Wake { token, after_ms } => {

@@ -141,6 +141,13 @@ impl HostClient {
                 if self.list.on_frame(&inbound.frame) {
                     self.outputs.push_back(Output::HostChanged);
                 }
+                if let Frame::RemoteEvent(r) = &inbound.frame {
+                    // Today's host forwards `commands/change`: every command list is stale.
+                    if r.event == wire::RemoteEventFrame::COMMANDS_CHANGE {
+                        self.router.sessions_mut().for_each(|(_, s)| s.on_commands_changed());
+                    }
+                    return true;
+                }
                 self.router.on_frame(inbound, data.len());
             }
             Err(_) => self.diag.malformed_frames += 1,

@@ -79,6 +79,9 @@ pub enum SessionOp {
         prompt_id: String,
         answers: Vec<Answer>,
     },
+    /// One of today's verbs (`command`, `rename`, `updateQueue`, `readAttachment`), as the
+    /// call the session sends: one operation for all of them keeps the dispatch small.
+    Verb(crate::core::session::Call),
 }
 
 /// A host-level call the UI asked for.
@@ -87,6 +90,11 @@ pub enum HostCall {
     Describe,
     List,
     Create(CreatePayload),
+    /// Today's upstream host: `session.fork` of `session_id` at `at_seq`.
+    Fork {
+        session_id: String,
+        at_seq: Option<u64>,
+    },
 }
 
 impl HostCall {
@@ -95,6 +103,7 @@ impl HostCall {
             HostCall::Describe => wire::HOST_DESCRIBE,
             HostCall::List => wire::SESSION_LIST,
             HostCall::Create(_) => wire::SESSION_CREATE,
+            HostCall::Fork { .. } => wire::SESSION_FORK,
         }
     }
 }

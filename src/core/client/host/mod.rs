@@ -148,8 +148,6 @@ pub struct HostClient {
     diag: ClientDiagnostics,
     /// Something the retention rule depends on changed during this input.
     sweep_due: bool,
-    /// Sessions whose change was reported during this input (one report each).
-    changed: Vec<String>,
 }
 
 impl HostClient {
@@ -171,7 +169,6 @@ impl HostClient {
             rng,
             diag: ClientDiagnostics::default(),
             sweep_due: false,
-            changed: Vec::new(),
         }
     }
 
@@ -232,7 +229,6 @@ impl HostClient {
         if now > self.now {
             self.now = now;
         }
-        self.changed.clear();
         // The first input starts the first generation (idempotent, nothing after close).
         self.conn.start(self.now);
         match input {

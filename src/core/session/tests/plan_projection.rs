@@ -123,6 +123,7 @@ fn a_selection_is_the_plan_command_and_resolves_with_the_projected_state() {
     assert_eq!(d.s.plan_mode(), Some(PlanModeState { active: false, pending: None }), "nothing speculative");
     // As captured: the projection frames come before the command's answer.
     d.frame(projection("plan", json!({"active": true, "pending": false}), 4));
+    d.live(ev(1, "command/done", json!({"commandId": "c1", "kind": "success"})));
     d.answer(req, json!({"commandId": "c1", "result": {"kind": "success", "text": "Plan mode on."}}));
     assert_eq!(d.outcome(op), Some(&ok(json!({"active": true}))));
     d.s.set_plan_mode(false);

@@ -1,0 +1,157 @@
+// End-to-end (issue 24): the demo's use of today's session verbs against the reference host
+// speaking today's upstream wire (`--wire 2026-08`): the slash-command menu fed by the live
+// command list, rename in the sidebar, an image pasted into the composer and shown in the
+// conversation, a queued prompt edited and removed, fork from a message. No failed request
+// and no console error on the way (the page guard allows no network errors here: opening a
+// session on today's host asks nothing it answers 404).
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { ROOT, cleanup, killHost, startHost, tempDir } from './lib/host.mjs'
+import { launch, shot } from './lib/browser.mjs'
+import { guardPage } from './lib/guard.mjs'
+
+const DIST = join(ROOT, 'www', 'dist')
+const T = 20_000
+/** A 1x1 PNG (70 bytes). */
+const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
+
+describe("demo UI with today's session verbs", () => {
+  let dir, host, browser, page, guard
+
+  before(async () => {
+    assert.ok(existsSync(join(DIST, 'index.html')), 'www/dist missing: run scripts/e2e.mjs (or npm --prefix www run build)')
+    dir = tempDir()
+    host = await startHost({ db: join(dir, 'host.sqlite'), staticDir: DIST, chunkDelayMs: 20, extra: ['--wire', '2026-08'] })
+    browser = await launch()
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 })
+    page = await context.newPage()
+    page.setDefaultTimeout(T)
+    guard = await guardPage(page)
+  })
+
+  after(async () => {
+    await browser?.close().catch(() => {})
+    await killHost(host)
+    cleanup(dir)
+  })
+
+  const sessionId = () => page.getByTestId('session-view').getAttribute('data-session-id')
+
+  it('opens a session on today\'s host', async () => {
+    await page.goto(host.url)
+    await page.getByTestId('new-session').click()
+    await page.waitForSelector('[data-testid="session-view"][data-open-state="open"]')
+    await page.waitForSelector('[data-testid="plan-chip"][data-plan="off"]')
+  })
+
+  it('offers the session\'s commands after "/" and runs one with arguments', async () => {
+    await page.getByTestId('composer-input').fill('/')
+    await page.getByTestId('command-menu').waitFor()
+    const names = await page.getByTestId('command-item').evaluateAll((els) => els.map((e) => e.getAttribute('data-name')))
+    assert.deepEqual(names, ['compact', 'feedback', 'plan'])
+    await page.getByTestId('composer-input').fill('/fe')
+    assert.equal(await page.getByTestId('command-item').count(), 1, 'filtered by prefix')
+    await shot(page, 'verbs-01-command-menu')
+    await page.locator('[data-testid="command-item"][data-name="feedback"]').click()
+    assert.equal(await page.getByTestId('composer-input').inputValue(), '/feedback ')
+    await page.getByTestId('composer-input').pressSequentially('works well')
+    assert.equal((await page.getByTestId('send').innerText()).trim(), 'Run')
+    await page.getByTestId('send').click()
+    await page.waitForFunction(() => /Thanks for the feedback/.test(document.querySelector('[data-testid="command-result"]')?.textContent ?? ''))
+    assert.equal(await page.getByTestId('msg-user').count(), 0, 'a command is not a prompt')
+  })
+
+  it('renames the session from the sidebar', async () => {
+    await page.getByTestId('rename').click()
+    await page.getByTestId('rename-input').fill('  Verbs   demo ')
+    await page.getByTestId('rename-save').click()
+    const id = await sessionId()
+    await page.waitForFunction(
+      (id) => document.querySelector(`.session-item[data-session-id="${id}"] [data-testid="session-title"]`)?.textContent === 'Verbs demo',
+      id,
+    )
+    assert.equal((await page.locator('.session-head h1').innerText()).trim(), 'Verbs demo')
+  })
+
+  it('pastes an image into the composer and shows it in the conversation', async () => {
+    await page.getByTestId('composer-input').focus()
+    await page.evaluate((b64) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))
+      const dt = new DataTransfer()
+      dt.items.add(new File([bytes], 'dot.png', { type: 'image/png' }))
+      document.querySelector('[data-testid="composer-input"]').dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }))
+    }, PNG_1X1)
+    await page.getByTestId('composer-image').waitFor()
+    await page.getByTestId('composer-input').fill('What is in this picture?')
+    await shot(page, 'verbs-02-pasted-image')
+    await page.getByTestId('send').click()
+    await page.waitForFunction(() => {
+      const img = document.querySelector('[data-testid="msg-user"] [data-testid="msg-image"]')
+      return img && img.complete && img.naturalWidth === 1
+    })
+    await page.waitForFunction(() => /1x1 image\/png image of 70 bytes/.test(document.querySelector('[data-testid="messages"]')?.textContent ?? ''))
+    assert.equal(await page.getByTestId('composer-image').count(), 0, 'the composer is cleared')
+    await page.getByTestId('status-idle').waitFor()
+    await shot(page, 'verbs-03-image-in-conversation')
+  })
+
+  it('edits and removes a queued prompt', async () => {
+    await page.getByTestId('composer-input').fill('Ask me first [question]')
+    await page.getByTestId('send').click()
+    await page.getByTestId('status-waiting').waitFor()
+    await page.getByTestId('composer-input').fill('a follow-up')
+    await page.getByTestId('send').click()
+    await page.getByTestId('host-queued').waitFor()
+    await page.getByTestId('queue-edit').click()
+    await page.getByTestId('queue-edit-input').fill('a better follow-up')
+    await page.getByTestId('queue-save').click()
+    await page.waitForFunction(() => document.querySelector('[data-testid="host-queued"] .bubble')?.textContent === 'a better follow-up')
+    await shot(page, 'verbs-04-queue-edited')
+    await page.getByTestId('queue-remove').click()
+    await page.waitForFunction(() => !document.querySelector('[data-testid="host-queued"]'))
+    await page.getByTestId('stop').click()
+    await page.getByTestId('status-idle').waitFor()
+    assert.equal(await page.getByTestId('host-queued').count(), 0)
+  })
+
+  it('forks from the first reply into a new session', async () => {
+    const parent = await sessionId()
+    const firstUser = await page.getByTestId('msg-user').first().innerText()
+    await page.getByTestId('fork').first().click()
+    await page.waitForFunction((p) => {
+      const v = document.querySelector('[data-testid="session-view"]')
+      return v && v.getAttribute('data-session-id') !== p && v.getAttribute('data-open-state') === 'open'
+    }, parent)
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="msg-user"]').length === 1)
+    assert.equal(await page.getByTestId('msg-user').first().innerText(), firstUser, 'the history up to the forked turn')
+    assert.equal(await page.locator('.session-item').count(), 2)
+    await shot(page, 'verbs-05-forked')
+  })
+
+  it('renders the reply\'s Markdown fully and safely', async () => {
+    await page.getByTestId('composer-input').fill('Show me some [markdown]')
+    await page.getByTestId('send').click()
+    const reply = page.getByTestId('msg-assistant').last()
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="msg-assistant"] table').length > 0)
+    await page.getByTestId('status-idle').waitFor()
+    // A GFM table with strikethrough, a link that opens a new tab, a highlighted code block.
+    assert.deepEqual(await reply.locator('th').allInnerTexts(), ['Step', 'Status'])
+    assert.equal(await reply.locator('td del').innerText(), 'pending')
+    const link = reply.getByRole('link', { name: 'the docs' })
+    assert.equal(await link.getAttribute('href'), 'https://example.com/docs')
+    assert.equal(await link.getAttribute('rel'), 'noopener noreferrer')
+    assert.ok((await reply.locator('pre code.hljs .hljs-keyword').count()) > 0, 'the code is highlighted')
+    // What must not become markup: a javascript: URL loses its href, raw HTML stays text.
+    assert.equal(await reply.locator('a[href^="javascript"]').count(), 0)
+    assert.equal(await reply.locator('a').count(), 1, 'the dropped URL leaves plain text')
+    assert.equal(await reply.locator('img').count(), 0)
+    assert.match(await reply.innerText(), /<img src=x onerror=alert\(1\)> stays text/)
+    await shot(page, 'verbs-06-markdown')
+  })
+
+  it('logged no page error, failed request or console error', () => {
+    guard.assertClean()
+  })
+})

@@ -1,0 +1,207 @@
+//! Issue 24: the session verbs of today's upstream host (HEAD b150a551b8's method names and
+//! shapes), over the one SQLite log, in `--wire 2026-08` and where they make sense the default
+//! dialect.
+
+mod common;
+
+use agent_session_wire::Frame;
+use common::*;
+use serde_json::{json, Value};
+
+fn upstream() -> Host {
+    Host::start(&["--wire", "2026-08", "--chunk-delay-ms", "0"])
+}
+
+/// A 1x1 PNG.
+const PNG_1X1: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+#[test]
+fn rename_normalizes_the_title_and_publishes_it() {
+    for wire in [&["--wire", "2026-08"][..], &[]] {
+        let host = Host::start(wire);
+        let sid = host.create();
+        let mut mux = host.mux();
+        let v = host.call("session.rename", json!({ "sessionId": sid, "title": "  Hello \t plan\u{7} " }));
+        assert_eq!(v["title"], "Hello plan");
+        assert!(v["seq"].is_u64());
+        let long = host.call("session.rename", json!({ "sessionId": sid, "title": "é".repeat(50) }));
+        assert_eq!(long["title"].as_str().unwrap().len(), 80, "cut at 80 bytes");
+        let err = host.call_err("session.rename", json!({ "sessionId": sid, "title": " \u{1b} " }));
+        assert_eq!(err["code"], "bad-request");
+        // Today's dialect: the title projection; the seed's: a session/title frame.
+        let frames = mux.until("the title", |f| match f {
+            Frame::Projection(p) => p.key == "title" && p.value.value() == json!("é".repeat(40)),
+            Frame::Title(t) => t.title == "é".repeat(40),
+            _ => false,
+        });
+        assert!(!frames.is_empty());
+        let items = host.call("session.list", json!({}))["items"].clone();
+        let title = match wire.is_empty() {
+            true => items[0]["title"].clone(),
+            false => items[0]["projections"]["values"]["title"].clone(),
+        };
+        assert_eq!(title, json!("é".repeat(40)), "{items}");
+    }
+}
+
+#[test]
+fn slash_commands_log_their_run_and_take_arguments() {
+    let host = upstream();
+    let sid = host.create();
+    let v = host
+        .call("commands/execute", json!({ "args": { "agentId": sid, "line": "/feedback works well", "images": [] } }));
+    assert_eq!(v["result"]["kind"], "success");
+    let events = host.all_events(&sid);
+    let run = events.iter().find(|e| e["type"] == "command/run").expect("command/run");
+    assert_eq!((run["data"]["name"].clone(), run["data"]["args"].clone()), (json!("feedback"), json!("works well")));
+    let done = events.iter().find(|e| e["type"] == "command/done").expect("command/done");
+    assert_eq!(done["data"]["commandId"], v["commandId"]);
+    let list = host.call("commands/list", json!({ "args": { "agentId": sid } }));
+    let feedback = list.as_array().unwrap().iter().find(|c| c["name"] == "feedback").expect("listed");
+    assert_eq!(feedback["input"]["hint"], "<text>");
+    // `/feedback` without text is no command line this host knows.
+    let none =
+        host.envelope("commands/execute", json!({ "args": { "agentId": sid, "line": "/feedback", "images": [] } }));
+    assert_eq!(none["result"], json!({ "ok": true }));
+}
+
+#[test]
+fn an_image_prompt_is_stored_by_its_sha256_and_read_back() {
+    let host = upstream();
+    let sid = host.create();
+    let content = json!([
+        { "type": "text", "text": "what is in this picture?" },
+        { "type": "image", "mediaType": "image/png", "data": PNG_1X1, "name": "dot.png" }
+    ]);
+    host.call("session.prompt", json!({ "sessionId": sid, "mode": "queue", "content": content }));
+    let events = host.wait_turn_end(&sid, 1);
+    let user = events.iter().find(|e| e["type"] == "user/message").expect("user/message");
+    let image = &user["data"]["content"][1];
+    let id = image["attachment"]["attachmentId"].as_str().expect("a reference, not the bytes").to_string();
+    assert!(id.starts_with("sha256:") && id.len() == 7 + 64, "{id}");
+    assert_eq!(image["attachment"]["width"], 1);
+    assert!(image.get("data").is_none());
+    let reply = events.iter().find(|e| e["type"] == "assistant/message").expect("a reply");
+    let text = reply["data"]["message"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("1x1 image/png image of 70 bytes"), "the scripted agent echoes its size: {text}");
+    let read = host.call("session.attachment", json!({ "sessionId": sid, "attachmentId": id }));
+    assert_eq!(read["data"], PNG_1X1);
+    assert_eq!(read["attachment"]["name"], "dot.png");
+    // Another session does not hold it; bad images are refused.
+    let other = host.create();
+    assert_eq!(
+        host.call_err("session.attachment", json!({ "sessionId": other, "attachmentId": id }))["code"],
+        "bad-request"
+    );
+    let bad = json!([{ "type": "image", "mediaType": "image/jpeg", "data": PNG_1X1 }]);
+    let err = host.call_err("session.prompt", json!({ "sessionId": sid, "mode": "queue", "content": bad }));
+    assert_eq!(err["code"], "bad-request");
+}
+
+#[test]
+fn the_queue_is_published_and_edited_removed_or_steered() {
+    let host = Host::start(&["--wire", "2026-08", "--chunk-delay-ms", "30"]);
+    let sid = host.create();
+    let mut mux = host.mux();
+    host.prompt(&sid, "queue", "first, a reply long enough to stream for a while");
+    host.prompt(&sid, "queue", "second");
+    host.prompt(&sid, "queue", "third");
+    let queue = |frames: &[agent_session_wire::InboundFrame]| -> Value {
+        frames
+            .iter()
+            .rev()
+            .find_map(|f| match &f.frame {
+                Frame::Queue(q) => Some(q.items.value()),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let frames = mux.until(
+        "two queued",
+        |f| matches!(f, Frame::Queue(q) if q.items.value().as_array().is_some_and(|a| a.len() == 2)),
+    );
+    let items = queue(&frames);
+    assert_eq!(items[0]["placement"], "queued");
+    assert_eq!(items[0]["message"]["content"][0]["text"], "second");
+    let (second, third) = (items[0]["id"].as_str().unwrap().to_string(), items[1]["id"].as_str().unwrap().to_string());
+    let edit = json!({ "kind": "edit", "content": [{ "type": "text", "text": "second, edited" }] });
+    assert_eq!(
+        host.call("session.updateQueue", json!({ "sessionId": sid, "itemId": second, "action": edit })),
+        json!({ "accepted": true })
+    );
+    let frames = mux.until("the edit", |f| matches!(f, Frame::Queue(q) if q.items.text().contains("second, edited")));
+    assert_eq!(queue(&frames).as_array().unwrap().len(), 2);
+    host.call("session.updateQueue", json!({ "sessionId": sid, "itemId": third, "action": { "kind": "remove" } }));
+    mux.until(
+        "the removal",
+        |f| matches!(f, Frame::Queue(q) if q.items.value().as_array().is_some_and(|a| a.len() == 1)),
+    );
+    let err = host
+        .call_err("session.updateQueue", json!({ "sessionId": sid, "itemId": third, "action": { "kind": "remove" } }));
+    assert_eq!(err["code"], "bad-request", "gone");
+    // Steer: the queued prompt ends the running turn and goes next.
+    host.call("session.updateQueue", json!({ "sessionId": sid, "itemId": second, "action": { "kind": "steer" } }));
+    let events = host.wait_turn_end(&sid, 2);
+    let end = events.iter().find(|e| e["type"] == "turn/end" && e["data"]["turn"] == 1).unwrap();
+    assert_eq!(end["data"]["reason"]["kind"], "interrupted");
+    let texts: Vec<Value> = events
+        .iter()
+        .filter(|e| e["type"] == "user/message")
+        .map(|e| e["data"]["content"][0]["text"].clone())
+        .collect();
+    assert_eq!(texts.last().unwrap(), "second, edited");
+}
+
+#[test]
+fn after_cancel_a_queued_prompt_waits_for_the_next_prompt() {
+    let host = Host::start(&["--wire", "2026-08", "--chunk-delay-ms", "30"]);
+    let sid = host.create();
+    host.prompt(&sid, "queue", "first, a reply long enough to stream for a while");
+    host.prompt(&sid, "queue", "queued");
+    host.call("session.cancel", json!({ "sessionId": sid }));
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert_eq!(host.event_types(&sid).iter().filter(|t| *t == "turn/start").count(), 1, "nothing ran after the cancel");
+    host.prompt(&sid, "queue", "next");
+    let events = host.wait_turn_end(&sid, 3);
+    let texts: Vec<Value> = events
+        .iter()
+        .filter(|e| e["type"] == "user/message")
+        .map(|e| e["data"]["content"][0]["text"].clone())
+        .collect();
+    assert_eq!(texts[1..], [json!("queued"), json!("next")], "FIFO: the held prompt first");
+}
+
+#[test]
+fn fork_copies_the_log_to_a_completed_turn_and_ends_the_seed() {
+    let host = upstream();
+    let sid = host.create();
+    host.prompt(&sid, "queue", "one");
+    host.wait_turn_end(&sid, 1);
+    host.prompt(&sid, "queue", "two");
+    let parent = host.wait_turn_end(&sid, 2);
+    let first_end = parent.iter().find(|e| e["type"] == "turn/end").unwrap()["seq"].as_u64().unwrap();
+    let mut hosts = host.host_stream();
+    let child = host.call("session.fork", json!({ "sessionId": sid, "atSeq": first_end - 1 }))["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let added = hosts.until("session-added", |f| matches!(f, Frame::SessionAdded(a) if a.session_id == child));
+    let Frame::SessionAdded(a) = &added.last().unwrap().frame else { unreachable!() };
+    assert_eq!(a.parent_session_id.as_deref(), Some(sid.as_str()));
+    let events = host.all_events(&child);
+    let kinds = types(&events);
+    assert_eq!(kinds.last(), Some(&"session/end-seed"));
+    assert_eq!(kinds.iter().filter(|k| **k == "turn/start").count(), 1, "only the first turn: {kinds:?}");
+    let seqs: Vec<u64> = events.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert_eq!(seqs, (0..seqs.len() as u64).collect::<Vec<_>>());
+    let list = host.call("session.list", json!({}));
+    let item = list["items"].as_array().unwrap().iter().find(|i| i["sessionId"] == child.as_str()).unwrap().clone();
+    assert_eq!(item["parentSessionId"], sid.as_str());
+    // The child runs turns of its own.
+    host.prompt(&child, "queue", "three");
+    host.wait_turn_end(&child, 2);
+    // Nothing to fork from: an error, not a session.
+    let fresh = host.create();
+    assert_eq!(host.call_err("session.fork", json!({ "sessionId": fresh }))["code"], "bad-request");
+}
