@@ -315,7 +315,7 @@ async fn live_streaming_fills_the_partial_then_finalizes_it() {
         }
     })
     .into_js_value();
-    let unsub = call(&s, "subscribe", &[listener.clone()]);
+    let unsub = call(&s, "subscribe", std::slice::from_ref(&listener));
     until("turn finished", 20_000.0, || {
         node_types(&s).last().map(String::as_str) == Some("assistant") && get(&snap(&s), "partial").is_null()
     })
@@ -390,7 +390,7 @@ async fn listeners_are_batched_per_microtask_and_may_reenter() {
         }
     })
     .into_js_value();
-    let unsub = call(&s, "subscribe", &[listener.clone()]);
+    let unsub = call(&s, "subscribe", std::slice::from_ref(&listener));
     // Several mutations in one synchronous block...
     let p = call(&s, "open", &[]);
     call(&s, "resync", &[]);
@@ -670,7 +670,7 @@ async fn dropped_streams_reconnect_and_resync_every_open_session() {
     let states = Rc::new(RefCell::new(Vec::<String>::new()));
     let (st2, h2) = (states.clone(), host.clone());
     let listener: JsValue = Closure::<dyn FnMut()>::new(move || st2.borrow_mut().push(conn_state(&h2))).into_js_value();
-    call(&host, "subscribe", &[listener.clone()]);
+    call(&host, "subscribe", std::slice::from_ref(&listener));
     fault("{\"command\":\"drop-streams\"}").await;
     until("reconnecting seen", 5_000.0, || states.borrow().iter().any(|s| s == "reconnecting")).await;
     connected(&host).await;
@@ -796,8 +796,8 @@ async fn close_releases_streams_timers_listeners_and_settles_operations() {
     let notified = Rc::new(Cell::new(0u32));
     let n2 = notified.clone();
     let listener: JsValue = Closure::<dyn FnMut()>::new(move || n2.set(n2.get() + 1)).into_js_value();
-    call(&host, "subscribe", &[listener.clone()]);
-    call(&s, "subscribe", &[listener.clone()]);
+    call(&host, "subscribe", std::slice::from_ref(&listener));
+    call(&s, "subscribe", std::slice::from_ref(&listener));
     until("plan known", 5_000.0, || !get(&snap(&s), "planMode").is_null()).await;
     // An operation in flight when close() happens still settles.
     fault("{\"command\":\"withhold\",\"count\":2}").await;

@@ -190,7 +190,7 @@ async fn reset_store(app: &App, keep_sessions: bool) -> Result<(), StoreError> {
 /// Synthetic event `seq` of a seeded log: a user and an assistant message every
 /// `every` events, text-delta chunks between.
 fn seed_event(seq: u64, every: u64) -> (&'static str, Value) {
-    if seq % every == 0 {
+    if seq.is_multiple_of(every) {
         (
             "user/message",
             json!({ "content": [{ "type": "text", "text": format!("seed message {seq}") }],

@@ -209,15 +209,12 @@ async fn drive(app: Arc<Base>, s: SessionRef, mut turn: Turn, mut interrupt: wat
             publish_queue(&app, &s, &ctl.queue);
         }
         if let Some(p) = next {
-            match begin_turn(&app, &s, p).await {
-                Ok(t) => {
-                    let (tx, rx) = watch::channel(false);
-                    ctl.interrupt = Some(tx);
-                    interrupt = rx;
-                    turn = t;
-                    continue;
-                }
-                Err(_) => {}
+            if let Ok(t) = begin_turn(&app, &s, p).await {
+                let (tx, rx) = watch::channel(false);
+                ctl.interrupt = Some(tx);
+                interrupt = rx;
+                turn = t;
+                continue;
             }
         }
         ctl.running = false;

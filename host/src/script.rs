@@ -73,7 +73,7 @@ const MAX_TITLE_BYTES: usize = 80;
 /// mislead), whitespace runs collapsed.
 fn clean_title(text: &str) -> String {
     let visible = text.chars().filter(|c| {
-        !(c.is_control() && !c.is_whitespace())
+        (!c.is_control() || c.is_whitespace())
             && !matches!(c, '\u{200B}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}' | '\u{FEFF}')
     });
     visible.collect::<String>().split_whitespace().collect::<Vec<_>>().join(" ")

@@ -49,7 +49,8 @@ fn exchanges(dir: &Path) -> Vec<Exchange> {
                 .and_then(|s| s.split_whitespace().next())
                 .and_then(|s| s.parse().ok())
                 .expect("status");
-            let response = text.lines().filter_map(|l| l.strip_prefix("< ")).last().expect("response body").to_string();
+            let response =
+                text.lines().filter_map(|l| l.strip_prefix("< ")).next_back().expect("response body").to_string();
             Exchange { name: p.file_name().unwrap().to_string_lossy().into_owned(), method, request, status, response }
         })
         .collect()

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use std::time::Duration;
 
 fn last_title_event(host: &Host, sid: &str) -> Value {
-    host.all_events(sid).into_iter().filter(|e| e["type"] == "session/title").last().expect("a title event")
+    host.all_events(sid).into_iter().rfind(|e| e["type"] == "session/title").expect("a title event")
 }
 
 fn list_item(host: &Host, sid: &str) -> Value {

@@ -52,11 +52,9 @@ impl Checker {
         if result.is_err() {
             return;
         }
-        if let Some((value, asof)) = meta.plan_answer {
-            if let Some(v) = value {
-                self.confirmed = true;
-                self.provs.insert((key(v), asof, Source::Answer));
-            }
+        if let Some((Some(v), asof)) = meta.plan_answer {
+            self.confirmed = true;
+            self.provs.insert((key(v), asof, Source::Answer));
         }
         self.on_commits(meta);
     }

@@ -315,7 +315,7 @@ impl ModelHost {
             }
         }
         let mut out = Vec::new();
-        if aborted && !keep.is_some() {
+        if aborted && keep.is_none() {
             let turn = self.turn_no;
             out.push(self.append("turn/end", json!({ "turn": turn, "reason": { "kind": "aborted" } }), rng));
         }

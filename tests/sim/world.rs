@@ -24,7 +24,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 thread_local! {
     /// The recent actions of the schedule running on this thread, printed on failure.
-    pub static TRACE: RefCell<VecDeque<String>> = RefCell::new(VecDeque::new());
+    pub static TRACE: RefCell<VecDeque<String>> = const { RefCell::new(VecDeque::new()) };
     pub static TRACE_ALL: RefCell<bool> = RefCell::new(std::env::var("SIM_TRACE").is_ok());
 }
 

@@ -408,6 +408,11 @@ impl<T: FromObj> FromObj for TurnTagged<T> {
     }
 }
 
+/// Message-boundary kinds: history pages end on these (counted backwards).
+pub fn is_message_kind(kind: &str) -> bool {
+    matches!(kind, "user/message" | "assistant/message" | "steering/message")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -444,9 +449,4 @@ mod tests {
         let half = serde_json::to_string(&SessionEvent::new("x", 3, 1.5, Value::Null)).unwrap();
         assert!(half.contains(r#""time":1.5"#));
     }
-}
-
-/// Message-boundary kinds: history pages end on these (counted backwards).
-pub fn is_message_kind(kind: &str) -> bool {
-    matches!(kind, "user/message" | "assistant/message" | "steering/message")
 }

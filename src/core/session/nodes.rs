@@ -11,6 +11,8 @@ use std::rc::Rc;
 pub struct Stamps(u64);
 
 impl Stamps {
+    /// The next revision stamp (a counter, not an iterator: it never ends).
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> u64 {
         self.0 += 1;
         self.0
