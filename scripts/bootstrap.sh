@@ -16,6 +16,12 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
   rustup target add wasm32-unknown-unknown
 fi
 
+# 1b. clippy (npm test lints with it)
+if ! cargo clippy --version >/dev/null 2>&1; then
+  say "adding rust component clippy"
+  rustup component add clippy
+fi
+
 # 2. wasm-bindgen CLI pinned to Cargo.lock
 want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 if [ -z "$want" ]; then

@@ -295,7 +295,7 @@ impl SessionList {
             let mut item = old.map_or_else(|| ListItem::new(&s.session_id), |o| (**o).clone());
             // A seed never erases a known title it lacks (today's host puts titles where an
             // older reader saw none; a title, once set, is never unset by a host).
-            if let Some(title) = s.title_text().filter(|_| !item.title_from.is_some_and(|(g, _)| g == gen)) {
+            if let Some(title) = s.title_text().filter(|_| item.title_from.is_none_or(|(g, _)| g != gen)) {
                 item.title = Some(title);
                 item.title_from = None;
             }

@@ -119,7 +119,7 @@ impl Session {
                 // Unanswered, the projection is shown as it is (it is host state either way).
                 let list = self.checked(wire::COMMANDS_LIST, result).ok();
                 let known = list.as_ref().map(|v| wire::lists_command(v, "plan"));
-                if self.plan.on_command_known(known.map_or(true, |k| k.unwrap_or(true))) {
+                if self.plan.on_command_known(known.is_none_or(|k| k.unwrap_or(true))) {
                     self.plan_changed();
                 }
                 self.on_commands_list(list.as_ref());
