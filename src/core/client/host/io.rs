@@ -79,6 +79,7 @@ pub enum SessionOp {
     Cancel,
     /// Select plan mode on or off.
     SetPlanMode(bool),
+    /// Answer a pending approval or question.
     Respond {
         /// The pending interaction's key (`approval:<id>` or `question:<rpcId>`).
         key: String,
