@@ -17,19 +17,20 @@ record! {
     /// One entry of a session's log, as the host stores and streams it.
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct SessionEvent {
-        /// The event's kind (`turn/start`, `assistant/chunk`, ...); unknown kinds are kept, not refused.
+        /// The event's `type` (`turn/start`, `assistant/chunk`, ...); unknown types stay in the
+        /// window, unread.
         pub kind: String = "type",
         /// At most [`crate::seq::MAX_SEQ`] as the client reads it.
         pub seq: u64 = read_with(crate::seq::read) "seq",
-        /// When the host logged it, in milliseconds since the Unix epoch.
+        /// The host's clock when it logged the event; never used for ordering.
         #[serde(serialize_with = "whole::number")]
         pub time: f64 = "time",
         /// The kind's payload; missing reads as `null`.
         pub data: EventData = default "data",
-        /// The seqs this event was derived from, when the host records them.
+        /// `sourceEventSeqs`: the seqs this event was derived from, when the host says.
         #[serde(serialize_with = "whole::numbers")]
         pub source_event_seqs: Option<Vec<f64>> = opt "sourceEventSeqs",
-        /// Today's upstream's projection operation for the event, kept raw.
+        /// Today's upstream host's `surfaceOp`, kept raw (the client does not read it).
         pub surface_op: Option<Json> = opt "surfaceOp",
     }
 }

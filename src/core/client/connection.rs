@@ -41,9 +41,9 @@ impl ConnState {
 /// The two long-lived streams of a generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StreamKind {
-    /// `events.mux`: the frames of every watched session.
+    /// `events.mux`: every session's frames (events, approvals, questions, projections).
     Mux,
-    /// `events.host`: host-level frames (the session list).
+    /// `events.host`: host-level frames (sessions added, removed, running, agent errors).
     Host,
 }
 

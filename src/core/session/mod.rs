@@ -374,7 +374,7 @@ impl Session {
     pub fn pending_rev(&self) -> u64 {
         self.pending.rev
     }
-    /// Plan mode as the UI shows it (a selection still settling included).
+    /// Plan mode as the UI shows it: host-confirmed values only (`None` before any).
     pub fn plan_mode(&self) -> Option<PlanModeState> {
         self.plan.shown()
     }
@@ -419,7 +419,7 @@ impl Session {
     pub fn projections(&self) -> &ProjectionStore {
         &self.projections
     }
-    /// Changes whenever a scalar of the snapshot (running, errors, title, ...) does.
+    /// Changes whenever a scalar part of the snapshot (state, running, errors, title, ...) does.
     pub fn meta_rev(&self) -> u64 {
         self.meta_rev
     }
@@ -427,7 +427,7 @@ impl Session {
     pub fn generation(&self) -> OpenGeneration {
         self.gen
     }
-    /// Counters of what was dropped or repaired, for tests and dashboards.
+    /// Counters of what was dropped, refused or repaired (for diagnostics and tests).
     pub fn diagnostics(&self) -> &Diagnostics {
         &self.diag
     }
