@@ -37,6 +37,7 @@ impl LineEnd<'_> {
     }
 }
 
+/// The parser's state between chunks: the partial line and the event being assembled.
 #[derive(Debug)]
 pub struct SseParser {
     line: Vec<u8>,
@@ -62,6 +63,7 @@ impl Default for SseParser {
 }
 
 impl SseParser {
+    /// A parser that discards any event whose bytes pass `max_frame` (the bound on its buffers).
     pub fn new(max_frame: usize) -> Self {
         SseParser {
             line: Vec::new(),

@@ -10,14 +10,18 @@
 use crate::core::wire::Json;
 use std::rc::Rc;
 
+/// One key's projection: its value and the seq it was computed at.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
+    /// The value, raw (shared with the snapshot's export).
     pub value: Rc<Json>,
+    /// The seq of the log it reflects; the higher seq wins.
     pub seq: i64,
     /// Came from a frame on the current connection (decides ties with a baseline).
     pub live: bool,
 }
 
+/// A session's projections by key, higher seq winning (see the module docs for ties).
 #[derive(Debug, Default, Clone)]
 pub struct ProjectionStore {
     /// Sorted by key, one row per key. A sorted `Vec` rather than a `BTreeMap` (KBs of
@@ -43,6 +47,7 @@ impl ProjectionStore {
             Err(i) => self.rows.insert(i, (key.to_string(), row)),
         }
     }
+    /// The row of `key`, if one was seen.
     pub fn get(&self, key: &str) -> Option<&Row> {
         self.find(key).ok().map(|i| &self.rows[i].1)
     }
@@ -50,9 +55,11 @@ impl ProjectionStore {
     pub fn rows(&self) -> impl Iterator<Item = (&String, &Row)> {
         self.rows.iter().map(|(k, r)| (k, r))
     }
+    /// The number of keys held.
     pub fn len(&self) -> usize {
         self.rows.len()
     }
+    /// Whether no key is held.
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }

@@ -9,6 +9,7 @@
 
 use std::borrow::Borrow;
 
+/// A map for a handful of entries: a vector of pairs scanned linearly (see the module docs).
 #[derive(Debug, Clone)]
 pub struct VecMap<K, V> {
     pairs: Vec<(K, V)>,
@@ -21,6 +22,7 @@ impl<K, V> Default for VecMap<K, V> {
 }
 
 impl<K: PartialEq, V> VecMap<K, V> {
+    /// An empty map.
     pub fn new() -> Self {
         Self::default()
     }
@@ -32,6 +34,7 @@ impl<K: PartialEq, V> VecMap<K, V> {
         self.pairs.iter().position(|(k, _)| k.borrow() == key)
     }
 
+    /// The value for `key`.
     pub fn get<Q: PartialEq + ?Sized>(&self, key: &Q) -> Option<&V>
     where
         K: Borrow<Q>,
@@ -39,6 +42,7 @@ impl<K: PartialEq, V> VecMap<K, V> {
         self.position(key).map(|i| &self.pairs[i].1)
     }
 
+    /// The value for `key`, to change.
     pub fn get_mut<Q: PartialEq + ?Sized>(&mut self, key: &Q) -> Option<&mut V>
     where
         K: Borrow<Q>,
@@ -46,6 +50,7 @@ impl<K: PartialEq, V> VecMap<K, V> {
         self.position(key).map(|i| &mut self.pairs[i].1)
     }
 
+    /// Whether `key` has an entry.
     pub fn contains_key<Q: PartialEq + ?Sized>(&self, key: &Q) -> bool
     where
         K: Borrow<Q>,
@@ -89,38 +94,47 @@ impl<K: PartialEq, V> VecMap<K, V> {
         &mut self.pairs[i].1
     }
 
+    /// Keeps the entries `keep` accepts, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
         self.pairs.retain_mut(|(k, v)| keep(k, v));
     }
 
+    /// The number of entries.
     pub fn len(&self) -> usize {
         self.pairs.len()
     }
 
+    /// Whether there are no entries.
     pub fn is_empty(&self) -> bool {
         self.pairs.is_empty()
     }
 
+    /// Removes every entry.
     pub fn clear(&mut self) {
         self.pairs.clear();
     }
 
+    /// The keys, in insertion order.
     pub fn keys(&self) -> impl Iterator<Item = &K> {
         self.pairs.iter().map(|(k, _)| k)
     }
 
+    /// The values, in insertion order.
     pub fn values(&self) -> impl Iterator<Item = &V> {
         self.pairs.iter().map(|(_, v)| v)
     }
 
+    /// The values to change, in insertion order.
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
         self.pairs.iter_mut().map(|(_, v)| v)
     }
 
+    /// The entries, in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
         self.pairs.iter().map(|(k, v)| (k, v))
     }
 
+    /// The entries with values to change, in insertion order.
     pub fn iter_mut(&mut self) -> impl Iterator<Item = (&K, &mut V)> {
         self.pairs.iter_mut().map(|(k, v)| (&*k, v))
     }

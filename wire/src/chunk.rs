@@ -5,10 +5,14 @@
 use super::read::read;
 
 record! {
+    /// The data of an `assistant/chunk` event: the token and the turn and step it belongs to.
     #[derive(Debug, Clone, PartialEq)]
     pub struct ChunkData {
+        /// The turn the token belongs to.
         pub turn: u64 = "turn",
+        /// The step within that turn.
         pub step: u64 = "step",
+        /// The token itself.
         pub chunk: Chunk = "chunk",
     }
 }
@@ -17,7 +21,9 @@ record! {
     /// The part of a streamed chunk the fold reads; other chunk fields are skipped.
     #[derive(Debug, Clone, PartialEq)]
     pub struct Chunk {
+        /// What the token is; a missing `type` reads as `Other`.
         pub kind: ChunkKind = default "type",
+        /// The token's text, when the kind carries one.
         pub text: Option<String> = opt "text",
     }
 }
@@ -26,10 +32,15 @@ wire_enum! {
     /// Chunk kinds the fold accumulates; every other kind reads as `Other` (no allocation).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
     pub enum ChunkKind {
+        /// A token of the answer.
         TextDelta = "text-delta",
+        /// A token of the model's reasoning.
         ReasoningDelta = "reasoning-delta",
     }
-    other = #[default] Other = "other";
+    other =
+        /// Any other kind: read, then skipped by the fold.
+        #[default]
+        Other = "other";
 }
 
 impl ChunkData {

@@ -10,17 +10,24 @@ wire_enum! {
     /// `Internal` so callers can always match exhaustively.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum ErrorCode {
+        /// The call's arguments failed their schema or make no sense.
         BadRequest = "bad-request",
+        /// The caller cancelled the call.
         Cancelled = "cancelled",
+        /// No session has the given id.
         SessionNotFound = "session-not-found",
+        /// The agent is running a turn and cannot take this call now.
         AgentBusy = "agent-busy",
         /// Made by the client: the host has no such method (it answered 404).
         Unsupported = "unsupported",
     }
-    other = Internal = "internal";
+    other =
+        /// Any other code, the host's own failures included.
+        Internal = "internal";
 }
 
 impl ErrorCode {
+    /// Its wire name.
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::BadRequest => "bad-request",
@@ -34,15 +41,21 @@ impl ErrorCode {
 }
 
 record! {
+    /// The business error of a failed call: a code to match on, a message for people, free-form
+    /// details.
     #[derive(Debug, Clone, PartialEq)]
     pub struct RpcError {
+        /// What went wrong, as a closed set.
         pub code: ErrorCode = "code",
+        /// For people; never matched on.
         pub message: String = "message",
+        /// Free-form context (`{}` when the host sent none).
         pub details: Json = default_with("Json::empty_object", Json::empty_object) "details",
     }
 }
 
 impl RpcError {
+    /// An error with its details as a JSON tree (the host's constructors).
     pub fn new(code: ErrorCode, message: impl Into<String>, details: Value) -> Self {
         RpcError { code, message: message.into(), details: Json::from_value(&details) }
     }
@@ -100,9 +113,11 @@ impl RpcError {
         }
         None
     }
+    /// A `bad-request` carrying the schema issues the host found.
     pub fn bad_request(message: impl Into<String>, issues: Vec<Value>) -> Self {
         RpcError::new(ErrorCode::BadRequest, message, json!({ "issues": issues }))
     }
+    /// A `session-not-found` naming the id.
     pub fn session_not_found(session_id: &str) -> Self {
         RpcError::new(
             ErrorCode::SessionNotFound,
@@ -110,6 +125,7 @@ impl RpcError {
             json!({ "sessionId": session_id }),
         )
     }
+    /// The wire object as a JSON tree (the host writes it so).
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
@@ -146,6 +162,7 @@ pub fn result_from_text(text: &str) -> ReadResult<RpcResult<Json>> {
     }
 }
 
+/// The wire object of a result as a JSON tree (the host side of [`result_from_json`]).
 pub fn result_to_json(result: &RpcResult<Value>) -> Value {
     match result {
         Ok(value) => json!({ "ok": true, "value": value }),
@@ -177,9 +194,11 @@ pub mod result_serde {
     use super::*;
     use serde::{de::Error as _, Deserializer, Serializer};
 
+    /// Writes the result as its wire object.
     pub fn serialize<S: Serializer>(r: &RpcResult<Value>, s: S) -> Result<S::Ok, S::Error> {
         result_to_json(r).serialize(s)
     }
+    /// Reads the wire object (see [`result_from_json`]).
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<RpcResult<Value>, D::Error> {
         let v = Value::deserialize(d)?;
         result_from_json(&v).map_err(D::Error::custom)

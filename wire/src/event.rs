@@ -14,16 +14,23 @@ use serde_json::Value;
 pub type Seq = i64;
 
 record! {
+    /// One entry of a session's log, as the host stores and streams it.
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct SessionEvent {
+        /// The event's `type` (`turn/start`, `assistant/chunk`, ...); unknown types stay in the
+        /// window, unread.
         pub kind: String = "type",
         /// At most [`crate::seq::MAX_SEQ`] as the client reads it.
         pub seq: u64 = read_with(crate::seq::read) "seq",
+        /// The host's clock when it logged the event; never used for ordering.
         #[serde(serialize_with = "whole::number")]
         pub time: f64 = "time",
+        /// The kind's payload; missing reads as `null`.
         pub data: EventData = default "data",
+        /// `sourceEventSeqs`: the seqs this event was derived from, when the host says.
         #[serde(serialize_with = "whole::numbers")]
         pub source_event_seqs: Option<Vec<f64>> = opt "sourceEventSeqs",
+        /// Today's upstream host's `surfaceOp`, kept raw (the client does not read it).
         pub surface_op: Option<Json> = opt "surfaceOp",
     }
 }
@@ -38,7 +45,9 @@ record! {
 /// fold reads (turn, step, the chunk's kind and text): written back, it is that, not its text.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EventData {
+    /// The data's JSON text (every kind but a chunk read in one pass, and all the host holds).
     Text(Json),
+    /// An `assistant/chunk`'s data, read as the one-pass reader met it.
     Chunk(ChunkData),
 }
 
@@ -57,6 +66,7 @@ impl EventData {
             EventData::Chunk(_) => None,
         }
     }
+    /// Whether the data is the JSON `null` (a missing `data` reads so).
     pub fn is_null(&self) -> bool {
         matches!(self, EventData::Text(j) if j.is_null())
     }
@@ -134,6 +144,7 @@ mod whole {
 }
 
 impl SessionEvent {
+    /// An event whose data is a JSON tree (the host, tests).
     pub fn new(kind: impl Into<String>, seq: u64, time: f64, data: Value) -> Self {
         SessionEvent {
             kind: kind.into(),
@@ -186,24 +197,32 @@ impl SessionEvent {
 }
 
 record! {
+    /// The data of `turn/start`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct TurnRef {
+        /// The turn that starts.
         pub turn: u64 = "turn",
     }
 }
 
 record! {
+    /// The data of `step/start` and `step/end`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct StepRef {
+        /// The turn the step belongs to.
         pub turn: u64 = "turn",
+        /// The step within that turn.
         pub step: u64 = "step",
     }
 }
 
 record! {
+    /// The data of the user, steering and context message kinds.
     #[derive(Debug, Clone, PartialEq)]
     pub struct MessageData {
+        /// The message's content parts, kept raw for the projection.
         pub content: Json = default "content",
+        /// Who wrote the message (`{kind: "plugin", ...}` marks injected context).
         pub source: Json = default "source",
     }
 }
@@ -211,19 +230,29 @@ record! {
 /// Two dialects (see its reader): not a record.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AssistantMessageData {
+    /// The turn of the message.
     pub turn: u64,
+    /// The step within that turn.
     pub step: u64,
+    /// The message's content parts, kept raw.
     pub content: Json,
+    /// Where the message came from (model, provider), kept raw.
     pub provenance: Json,
 }
 
 record! {
+    /// The data of `tool/call`: the model asks for a tool.
     #[derive(Debug, Clone, PartialEq)]
     pub struct ToolCallData {
+        /// The turn of the call.
         pub turn: u64 = "turn",
+        /// The step of the call.
         pub step: u64 = "step",
+        /// Pairs the call with its `tool/result`.
         pub call_id: String = "callId",
+        /// The tool's name.
         pub name: String = "name",
+        /// The tool's arguments, kept raw.
         pub arguments: Json = default "arguments",
     }
 }
@@ -231,24 +260,34 @@ record! {
 /// Two dialects (see its reader): not a record.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolResultData {
+    /// The turn of the call this answers.
     pub turn: u64,
+    /// The step of the call this answers.
     pub step: u64,
+    /// The call this answers.
     pub call_id: String,
+    /// What the tool returned, kept raw.
     pub content: Json,
+    /// Whether the tool failed.
     pub is_error: bool,
 }
 
 record! {
+    /// The data of `turn/end`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct TurnEndData {
+        /// The turn that ends.
         pub turn: u64 = "turn",
+        /// Why it ended.
         pub reason: TurnEndReason = "reason",
     }
 }
 
 record! {
+    /// Why a turn ended: `{kind}`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct TurnEndReason {
+        /// The reason's kind, kept as text (new kinds stay readable).
         pub kind: String = "kind",
     }
 }
@@ -256,32 +295,51 @@ record! {
 /// The event kinds the conversation fold reads.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EventBody {
+    /// `turn/start`.
     TurnStart(TurnRef),
+    /// `user/message` from the user.
     UserMessage(MessageData),
+    /// `steering/message`: a message sent while a turn runs.
     SteeringMessage(MessageData),
+    /// `context/message` (or today's plugin-sourced `user/message`): injected context.
     ContextMessage(MessageData),
+    /// `step/start`.
     StepStart(StepRef),
+    /// `step/end`.
     StepEnd(StepRef),
+    /// `assistant/chunk`: one streamed token.
     AssistantChunk(ChunkData),
+    /// `assistant/message`: a step's whole answer.
     AssistantMessage(AssistantMessageData),
+    /// `tool/call`.
     ToolCall(ToolCallData),
+    /// `tool/result`.
     ToolResult(ToolResultData),
+    /// `turn/end`.
     TurnEnd(TurnEndData),
+    /// `plan/mode`: plan mode switched.
     PlanMode(super::plan::PlanModeEvent),
+    /// A streamed piece of a plan's text.
     PlanTextDelta(TurnTagged<super::interaction::PlanTextDelta>),
+    /// A plan's text is complete.
     PlanTextDone(TurnTagged<super::interaction::PlanTextDone>),
+    /// The agent proposed a plan.
     PlanProposed(TurnTagged<super::interaction::ProposedPlan>),
+    /// An interactive prompt was answered.
     PromptResolved(super::interaction::PromptResolvedEvent),
 }
 
 /// An extension payload with the optional `turn` it belongs to (in the same object).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnTagged<T> {
+    /// The turn the payload belongs to, when the host says.
     pub turn: Option<u64>,
+    /// The payload itself.
     pub body: T,
 }
 
 impl EventBody {
+    /// The typed body of an event of `kind`; `None` for unknown kinds and malformed data.
     pub fn parse(kind: &str, data: &Json) -> Option<EventBody> {
         use super::interaction as ix;
         let read = |f: &dyn Fn(&Obj<'_>) -> ReadResult<EventBody>| Obj::parse(data.text()).and_then(|o| f(&o)).ok();

@@ -44,15 +44,21 @@ pub const EV_PROVIDER_NATIVE: &str = "provider/native";
 pub const SESSION_ANSWER: &str = "session.answer";
 
 wire_enum! {
-    /// A mode this client does not know reads as `Unknown`.
+    /// The agent's operating mode. A mode this client does not know reads as `Unknown`.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum OperatingMode {
+        /// The provider's ordinary mode.
         Default = "default",
+        /// The agent plans before it acts.
         Plan = "plan",
+        /// The agent answers without changing anything.
         Ask = "ask",
+        /// The agent carries the work out.
         Execute = "execute",
     }
-    other = Unknown = "unknown";
+    other =
+        /// A mode this client does not know.
+        Unknown = "unknown";
 }
 
 impl OperatingMode {
@@ -63,8 +69,11 @@ impl OperatingMode {
 }
 
 record! {
+    /// The operating mode and the provider's name for it (the projection and the
+    /// `interaction/mode` event).
     #[derive(Debug, Clone, PartialEq)]
     pub struct ModeState {
+        /// The mode, as this client knows it.
         pub mode: OperatingMode = "mode",
         /// The provider's own name for the mode (e.g. ACP `agent`), for display and debugging.
         pub native: Option<String> = opt "native",
@@ -76,26 +85,38 @@ record! {
     /// Every flag is required: the type's `Default` is not a wire default.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
     pub struct Capabilities {
+        /// The provider has a plan mode.
         pub supports_plan_mode: bool = "supportsPlanMode",
+        /// The provider has an ask mode.
         pub supports_ask_mode: bool = "supportsAskMode",
+        /// The provider publishes its plan as steps ([`PlanSteps`]).
         pub supports_structured_plan_updates: bool = "supportsStructuredPlanUpdates",
+        /// The provider streams plan prose ([`PlanTextDelta`]).
         pub supports_plan_text_streaming: bool = "supportsPlanTextStreaming",
+        /// The provider asks the user structured questions ([`UserInputPrompt`]).
         pub supports_structured_user_input: bool = "supportsStructuredUserInput",
+        /// The provider accepts free-text answers.
         pub supports_freeform_user_input: bool = "supportsFreeformUserInput",
+        /// The provider can leave plan mode on its own (a plan handoff).
         pub supports_exit_plan_mode: bool = "supportsExitPlanMode",
     }
 }
 
 wire_enum! {
+    /// Where a plan step stands.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum StepStatus {
+        /// Not started.
         Pending = "pending",
+        /// Being worked on.
         InProgress = "inProgress",
+        /// Done.
         Completed = "completed",
     }
 }
 
 wire_enum! {
+    /// Who made a structure: the provider or the adapter.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum Provenance {
         /// The provider emitted the structure itself.
@@ -106,34 +127,47 @@ wire_enum! {
 }
 
 record! {
+    /// One step of a structured plan.
     #[derive(Debug, Clone, PartialEq)]
     pub struct PlanStep {
+        /// The provider's id for the step, when it has one.
         pub id: Option<String> = opt "id",
+        /// What the step does.
         pub text: String = "text",
+        /// Where it stands.
         pub status: StepStatus = "status",
+        /// Who made it.
         pub source: Provenance = "source",
     }
 }
 
 record! {
+    /// The structured plan (the `interaction/plan` projection).
     #[derive(Debug, Clone, PartialEq)]
     pub struct PlanSteps {
+        /// The provider's summary of the plan, when given.
         pub explanation: Option<String> = opt "explanation",
+        /// The steps, in order.
         pub steps: Vec<PlanStep> = "steps",
     }
 }
 
 record! {
+    /// The data of `plan/text-delta`: a piece of streaming plan prose.
     #[derive(Debug, Clone, PartialEq)]
     pub struct PlanTextDelta {
+        /// The prose item the piece belongs to.
         pub item_id: String = "itemId",
+        /// The piece, appended to the item's text.
         pub text: String = "text",
     }
 }
 
 record! {
+    /// The data of `plan/text-done`: a plan's prose is complete.
     #[derive(Debug, Clone, PartialEq)]
     pub struct PlanTextDone {
+        /// The prose item that is complete.
         pub item_id: String = "itemId",
         /// The whole prose; replaces the accumulated deltas.
         pub text: String = "text",
@@ -141,35 +175,55 @@ record! {
 }
 
 record! {
+    /// The final plan the agent proposes, for the handoff card (`plan/proposed`,
+    /// `interaction/proposedPlan`).
     #[derive(Debug, Clone, PartialEq)]
     pub struct ProposedPlan {
+        /// The plan's id.
         pub plan_id: String = "planId",
+        /// The plan as markdown.
         pub markdown: String = "markdown",
+        /// Who made it.
         pub source: Provenance = "source",
     }
 }
 
 record! {
+    /// One choice of a question.
     #[derive(Debug, Clone, PartialEq)]
     pub struct PromptOption {
+        /// Sent back in [`Answer::selected_option_ids`].
         pub id: String = "id",
+        /// What the user sees.
         pub label: String = "label",
+        /// More words about the choice.
         pub description: Option<String> = opt "description",
+        /// The provider suggests this choice.
         pub recommended: Option<bool> = opt "recommended",
     }
 }
 
 record! {
+    /// One question of a prompt.
     #[derive(Debug, Clone, PartialEq)]
     pub struct PromptQuestion {
+        /// Answers name it in [`Answer::question_id`].
         pub id: String = "id",
+        /// A short heading above the question.
         pub header: Option<String> = opt "header",
+        /// The question itself.
         pub label: String = "label",
+        /// More words about the question.
         pub description: Option<String> = opt "description",
+        /// The choices; none for a free-text question.
         pub options: Vec<PromptOption> = default "options",
+        /// Several choices may be picked (absent: one).
         pub multi_select: Option<bool> = opt "multiSelect",
+        /// Free text is accepted besides the choices.
         pub allow_freeform: Option<bool> = opt "allowFreeform",
+        /// Placeholder text of the free-text field.
         pub freeform_placeholder: Option<String> = opt "freeformPlaceholder",
+        /// The question must be answered.
         pub required: Option<bool> = opt "required",
     }
 }
@@ -178,9 +232,13 @@ record! {
     /// A structured user-input prompt (1..n questions). Approvals are a separate thing.
     #[derive(Debug, Clone, PartialEq)]
     pub struct UserInputPrompt {
+        /// Answers name it.
         pub prompt_id: String = "promptId",
+        /// A heading for the whole prompt.
         pub title: Option<String> = opt "title",
+        /// More words about the prompt.
         pub description: Option<String> = opt "description",
+        /// The questions, in order.
         pub questions: Vec<PromptQuestion> = "questions",
         /// Which native surface produced it (e.g. `codex:requestUserInput`, `claude:AskUserQuestion`).
         pub source: String = "source",
@@ -188,17 +246,23 @@ record! {
 }
 
 record! {
+    /// The pending prompts (the `interaction/userInput` projection).
     #[derive(Debug, Clone, PartialEq)]
     pub struct PendingPrompts {
+        /// The prompts not yet answered or cancelled.
         pub prompts: Vec<UserInputPrompt> = "prompts",
     }
 }
 
 record! {
+    /// The answer to one question.
     #[derive(Debug, Clone, PartialEq)]
     pub struct Answer {
+        /// The question it answers.
         pub question_id: String = "questionId",
+        /// The choices picked.
         pub selected_option_ids: Option<Vec<String>> = opt "selectedOptionIds",
+        /// The free text given.
         pub text: Option<String> = opt "text",
     }
 }
@@ -211,42 +275,58 @@ impl Answer {
 }
 
 record! {
+    /// The answers to one prompt.
     #[derive(Debug, Clone, PartialEq)]
     pub struct PromptAnswers {
+        /// The prompt answered.
         pub prompt_id: String = "promptId",
+        /// One answer per question answered.
         pub answers: Vec<Answer> = "answers",
     }
 }
 
 record! {
+    /// The arguments of `session.answer`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct AnswerPayload {
+        /// The session the prompt belongs to.
         pub session_id: String = "sessionId",
+        /// The prompt answered.
         pub prompt_id: String = "promptId",
+        /// One answer per question answered.
         pub answers: Vec<Answer> = "answers",
     }
 }
 
 record! {
+    /// The data of `interaction/prompt-requested`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct PromptRequestedEvent {
+        /// The prompt asked.
         pub prompt: UserInputPrompt = "prompt",
     }
 }
 
 wire_enum! {
+    /// How a prompt was resolved.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum PromptOutcome {
+        /// The user answered it.
         Answered = "answered",
+        /// It was withdrawn unanswered.
         Cancelled = "cancelled",
     }
 }
 
 record! {
+    /// The data of `interaction/prompt-resolved`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct PromptResolvedEvent {
+        /// The prompt resolved.
         pub prompt: UserInputPrompt = "prompt",
+        /// The answers given (none when cancelled).
         pub answers: Vec<Answer> = default "answers",
+        /// How it was resolved.
         pub outcome: PromptOutcome = "outcome",
     }
 }
@@ -255,8 +335,11 @@ record! {
     /// `provider/native`: the raw payload a canonical event came from.
     #[derive(Debug, Clone, PartialEq)]
     pub struct NativePayload {
+        /// The provider that sent it.
         pub provider: String = "provider",
+        /// The provider's name for the payload's kind.
         pub kind: String = "kind",
+        /// The payload, as the provider sent it.
         pub payload: Value = "payload",
     }
 }

@@ -11,11 +11,13 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+/// A JSON value kept as its raw text (see the module docs for why).
 #[derive(Clone, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Json(Box<RawValue>);
 
 impl Json {
+    /// The JSON `null`.
     pub fn null() -> Json {
         Json(RawValue::NULL.to_owned())
     }
@@ -40,12 +42,15 @@ impl Json {
     pub fn from_raw(v: &RawValue) -> Json {
         Json(v.to_owned())
     }
+    /// A tree's text (the host, tests).
     pub fn from_value(v: &Value) -> Json {
         Json(serde_json::value::to_raw_value(v).unwrap_or_else(|_| unreachable!("a Value always serializes")))
     }
+    /// Any serializable value's text; `null` if it does not serialize.
     pub fn from_serialize<T: Serialize>(v: &T) -> Json {
         serde_json::value::to_raw_value(v).map(Json).unwrap_or_else(|_| Json::null())
     }
+    /// The raw JSON text, verbatim.
     pub fn text(&self) -> &str {
         self.0.get()
     }
@@ -61,6 +66,7 @@ impl Json {
     pub fn value(&self) -> Value {
         self.parse().unwrap_or(Value::Null)
     }
+    /// Whether the value is the JSON `null`.
     pub fn is_null(&self) -> bool {
         self.text() == "null"
     }

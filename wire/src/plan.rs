@@ -4,15 +4,19 @@ use super::json::Json;
 use super::read::{read, ReadError, ReadResult};
 
 record! {
+    /// Plan mode as the host reports it: the state in force and the selection waiting for a boundary.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub struct PlanModeState {
+        /// Whether plan mode is in force now.
         pub active: bool = "active",
+        /// The state selected to take over at the next boundary (absent when none is waiting).
         pub pending: Option<bool> = opt "pending",
     }
     check = PlanModeState::check;
 }
 
 impl PlanModeState {
+    /// A state with nothing pending.
     pub fn committed(active: bool) -> Self {
         PlanModeState { active, pending: None }
     }
@@ -72,6 +76,7 @@ record! {
     /// The data of a `plan/mode` session event: `{active: boolean}`.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub struct PlanModeEvent {
+        /// Whether plan mode is on from this point of the log.
         pub active: bool = "active",
     }
 }

@@ -27,10 +27,14 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadError(Box<ReadErrorData>);
 
+/// What a [`ReadError`] holds (behind its box).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadErrorData {
+    /// What was wrong.
     pub kind: ReadErrorKind,
+    /// Where: the member path (`a.b[2].c`), empty for the whole text.
     pub path: String,
+    /// The reading that failed (`bad envelope`, ...), when one was named.
     pub context: Option<&'static str>,
 }
 
@@ -41,6 +45,7 @@ impl std::ops::Deref for ReadError {
     }
 }
 
+/// What was wrong with a value that did not read.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ReadErrorKind {
     /// Not JSON, or not the kind of container expected (serde_json's message).
@@ -52,27 +57,36 @@ pub enum ReadErrorKind {
     /// A member appears twice in one object.
     Duplicate,
     /// A string that is none of the enum's wire names.
-    UnknownVariant { found: String, expected: &'static [&'static str] },
+    UnknownVariant {
+        /// The string found.
+        found: String,
+        /// The enum's wire names.
+        expected: &'static [&'static str],
+    },
     /// A rule across members or values (e.g. a page that is not contiguous).
     Invalid(String),
 }
 
 impl ReadError {
+    /// An error of `kind` at member path `path`.
     #[cold]
     #[inline(never)]
     pub fn new(kind: ReadErrorKind, path: impl Into<String>) -> ReadError {
         ReadError(Box::new(ReadErrorData { kind, path: path.into(), context: None }))
     }
+    /// Required member `name` is missing.
     #[cold]
     #[inline(never)]
     pub fn missing(name: &str) -> ReadError {
         ReadError::new(ReadErrorKind::Missing, name)
     }
+    /// Member `name` is not `what` (`"a string"`, `"an array"`, ...).
     #[cold]
     #[inline(never)]
     pub fn expected(name: &str, what: &'static str) -> ReadError {
         ReadError::new(ReadErrorKind::WrongType(what), name)
     }
+    /// Member `name` holds `found`, none of the `expected` wire names.
     #[cold]
     #[inline(never)]
     pub fn unknown_variant(name: &str, found: &str, expected: &'static [&'static str]) -> ReadError {
@@ -136,6 +150,7 @@ impl From<ReadError> for String {
     }
 }
 
+/// A reading's result.
 pub type ReadResult<T> = Result<T, ReadError>;
 
 fn syntax(e: serde_json::Error) -> ReadError {
@@ -148,6 +163,7 @@ fn expected(name: &str, what: &'static str) -> ReadError {
 
 /// A wire type that reads itself from one JSON object.
 pub trait FromObj: Sized {
+    /// Reads `Self` from the members of one object.
     fn from_obj(o: &Obj<'_>) -> ReadResult<Self>;
 }
 
@@ -196,10 +212,12 @@ impl<'a> Obj<'a> {
         self.raw(name).ok_or_else(|| ReadError::missing(name))
     }
 
+    /// A required string member, unescaped.
     #[inline(never)]
     pub fn str(&self, name: &str) -> ReadResult<String> {
         as_str(self.required(name)?).ok_or_else(|| expected(name, "a string"))
     }
+    /// An optional string member (`null` reads as `None`).
     #[inline(never)]
     pub fn opt_str(&self, name: &str) -> ReadResult<Option<String>> {
         self.non_null(name).map(|v| as_str(v).ok_or_else(|| expected(name, "a string"))).transpose()
@@ -210,35 +228,43 @@ impl<'a> Obj<'a> {
         as_cow(self.required(name)?).ok_or_else(|| expected(name, "a string"))
     }
 
+    /// A required boolean member.
     #[inline(never)]
     pub fn bool(&self, name: &str) -> ReadResult<bool> {
         as_bool(self.required(name)?).ok_or_else(|| expected(name, "a boolean"))
     }
+    /// An optional boolean member.
     #[inline(never)]
     pub fn opt_bool(&self, name: &str) -> ReadResult<Option<bool>> {
         self.non_null(name).map(|v| as_bool(v).ok_or_else(|| expected(name, "a boolean"))).transpose()
     }
 
+    /// A required integer member in `u64` range.
     #[inline(never)]
     pub fn u64(&self, name: &str) -> ReadResult<u64> {
         as_u64(self.required(name)?).ok_or_else(|| expected(name, "an unsigned integer"))
     }
+    /// An optional integer member in `u64` range.
     #[inline(never)]
     pub fn opt_u64(&self, name: &str) -> ReadResult<Option<u64>> {
         self.non_null(name).map(|v| as_u64(v).ok_or_else(|| expected(name, "an unsigned integer"))).transpose()
     }
+    /// A required integer member in `i64` range.
     #[inline(never)]
     pub fn i64(&self, name: &str) -> ReadResult<i64> {
         as_i64(self.required(name)?).ok_or_else(|| expected(name, "an integer"))
     }
+    /// An optional integer member in `i64` range.
     #[inline(never)]
     pub fn opt_i64(&self, name: &str) -> ReadResult<Option<i64>> {
         self.non_null(name).map(|v| as_i64(v).ok_or_else(|| expected(name, "an integer"))).transpose()
     }
+    /// A required number member.
     #[inline(never)]
     pub fn f64(&self, name: &str) -> ReadResult<f64> {
         as_f64(self.required(name)?).ok_or_else(|| expected(name, "a number"))
     }
+    /// An optional number member.
     #[inline(never)]
     pub fn opt_f64(&self, name: &str) -> ReadResult<Option<f64>> {
         self.non_null(name).map(|v| as_f64(v).ok_or_else(|| expected(name, "a number"))).transpose()
@@ -331,6 +357,7 @@ pub fn present(v: Option<&RawValue>) -> Option<&RawValue> {
     v.filter(|v| v.get() != "null")
 }
 
+/// Member `name`'s array `v`, each item read by `item`; an item it refuses fails the whole list.
 pub fn list_of<'a, T>(name: &str, v: &'a RawValue, item: &dyn Fn(&'a RawValue) -> Option<T>) -> ReadResult<Vec<T>> {
     let items = items(v.get()).map_err(|_| expected(name, "an array"))?;
     let mut out = Vec::with_capacity(items.len());
@@ -367,6 +394,7 @@ pub fn as_cow(v: &RawValue) -> Option<Cow<'_, str>> {
     scalar(t).and_then(Scalar::str)
 }
 
+/// A JSON boolean.
 pub fn as_bool(v: &RawValue) -> Option<bool> {
     match v.get() {
         "true" => Some(true),
@@ -380,6 +408,7 @@ pub fn as_u64(v: &RawValue) -> Option<u64> {
     v.get().parse().ok()
 }
 
+/// A JSON integer in `i64` range.
 pub fn as_i64(v: &RawValue) -> Option<i64> {
     v.get().parse().ok()
 }

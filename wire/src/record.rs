@@ -25,6 +25,7 @@ use serde_json::Value;
 
 /// How a member of type `Self` reads from its object.
 pub trait Field: Sized {
+    /// Reads member `name` of `o` as `Self`.
     fn read(o: &Obj<'_>, name: &str) -> ReadResult<Self>;
 }
 
@@ -132,10 +133,12 @@ pub mod sorted_map {
     use serde::{Deserialize, Deserializer, Serializer};
     use std::collections::BTreeMap;
 
+    /// Writes the members as one JSON object.
     pub fn serialize<S: Serializer>(map: &[(String, Json)], s: S) -> Result<S::Ok, S::Error> {
         s.collect_map(map.iter().map(|(k, v)| (k, v)))
     }
 
+    /// Reads a JSON object into members sorted by key.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, Json)>, D::Error> {
         Ok(BTreeMap::<String, Json>::deserialize(d)?.into_iter().collect())
     }

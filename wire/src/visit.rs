@@ -18,12 +18,15 @@ use std::fmt;
 /// A reader of the JSON kinds it overrides; every other kind is refused as "expected
 /// [`Kinds::what`]".
 pub trait Kinds<'de>: Sized {
+    /// What a successful reading gives.
     type Value;
     /// What it reads, for its refusal ("an object").
     fn what(&self) -> &'static str;
+    /// An object; refused unless overridden.
     fn map<A: MapAccess<'de>>(self, _map: A) -> Result<Self::Value, A::Error> {
         Err(refused(self.what()))
     }
+    /// An array; refused unless overridden.
     fn seq<A: SeqAccess<'de>>(self, _seq: A) -> Result<Self::Value, A::Error> {
         Err(refused(self.what()))
     }
@@ -31,18 +34,23 @@ pub trait Kinds<'de>: Sized {
     fn str<E: Error>(self, _s: Cow<'de, str>) -> Result<Self::Value, E> {
         Err(refused(self.what()))
     }
+    /// A non-negative integer; refused unless overridden.
     fn u64<E: Error>(self, _n: u64) -> Result<Self::Value, E> {
         Err(refused(self.what()))
     }
+    /// A negative integer; refused unless overridden.
     fn i64<E: Error>(self, _n: i64) -> Result<Self::Value, E> {
         Err(refused(self.what()))
     }
+    /// A number with a fraction or exponent; refused unless overridden.
     fn f64<E: Error>(self, _n: f64) -> Result<Self::Value, E> {
         Err(refused(self.what()))
     }
+    /// A boolean; refused unless overridden.
     fn bool<E: Error>(self, _b: bool) -> Result<Self::Value, E> {
         Err(refused(self.what()))
     }
+    /// `null`; refused unless overridden.
     fn null<E: Error>(self) -> Result<Self::Value, E> {
         Err(refused(self.what()))
     }
@@ -136,11 +144,17 @@ impl<'de> serde::Deserialize<'de> for Text<'de> {
 /// (one per kind was ~1.3 KB of wasm each).
 #[derive(Debug, PartialEq)]
 pub enum Scalar<'de> {
+    /// A string, borrowed when it has no escapes.
     Str(Cow<'de, str>),
+    /// A non-negative integer.
     U64(u64),
+    /// A negative integer.
     I64(i64),
+    /// A number with a fraction or exponent.
     F64(f64),
+    /// A boolean.
     Bool(bool),
+    /// `null`.
     Null,
 }
 
@@ -175,6 +189,7 @@ impl<'de> Scalar<'de> {
             _ => None,
         }
     }
+    /// A boolean.
     pub fn bool(self) -> Option<bool> {
         match self {
             Scalar::Bool(b) => Some(b),

@@ -18,7 +18,9 @@
 /// A downlink carrier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Carrier {
+    /// A WebSocket per downlink, one frame document per message.
     WebSocket,
+    /// Server-Sent Events over a streaming `fetch`.
     Sse,
 }
 
@@ -35,8 +37,10 @@ impl Carrier {
 /// The `transport` option.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Transport {
+    /// WebSocket first, SSE when it is refused (see the module docs).
     #[default]
     Auto,
+    /// This carrier only, never falling back.
     Only(Carrier),
 }
 
@@ -55,6 +59,7 @@ impl Transport {
 /// Consecutive unestablished generations on the kept carrier before it is forgotten.
 pub const REPROBE_AFTER: u32 = 3;
 
+/// The carrier policy of one client: which carrier each generation uses (see the module docs).
 #[derive(Debug, Default)]
 pub struct Carriers {
     transport: Transport,
@@ -70,6 +75,7 @@ pub struct Carriers {
 }
 
 impl Carriers {
+    /// The policy for the `transport` option.
     pub fn new(transport: Transport) -> Self {
         Carriers { transport, ..Carriers::default() }
     }

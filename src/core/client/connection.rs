@@ -13,6 +13,7 @@
 use crate::core::time::Instant;
 use std::collections::VecDeque;
 
+/// Where the connection stands, as the UI sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConnState {
     /// No generation has been established yet; an attempt is in flight.
@@ -26,6 +27,7 @@ pub enum ConnState {
 }
 
 impl ConnState {
+    /// The name the UI sees (`connecting`, `open`, `reconnecting`, `closed`).
     pub fn as_str(self) -> &'static str {
         match self {
             ConnState::Connecting => "connecting",
@@ -39,11 +41,14 @@ impl ConnState {
 /// The two long-lived streams of a generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StreamKind {
+    /// `events.mux`: every session's frames (events, approvals, questions, projections).
     Mux,
+    /// `events.host`: host-level frames (sessions added, removed, running, agent errors).
     Host,
 }
 
 impl StreamKind {
+    /// Its path under `/api/`.
     pub fn path(self) -> &'static str {
         match self {
             StreamKind::Mux => "events.mux",
@@ -56,9 +61,21 @@ impl StreamKind {
 #[derive(Debug, Clone, PartialEq)]
 pub enum GenerationEnd {
     /// A downlink ended or failed after it opened, or (SSE) could not be opened.
-    Stream { kind: StreamKind, websocket: bool, why: String },
+    Stream {
+        /// Which downlink.
+        kind: StreamKind,
+        /// It was a WebSocket (else SSE).
+        websocket: bool,
+        /// Why, in the carrier's words.
+        why: String,
+    },
     /// A WebSocket was refused before it opened and no other carrier was left to try.
-    Refused { kind: StreamKind, why: String },
+    Refused {
+        /// Which downlink.
+        kind: StreamKind,
+        /// Why, in the carrier's words.
+        why: String,
+    },
     /// The host sent `stream/error` (its error object, as JSON text).
     StreamError(String),
     /// `host.describe` failed (its error message).
@@ -86,7 +103,9 @@ impl std::error::Error for GenerationEnd {}
 /// from `[cap/2, cap]` where `cap = min(max_ms, base_ms · 2^(n-1))`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Backoff {
+    /// The first retry's cap, in milliseconds.
     pub base_ms: f64,
+    /// No delay is longer, in milliseconds.
     pub max_ms: f64,
 }
 
@@ -116,14 +135,28 @@ impl Backoff {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ConnCommand {
     /// Open both streams and call `host.describe` for generation `gen`.
-    Connect { gen: u64 },
+    Connect {
+        /// The new generation.
+        gen: u64,
+    },
     /// Abort everything still running for `gen` (streams, describe).
-    Abort { gen: u64 },
+    Abort {
+        /// The generation to give up.
+        gen: u64,
+    },
     /// Generation `gen` is established. `first` = no generation was established before.
-    Established { gen: u64, first: bool },
+    Established {
+        /// The established generation.
+        gen: u64,
+        /// No generation was established before (a first connect, not a reconnect).
+        first: bool,
+    },
     /// Generation `gen` ended (whether or not it was established): every session's
     /// connection is lost.
-    Lost { gen: u64 },
+    Lost {
+        /// The generation that ended.
+        gen: u64,
+    },
     /// The connection snapshot changed.
     Changed,
 }
@@ -163,6 +196,7 @@ struct Established {
     gen: u64,
 }
 
+/// The connection controller: one generation at a time, and the backoff between them.
 #[derive(Debug)]
 pub struct Connection {
     backoff: Backoff,
@@ -179,6 +213,7 @@ pub struct Connection {
 }
 
 impl Connection {
+    /// A controller that waits for [`Connection::start`].
     pub fn new(backoff: Backoff, connect_timeout_ms: f64) -> Self {
         Connection {
             backoff,
@@ -195,6 +230,7 @@ impl Connection {
 
     // ---- accessors ---------------------------------------------------------------------
 
+    /// Where the connection stands.
     pub fn state(&self) -> ConnState {
         match self.phase {
             Phase::Closed => ConnState::Closed,
@@ -206,21 +242,26 @@ impl Connection {
             Phase::Waiting { .. } => ConnState::Reconnecting,
         }
     }
+    /// The current (or last) generation's number; 0 before the first.
     pub fn generation(&self) -> u64 {
         self.generation
     }
+    /// Consecutive failed attempts; reset when a generation is established.
     pub fn attempt(&self) -> u32 {
         self.attempt
     }
+    /// When the next generation starts, while waiting for it.
     pub fn retry_at(&self) -> Option<Instant> {
         match self.phase {
             Phase::Waiting { retry_at } => retry_at,
             _ => None,
         }
     }
+    /// Why the last generation ended, if one did.
     pub fn last_error(&self) -> Option<&GenerationEnd> {
         self.last_error.as_ref()
     }
+    /// The backoff parameters in use.
     pub fn backoff(&self) -> Backoff {
         self.backoff
     }
@@ -232,9 +273,11 @@ impl Connection {
     pub fn is_established(&self) -> bool {
         matches!(self.phase, Phase::Open)
     }
+    /// The latest established generation.
     pub fn established_gen(&self) -> Option<u64> {
         self.established.map(|e| e.gen)
     }
+    /// How many generations were established so far.
     pub fn established_count(&self) -> u64 {
         self.established.map_or(0, |e| e.count)
     }
@@ -252,10 +295,12 @@ impl Connection {
         }
     }
 
+    /// The next command for the driver, in the order they arose.
     pub fn poll_command(&mut self) -> Option<ConnCommand> {
         self.commands.pop_front()
     }
 
+    /// Every command queued, in the order they arose.
     pub fn drain_commands(&mut self) -> Vec<ConnCommand> {
         self.commands.drain(..).collect()
     }

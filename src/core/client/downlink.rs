@@ -54,6 +54,7 @@ fn percent_encode(s: &str, out: &mut String) {
 pub enum TicketError {
     /// The value is not `{ticket: string, …}` (what was wrong with it).
     Shape(String),
+    /// The ticket is an empty string.
     Empty,
 }
 

@@ -61,6 +61,7 @@ impl Session {
     pub fn commands(&self) -> Option<&Rc<Json>> {
         self.commands.list.as_ref()
     }
+    /// Changes whenever `commands` does (export cache key).
     pub fn commands_rev(&self) -> u64 {
         self.commands.rev
     }

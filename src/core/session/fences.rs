@@ -9,6 +9,7 @@ use crate::core::wire::Seq;
 pub struct OpenGeneration(pub u64);
 
 impl OpenGeneration {
+    /// Starts the next generation and returns it.
     pub fn bump(&mut self) -> OpenGeneration {
         self.0 += 1;
         *self
@@ -27,12 +28,14 @@ pub struct PlanRequestFence {
 /// A plan request's place in both plan fences, minted when it is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlanTicket {
+    /// Issue order: a higher order is a later request.
     pub order: u64,
     /// The event version seen when the request left: a commit newer than this overtook it.
     pub seen: EventVersion,
 }
 
 impl PlanRequestFence {
+    /// Mints the ticket of a request about to be sent, with the event version it saw.
     pub fn issue(&mut self, seen: EventVersion) -> PlanTicket {
         self.issued += 1;
         PlanTicket { order: self.issued, seen }
@@ -58,6 +61,7 @@ impl PlanRequestFence {
 pub struct EventVersion(pub Option<Seq>);
 
 impl EventVersion {
+    /// Whether this version is past `other` (any commit is past none).
     pub fn is_newer_than(self, other: EventVersion) -> bool {
         match (self.0, other.0) {
             (Some(a), Some(b)) => a > b,

@@ -12,9 +12,13 @@ use std::rc::Rc;
 /// Which parts of the fold an event touched.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Touched {
+    /// The nodes changed.
     pub nodes: bool,
+    /// The streaming partial changed.
     pub partial: bool,
+    /// The running tool calls changed.
     pub running_calls: bool,
+    /// The streaming plan prose changed.
     pub plan_text: bool,
     /// `Some(active)` for a valid `plan/mode` commit.
     pub plan_commit: Option<bool>,
@@ -22,12 +26,18 @@ pub struct Touched {
     pub turn_running: Option<bool>,
 }
 
+/// The window's events folded into what the UI renders; appending is O(1) amortised.
 #[derive(Debug, Default, Clone)]
 pub struct Fold {
+    /// The rendered conversation, oldest first.
     pub nodes: Vec<Rc<Node>>,
+    /// Changes whenever `nodes` does (export cache key).
     pub nodes_rev: u64,
+    /// The streaming assistant text, while a step streams.
     pub partial: Option<Rc<Partial>>,
+    /// Tool calls without their result yet.
     pub running: Vec<Rc<RunningToolCall>>,
+    /// Changes whenever `running` does (export cache key).
     pub running_rev: u64,
     /// callId -> index into `nodes` of its tool node.
     tool_index: ToolIndex,
@@ -52,6 +62,7 @@ impl Fold {
         self.plan_commits.last().copied()
     }
 
+    /// Folds one appended event; says what it touched.
     pub fn apply(&mut self, ev: &SessionEvent, stamps: &mut Stamps) -> Touched {
         let mut t = Touched::default();
         let seq = ev.seq();

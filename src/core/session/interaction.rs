@@ -15,11 +15,17 @@ use std::rc::Rc;
 /// Canonical interaction state. `None` = the host never said (capability absent).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Interaction {
+    /// The operating mode (`interaction/mode`).
     pub mode: Option<ModeState>,
+    /// What the provider can do (`interaction/capabilities`).
     pub capabilities: Option<Capabilities>,
+    /// The structured plan (`interaction/plan`).
     pub plan_steps: Option<PlanSteps>,
+    /// The streaming plan prose, from the fold.
     pub plan_text: Option<Rc<PlanText>>,
+    /// The plan handed off for review (`interaction/proposedPlan`).
     pub proposed_plan: Option<ProposedPlan>,
+    /// The prompts waiting for an answer (`interaction/userInput`; empty when absent).
     pub user_input: Vec<UserInputPrompt>,
 }
 

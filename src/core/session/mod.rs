@@ -46,15 +46,21 @@ use plan::PlanTracker;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
+/// How far opening the session got (the lifecycle without its payloads).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpenState {
+    /// Not opened, or closed.
     Cold,
+    /// The first window is being fetched.
     Loading,
+    /// A window is installed.
     Open,
+    /// Opening failed; see [`Session::open_error`].
     Error,
 }
 
 impl OpenState {
+    /// The name the UI sees (`cold`, `loading`, `open`, `error`).
     pub fn as_str(self) -> &'static str {
         match self {
             OpenState::Cold => "cold",
@@ -65,13 +71,17 @@ impl OpenState {
     }
 }
 
+/// The prompt verb that failed, for [`Session::prompt_error`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptOp {
+    /// Sending a prompt.
     Send,
+    /// Stopping the running turn.
     Stop,
 }
 
 impl PromptOp {
+    /// The name the UI sees (`send`, `stop`).
     pub fn as_str(self) -> &'static str {
         match self {
             PromptOp::Send => "send",
@@ -135,6 +145,8 @@ pub use live_buffer::{MAX_BUFFERED, MAX_BUFFERED_BYTES};
 /// a new open generation starts: a repair that fails or makes no progress never loops.
 pub const MAX_REPAIRS_PER_TAIL: u32 = 3;
 
+/// One session's client state: its window of the log, the fold of it, the requests in flight
+/// and the effects for the driver.
 #[derive(Debug)]
 pub struct Session {
     id: String,
@@ -185,6 +197,7 @@ pub struct Session {
 }
 
 impl Session {
+    /// A cold session with id `id`: nothing fetched until it is opened.
     pub fn new(id: impl Into<String>) -> Self {
         Session {
             id: id.into(),
@@ -231,6 +244,7 @@ impl Session {
         self.effects.pop_front()
     }
 
+    /// Every effect queued, in the order they arose.
     pub fn drain_effects(&mut self) -> Vec<Effect> {
         self.effects.drain(..).collect()
     }
@@ -293,15 +307,19 @@ impl Session {
 
     // ---- snapshot accessors ----------------------------------------------------------
 
+    /// The session's id.
     pub fn id(&self) -> &str {
         &self.id
     }
+    /// How far opening got.
     pub fn open_state(&self) -> OpenState {
         self.life.tag()
     }
+    /// The lifecycle with its payloads.
     pub fn lifecycle(&self) -> &Lifecycle {
         &self.life
     }
+    /// Why opening failed, while it has.
     pub fn open_error(&self) -> Option<&RpcError> {
         match &self.life {
             Lifecycle::Error(e) => Some(e),
@@ -316,51 +334,67 @@ impl Session {
     pub fn tail_seq(&self) -> Seq {
         self.window.last().map_or(-1, SessionEvent::seq)
     }
+    /// The events held, oldest first.
     pub fn window(&self) -> &[SessionEvent] {
         &self.window
     }
+    /// The host holds events older than the window.
     pub fn has_more(&self) -> bool {
         self.has_more
     }
+    /// An older-page load is in flight.
     pub fn loading_older(&self) -> bool {
         self.older_in_flight().is_some()
     }
+    /// The rendered conversation.
     pub fn nodes(&self) -> &[Rc<Node>] {
         &self.fold.nodes
     }
+    /// Changes whenever `nodes` does (export cache key).
     pub fn nodes_rev(&self) -> u64 {
         self.fold.nodes_rev
     }
+    /// The streaming assistant text, while a step streams.
     pub fn partial(&self) -> Option<&Rc<Partial>> {
         self.fold.partial.as_ref()
     }
+    /// Tool calls without their result yet.
     pub fn running_calls(&self) -> &[Rc<RunningToolCall>] {
         &self.fold.running
     }
+    /// Changes whenever `running_calls` does (export cache key).
     pub fn running_calls_rev(&self) -> u64 {
         self.fold.running_rev
     }
+    /// Approvals and questions waiting for the user.
     pub fn pending(&self) -> &[Rc<PendingInteraction>] {
         &self.pending.items
     }
+    /// Changes whenever `pending` does (export cache key).
     pub fn pending_rev(&self) -> u64 {
         self.pending.rev
     }
+    /// Plan mode as the UI shows it: host-confirmed values only (`None` before any).
     pub fn plan_mode(&self) -> Option<PlanModeState> {
         self.plan.shown()
     }
+    /// Whether this host has plan mode, as far as known.
     pub fn plan_capability(&self) -> Capability {
         self.plan.capability()
     }
+    /// Changes whenever the plan state or capability does (export cache key).
     pub fn plan_rev(&self) -> u64 {
         self.plan_rev
     }
+    /// A turn is running, as the host's last `session/status` said.
     pub fn running(&self) -> bool {
         self.running
     }
+    /// The last prompt verb that failed, and why.
     pub fn prompt_error(&self) -> Option<(PromptOp, &RpcError)> {
         self.prompt_error.as_ref().map(|(op, e)| (*op, e))
     }
+    /// The message of the host's last `agent/error` frame.
     pub fn last_agent_error(&self) -> Option<&str> {
         self.last_agent_error.as_deref()
     }
@@ -377,18 +411,23 @@ impl Session {
     pub fn queue(&self) -> Option<&Rc<Json>> {
         self.queue.as_ref()
     }
+    /// Changes whenever `queue` does (export cache key).
     pub fn queue_rev(&self) -> u64 {
         self.queue_rev
     }
+    /// The session's projections (the host's derived values, by key).
     pub fn projections(&self) -> &ProjectionStore {
         &self.projections
     }
+    /// Changes whenever a scalar part of the snapshot (state, running, errors, title, ...) does.
     pub fn meta_rev(&self) -> u64 {
         self.meta_rev
     }
+    /// The open generation: events and answers of an older one are ignored.
     pub fn generation(&self) -> OpenGeneration {
         self.gen
     }
+    /// Counters of what was dropped, refused or repaired (for diagnostics and tests).
     pub fn diagnostics(&self) -> &Diagnostics {
         &self.diag
     }

@@ -95,6 +95,7 @@ impl Session {
         self.prompt_like(Call::Prompt { mode, content }, PromptOp::Send)
     }
 
+    /// Stops the running turn.
     pub fn cancel(&mut self) -> OpId {
         self.prompt_like(Call::Cancel, PromptOp::Stop)
     }

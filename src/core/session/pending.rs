@@ -3,23 +3,42 @@
 use crate::core::wire::{ApprovalRequested, Question};
 use std::rc::Rc;
 
+/// What the host waits on the user for.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PendingKind {
-    Approval { approval_id: String, tool_name: String, call_id: Option<String>, reason: Option<String> },
-    Question { questions: Vec<Question> },
+    /// A tool asks leave to run.
+    Approval {
+        /// The host's id of the approval.
+        approval_id: String,
+        /// The tool that asks.
+        tool_name: String,
+        /// The tool call it is for, when the host says.
+        call_id: Option<String>,
+        /// Why the tool asks, when the host says.
+        reason: Option<String>,
+    },
+    /// A structured question frame: its questions, answered in one response.
+    Question {
+        /// The questions, in order.
+        questions: Vec<Question>,
+    },
 }
 
+/// One approval or question the host waits on, until `respond()` or a resolved frame.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PendingInteraction {
     /// `approval:<approvalId>` or `question:<rpcId>`; what `respond(key, …)` takes.
     pub key: String,
     /// The envelope rpcId of the requested frame: the client-response answers it.
     pub rpc_id: String,
+    /// What it asks.
     pub kind: PendingKind,
+    /// Changes whenever the entry does (export cache key).
     pub rev: u64,
 }
 
 impl PendingInteraction {
+    /// The name the UI sees (`approval`, `question`).
     pub fn kind_name(&self) -> &'static str {
         match self.kind {
             PendingKind::Approval { .. } => "approval",
@@ -28,9 +47,11 @@ impl PendingInteraction {
     }
 }
 
+/// The `respond()` key of an approval.
 pub fn approval_key(approval_id: &str) -> String {
     format!("approval:{approval_id}")
 }
+/// The `respond()` key of a question (its frame's rpcId: questions carry no id of their own).
 pub fn question_key(rpc_id: &str) -> String {
     format!("question:{rpc_id}")
 }
@@ -44,7 +65,9 @@ pub const MAX_SETTLED: usize = 1024;
 /// Invariant: at most [`MAX_PENDING`] items and [`MAX_SETTLED`] settled keys.
 #[derive(Debug, Default, Clone)]
 pub struct PendingSet {
+    /// The waits, in the order they were asked.
     pub items: Vec<Rc<PendingInteraction>>,
+    /// Changes whenever `items` does (export cache key).
     pub rev: u64,
     /// Requests dropped because [`MAX_PENDING`] were pending.
     pub dropped: u64,
@@ -58,6 +81,7 @@ pub struct PendingSet {
 }
 
 impl PendingSet {
+    /// The wait with `key`, if pending.
     pub fn get(&self, key: &str) -> Option<&Rc<PendingInteraction>> {
         self.items.iter().find(|p| p.key == key)
     }
@@ -90,6 +114,7 @@ impl PendingSet {
         }
     }
 
+    /// An `approval/requested` frame: (re-)mints its wait. Returns whether the set changed.
     pub fn approval(&mut self, f: &ApprovalRequested, rpc_id: &str, rev: u64) -> bool {
         let kind = PendingKind::Approval {
             approval_id: f.approval_id.clone(),
@@ -137,6 +162,7 @@ impl PendingSet {
         changed
     }
 
+    /// Whether `key` was settled by a resolved frame (a late `respond` is refused here).
     pub fn is_settled(&self, key: &str) -> bool {
         self.settled.binary_search_by(|k| k.as_str().cmp(key)).is_ok()
     }

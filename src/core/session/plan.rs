@@ -28,6 +28,8 @@ pub enum PlanSource {
     Projection,
 }
 
+/// The session's plan-mode state as shown: host-confirmed values only, through the request
+/// and event-version fences.
 #[derive(Debug, Clone)]
 pub struct PlanTracker {
     source: PlanSource,
@@ -48,12 +50,14 @@ pub struct PlanTracker {
 /// What became of a plan response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlanApply {
+    /// The response's state is shown (or confirmed).
     Applied,
     /// A later-issued plan request was applied first.
     StaleRequest,
     /// A commit overtook the request; the commit stays. `requery` asks for a fresh query
     /// because the dropped response may have carried a pending selection.
     Overtaken {
+        /// Ask the host again.
         requery: bool,
     },
 }
@@ -74,16 +78,20 @@ impl Default for PlanTracker {
 }
 
 impl PlanTracker {
+    /// The state the UI shows (`None` until the host confirmed one).
     pub fn shown(&self) -> Option<PlanModeState> {
         self.shown
     }
+    /// Whether the host's plan service is known to exist.
     pub fn capability(&self) -> Capability {
         self.capability
     }
+    /// The newest plan commit folded, as the event-version fence reads it.
     pub fn version(&self) -> EventVersion {
         EventVersion(self.commit.map(|(s, _)| s))
     }
 
+    /// Whether the `plan` projection is the state (today's upstream host).
     pub fn is_projected(&self) -> bool {
         self.source == PlanSource::Projection
     }
@@ -138,6 +146,7 @@ impl PlanTracker {
         self.requests.issue(seen)
     }
 
+    /// Whether `ticket` is the newest request issued (an older one's answer is stale).
     pub fn is_latest(&self, ticket: PlanTicket) -> bool {
         self.requests.is_latest(ticket)
     }

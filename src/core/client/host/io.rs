@@ -20,7 +20,9 @@ pub struct Token(pub u64);
 /// Construction parameters.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// Which downlink carrier to use.
     pub transport: Transport,
+    /// The reconnect delays.
     pub backoff: Backoff,
     /// How long a generation may take to be established (the shell's request timeout).
     pub connect_timeout_ms: f64,
@@ -62,21 +64,33 @@ pub enum Reply {
 /// A session operation the UI asked for.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SessionOp {
+    /// Open the session: fetch its tail and follow it live.
     Open,
+    /// Fetch the page before the window.
     LoadOlder,
     /// `content`: a JSON array of content blocks (checked by the caller).
     Prompt {
+        /// The blocks to send.
         content: Json,
+        /// Queued behind the running turn, or steering it.
         mode: PromptMode,
     },
+    /// Stop the running turn.
     Cancel,
+    /// Select plan mode on or off.
     SetPlanMode(bool),
+    /// Answer a pending approval or question.
     Respond {
+        /// The pending interaction's key (`approval:<id>` or `question:<rpcId>`).
         key: String,
+        /// The answer, or the refusal, to send back.
         result: RpcResult<Json>,
     },
+    /// Answer a structured user-input prompt.
     Answer {
+        /// The prompt answered.
         prompt_id: String,
+        /// One answer per question answered.
         answers: Vec<Answer>,
     },
     /// One of today's verbs (`command`, `rename`, `updateQueue`, `readAttachment`), as the
@@ -87,12 +101,17 @@ pub enum SessionOp {
 /// A host-level call the UI asked for.
 #[derive(Debug, Clone, PartialEq)]
 pub enum HostCall {
+    /// `host.describe`.
     Describe,
+    /// `session.list`.
     List,
+    /// `session.create`.
     Create(CreatePayload),
     /// Today's upstream host: `session.fork` of `session_id` at `at_seq`.
     Fork {
+        /// The session to fork.
         session_id: String,
+        /// The seq to fork at (`None`: the host decides).
         at_seq: Option<u64>,
     },
 }
@@ -114,28 +133,77 @@ pub enum Input {
     /// Time passed: the timer armed at [`HostClient::poll_timeout`] fired (early is harmless).
     Timeout,
     /// The call of [`Output::Send`] ended.
-    Response { call: CallId, reply: Reply },
+    Response {
+        /// The call that ended.
+        call: CallId,
+        /// How it ended.
+        reply: Reply,
+    },
     /// The stream of [`Output::OpenStream`] is open (SSE: 2xx with a body; WebSocket: `open`).
-    StreamOpened { stream: StreamId },
+    StreamOpened {
+        /// The stream that opened.
+        stream: StreamId,
+    },
     /// Bytes of an SSE body.
-    StreamBytes { stream: StreamId, bytes: Vec<u8> },
+    StreamBytes {
+        /// The stream they came on.
+        stream: StreamId,
+        /// The bytes as they arrived (a chunk may split a line or a UTF-8 sequence).
+        bytes: Vec<u8>,
+    },
     /// One WebSocket text message: one frame document.
-    StreamMessage { stream: StreamId, text: String },
+    StreamMessage {
+        /// The stream it came on.
+        stream: StreamId,
+        /// The message's text.
+        text: String,
+    },
     /// A message that could not be read as a frame (binary, oversize): dropped and counted.
-    StreamDropped { stream: StreamId },
+    StreamDropped {
+        /// The stream it came on.
+        stream: StreamId,
+    },
     /// The stream ended, failed, or could not be opened; `why` in the carrier's words.
-    StreamEnded { stream: StreamId, why: String },
+    StreamEnded {
+        /// The stream that ended.
+        stream: StreamId,
+        /// Why, in the carrier's words (for diagnostics, never matched on).
+        why: String,
+    },
     /// Makes session `id` resident (created cold on first use).
-    Ensure { session: String },
+    Ensure {
+        /// The session's id.
+        session: String,
+    },
     /// A session operation; settles `token`.
-    Session { token: Token, session: String, op: SessionOp },
+    Session {
+        /// Settled once the operation ends.
+        token: Token,
+        /// The session's id.
+        session: String,
+        /// What to do.
+        op: SessionOp,
+    },
     /// The shell's listeners for `session` went from none to some (`true`) or back to none:
     /// the retention rule's input (see [`crate::core::client::retention`]).
-    Watch { session: String, listeners: bool },
+    Watch {
+        /// The session's id.
+        session: String,
+        /// It has listeners now.
+        listeners: bool,
+    },
     /// `Session.resync()`: no promise.
-    Resync { session: String },
+    Resync {
+        /// The session's id.
+        session: String,
+    },
     /// A host-level call; settles `token` with an `RpcResult`.
-    Host { token: Token, call: HostCall },
+    Host {
+        /// Settled with the call's result.
+        token: Token,
+        /// Which call.
+        call: HostCall,
+    },
     /// Stops everything: pending operations settle, streams and calls are given up.
     Close,
 }
@@ -155,15 +223,42 @@ pub enum Settlement {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Output {
     /// `POST /api/<path>` with `body` (JSON); answer with [`Input::Response`].
-    Send { call: CallId, path: &'static str, body: String },
+    Send {
+        /// Names the answer.
+        call: CallId,
+        /// The method's path under `/api/`.
+        path: &'static str,
+        /// The JSON body.
+        body: String,
+    },
     /// Give up a call sent earlier (its result is no longer wanted).
-    Abort { call: CallId },
+    Abort {
+        /// The call to give up.
+        call: CallId,
+    },
     /// Open a downlink at `/api/<kind.path()>` on `carrier`; a WebSocket presents `ticket`.
-    OpenStream { stream: StreamId, kind: StreamKind, carrier: Carrier, ticket: Option<String> },
+    OpenStream {
+        /// Names the stream in later inputs.
+        stream: StreamId,
+        /// Which downlink (its path).
+        kind: StreamKind,
+        /// SSE or WebSocket.
+        carrier: Carrier,
+        /// The one-time WebSocket ticket, when the client is authenticated.
+        ticket: Option<String>,
+    },
     /// Close a downlink; report nothing more about it.
-    CloseStream { stream: StreamId },
+    CloseStream {
+        /// The stream to close.
+        stream: StreamId,
+    },
     /// Settle the operation `token`.
-    Settle { token: Token, settlement: Settlement },
+    Settle {
+        /// The operation that ends.
+        token: Token,
+        /// How it ends.
+        settlement: Settlement,
+    },
     /// The connection snapshot or the session list changed.
     HostChanged,
     /// Session `id`'s snapshot changed.

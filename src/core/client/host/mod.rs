@@ -151,6 +151,7 @@ pub struct HostClient {
 }
 
 impl HostClient {
+    /// A client for `cfg`: nothing starts until its first input.
     pub fn new(cfg: Config) -> HostClient {
         let rng = cfg.seed | 1;
         HostClient {
@@ -174,6 +175,7 @@ impl HostClient {
 
     // ---- accessors -----------------------------------------------------------------------
 
+    /// The connection controller, for the snapshot.
     pub fn connection(&self) -> &Connection {
         &self.conn
     }
@@ -181,9 +183,11 @@ impl HostClient {
     pub fn transport(&self) -> Option<Carrier> {
         self.carriers.active()
     }
+    /// The resident session `id`, if any.
     pub fn session(&self, id: &str) -> Option<&Session> {
         self.router.get(id)
     }
+    /// The resident sessions and the frames held for others.
     pub fn router(&self) -> &Router {
         &self.router
     }
@@ -195,6 +199,7 @@ impl HostClient {
     pub fn is_closed(&self) -> bool {
         self.conn.state() == ConnState::Closed
     }
+    /// Counters of what was read, dropped and held.
     pub fn diagnostics(&self) -> ClientDiagnostics {
         ClientDiagnostics {
             unrouted_frames: self.router.unrouted,
@@ -225,6 +230,7 @@ impl HostClient {
 
     // ---- input ---------------------------------------------------------------------------
 
+    /// Feeds one input at `now` (a time before the last one seen counts as the last one).
     pub fn handle_input(&mut self, now: Instant, input: Input) {
         if now > self.now {
             self.now = now;
