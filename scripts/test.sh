@@ -5,6 +5,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
+# What the tree looks like before the layers run: the last layer checks they left it so.
+tree_before=$(git status --porcelain 2>/dev/null || true)
 declare -a results=()
 failed=0
 
@@ -42,6 +44,8 @@ layer "demo e2e (Playwright on system Chromium, reference host)" node scripts/e2
 layer "pack check (npm pack -> fresh strict Vite+React+TS app)" node scripts/pack-check.mjs
 layer "integrations (packed tarball in fresh apps: Next.js Turbopack + webpack, Vite 8 + 6 build and dev, webpack 5 React + no-config, plain ESM, Vue, Svelte, vitest jsdom + happy-dom, Node, binding SSR, tsc bundler/node16/nodenext; one line each)" node scripts/integrations.mjs
 layer "browser benchmark (printed figures)" node scripts/bench-browser.mjs
+layer "tree unchanged (every output went under target/)" bash -c \
+  'after=$(git status --porcelain 2>/dev/null || true); if [ "$after" = "$1" ]; then echo "tree unchanged"; else echo "the layers changed the tree:"; diff <(echo "$1") <(echo "$after"); exit 1; fi' _ "$tree_before"
 
 echo
 echo "==> summary ($(( $(date +%s) - start ))s)"
