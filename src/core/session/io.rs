@@ -1,10 +1,7 @@
 //! The session core's inputs and outputs that cross the sans-IO boundary: requests to send,
 //! operations to settle, and the "snapshot changed" signal.
 
-use crate::core::wire::{
-    self, HistoryPayload, Json, PromptMode, ResponseForm, RpcError, RpcResult, SessionRef, SetPlanModePayload,
-};
-use serde::Serialize;
+use crate::core::wire::{self, Json, PromptMode, ResponseForm, RpcError, RpcResult};
 
 /// Tags one request the core asked to send; its result must come back with the same id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -91,72 +88,48 @@ impl Call {
 
     /// The method payload (for `Respond`, the client-response's `result`).
     pub fn payload(&self, session_id: &str) -> Json {
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Prompt<'a> {
-            session_id: &'a str,
-            mode: PromptMode,
-            content: &'a Json,
-        }
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Answer<'a> {
-            session_id: &'a str,
-            prompt_id: &'a str,
-            answers: &'a Json,
-        }
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct CommandArgs<'a> {
-            agent_id: &'a str,
-            line: &'a str,
-            images: [(); 0],
-        }
-        #[derive(Serialize)]
-        struct Command<'a> {
-            args: CommandArgs<'a>,
-        }
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct AgentRef<'a> {
-            agent_id: &'a str,
-        }
-        #[derive(Serialize)]
-        struct Commands<'a> {
-            args: AgentRef<'a>,
-        }
-        let sid = session_id.to_string();
+        Json::from_text(&self.payload_text(session_id)).unwrap_or_default()
+    }
+
+    /// The payload's text, written by one object writer (`wire::object_text`): no serde impl
+    /// per payload, and the body takes the text as written (no parse).
+    fn payload_text(&self, session_id: &str) -> String {
+        let quoted = wire::quote(session_id);
+        let sid = Some(quoted.as_str());
+        let obj = wire::object_text;
+        let command = |line: &str| {
+            let args = obj(&[("agentId", sid), ("line", Some(&wire::quote(line))), ("images", Some("[]"))]);
+            obj(&[("args", Some(&args))])
+        };
         match self {
-            Call::History { before_seq, max_messages } => Json::from_serialize(&HistoryPayload {
-                session_id: sid,
-                before_seq: *before_seq,
-                max_messages: max_messages.and_then(std::num::NonZeroU32::new),
-            }),
-            Call::PlanMode | Call::Cancel => Json::from_serialize(&SessionRef { session_id: sid }),
+            Call::History { before_seq, max_messages } => {
+                let before = before_seq.map(|n| n.to_string());
+                let max = max_messages.filter(|n| *n > 0).map(|n| n.to_string());
+                obj(&[("sessionId", sid), ("beforeSeq", before.as_deref()), ("maxMessages", max.as_deref())])
+            }
+            Call::PlanMode | Call::Cancel => obj(&[("sessionId", sid)]),
             Call::SetPlanMode { active } => {
-                Json::from_serialize(&SetPlanModePayload { session_id: sid, active: *active })
+                obj(&[("sessionId", sid), ("active", Some(if *active { "true" } else { "false" }))])
             }
-            Call::Prompt { mode, content } => Json::from_serialize(&Prompt { session_id, mode: *mode, content }),
-            Call::Respond { result, .. } => Json::from_text(&wire::result_text(result)).unwrap_or_default(),
-            Call::Answer { prompt_id, answers } => Json::from_serialize(&Answer { session_id, prompt_id, answers }),
-            Call::Commands => Json::from_serialize(&Commands { args: AgentRef { agent_id: session_id } }),
-            Call::Command { line } => {
-                Json::from_serialize(&Command { args: CommandArgs { agent_id: session_id, line, images: [] } })
+            Call::Prompt { mode, content } => {
+                let mode = Some(if *mode == PromptMode::Steer { r#""steer""# } else { r#""queue""# });
+                obj(&[("sessionId", sid), ("mode", mode), ("content", Some(content.text()))])
             }
-            Call::RunCommand { line } => {
-                Json::from_serialize(&Command { args: CommandArgs { agent_id: session_id, line, images: [] } })
-            }
-            // Today's verbs: written by one object writer (see `wire::object_text`).
-            Call::Rename { title } => {
-                wire::object_text(&[("sessionId", &wire::quote(&sid)), ("title", &wire::quote(title))])
-            }
-            Call::UpdateQueue { item_id, action } => wire::object_text(&[
-                ("sessionId", &wire::quote(&sid)),
-                ("itemId", &wire::quote(item_id)),
-                ("action", action.text()),
+            Call::Respond { result, .. } => wire::result_text(result),
+            Call::Answer { prompt_id, answers } => obj(&[
+                ("sessionId", sid),
+                ("promptId", Some(&wire::quote(prompt_id))),
+                ("answers", Some(answers.text())),
             ]),
+            Call::Commands => obj(&[("args", Some(&obj(&[("agentId", sid)])))]),
+            Call::Command { line } => command(line),
+            Call::RunCommand { line } => command(line),
+            Call::Rename { title } => obj(&[("sessionId", sid), ("title", Some(&wire::quote(title)))]),
+            Call::UpdateQueue { item_id, action } => {
+                obj(&[("sessionId", sid), ("itemId", Some(&wire::quote(item_id))), ("action", Some(action.text()))])
+            }
             Call::Attachment { attachment_id } => {
-                wire::object_text(&[("sessionId", &wire::quote(&sid)), ("attachmentId", &wire::quote(attachment_id))])
+                obj(&[("sessionId", sid), ("attachmentId", Some(&wire::quote(attachment_id)))])
             }
         }
     }
@@ -165,7 +138,7 @@ impl Call {
     pub fn body(&self, session_id: &str, rpc_id: &str) -> String {
         match self {
             Call::Respond { rpc_id: answering, result } => wire::client_response_text(answering, result),
-            _ => wire::client_request_text(rpc_id, self.path(), &self.payload(session_id)),
+            _ => wire::client_request_text(rpc_id, self.path(), &self.payload_text(session_id)),
         }
     }
 
