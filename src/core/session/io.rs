@@ -104,7 +104,7 @@ impl Call {
         match self {
             Call::History { before_seq, max_messages } => {
                 let before = before_seq.map(|n| n.to_string());
-                let max = max_messages.filter(|n| *n > 0).map(|n| n.to_string());
+                let max = max_messages.filter(|n| *n > 0).map(|n| u64::from(n).to_string());
                 obj(&[("sessionId", sid), ("beforeSeq", before.as_deref()), ("maxMessages", max.as_deref())])
             }
             Call::PlanMode | Call::Cancel => obj(&[("sessionId", sid)]),
