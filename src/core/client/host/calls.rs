@@ -188,14 +188,10 @@ pub(super) fn checked(method: &str, v: Json) -> RpcResult<Json> {
 
 /// `respond()` whose call failed on the carrier: `{accepted:false, reason:'transport', error?}`.
 pub(super) fn transport_receipt(error: Option<&RpcError>) -> Json {
-    #[derive(Serialize)]
-    struct TransportReceipt<'a> {
-        accepted: bool,
-        reason: &'static str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        error: Option<&'a RpcError>,
-    }
-    Json::from_serialize(&TransportReceipt { accepted: false, reason: "transport", error })
+    let error = error.map(Json::from_serialize);
+    let members =
+        [("accepted", Some("false")), ("reason", Some(r#""transport""#)), ("error", error.as_ref().map(Json::text))];
+    Json::from_text(&wire::object_text(&members)).unwrap_or_default()
 }
 
 pub(super) fn settlement(waits: Waits, outcome: Outcome) -> Settlement {
