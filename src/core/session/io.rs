@@ -94,43 +94,38 @@ impl Call {
     /// The payload's text, written by one object writer (`wire::object_text`): no serde impl
     /// per payload, and the body takes the text as written (no parse).
     fn payload_text(&self, session_id: &str) -> String {
-        let quoted = wire::quote(session_id);
-        let sid = Some(quoted.as_str());
-        let obj = wire::object_text;
-        let command = |line: &str| {
-            let args = obj(&[("agentId", sid), ("line", Some(&wire::quote(line))), ("images", Some("[]"))]);
-            obj(&[("args", Some(&args))])
-        };
-        match self {
+        let q = |s: &str| Some(wire::quote(s));
+        let max: Option<String>;
+        // Every payload is `{<id>: session, <second>?, <third>?}`, a command's inside `args`.
+        let (id, second, a, third, b) = match self {
             Call::History { before_seq, max_messages } => {
-                let before = before_seq.map(|n| n.to_string());
-                let max = max_messages.filter(|n| *n > 0).map(|n| u64::from(n).to_string());
-                obj(&[("sessionId", sid), ("beforeSeq", before.as_deref()), ("maxMessages", max.as_deref())])
+                max = max_messages.filter(|n| *n > 0).map(|n| u64::from(n).to_string());
+                ("sessionId", "beforeSeq", before_seq.map(|n| n.to_string()), "maxMessages", max.as_deref())
             }
-            Call::PlanMode | Call::Cancel => obj(&[("sessionId", sid)]),
+            Call::PlanMode | Call::Cancel => ("sessionId", "", None, "", None),
             Call::SetPlanMode { active } => {
-                obj(&[("sessionId", sid), ("active", Some(if *active { "true" } else { "false" }))])
+                ("sessionId", "active", None, "active", Some(if *active { "true" } else { "false" }))
             }
             Call::Prompt { mode, content } => {
-                let mode = Some(if *mode == PromptMode::Steer { r#""steer""# } else { r#""queue""# });
-                obj(&[("sessionId", sid), ("mode", mode), ("content", Some(content.text()))])
+                let mode = if *mode == PromptMode::Steer { r#""steer""# } else { r#""queue""# };
+                ("sessionId", "mode", Some(mode.to_string()), "content", Some(content.text()))
             }
-            Call::Respond { result, .. } => wire::result_text(result),
-            Call::Answer { prompt_id, answers } => obj(&[
-                ("sessionId", sid),
-                ("promptId", Some(&wire::quote(prompt_id))),
-                ("answers", Some(answers.text())),
-            ]),
-            Call::Commands => obj(&[("args", Some(&obj(&[("agentId", sid)])))]),
-            Call::Command { line } => command(line),
-            Call::RunCommand { line } => command(line),
-            Call::Rename { title } => obj(&[("sessionId", sid), ("title", Some(&wire::quote(title)))]),
-            Call::UpdateQueue { item_id, action } => {
-                obj(&[("sessionId", sid), ("itemId", Some(&wire::quote(item_id))), ("action", Some(action.text()))])
+            Call::Respond { result, .. } => return wire::result_text(result),
+            Call::Answer { prompt_id, answers } => {
+                ("sessionId", "promptId", q(prompt_id), "answers", Some(answers.text()))
             }
-            Call::Attachment { attachment_id } => {
-                obj(&[("sessionId", sid), ("attachmentId", Some(&wire::quote(attachment_id)))])
-            }
+            Call::Commands => ("agentId", "", None, "", None),
+            Call::Command { line } => ("agentId", "line", q(line), "images", Some("[]")),
+            Call::RunCommand { line } => ("agentId", "line", q(line), "images", Some("[]")),
+            Call::Rename { title } => ("sessionId", "title", q(title), "", None),
+            Call::UpdateQueue { item_id, action } => ("sessionId", "itemId", q(item_id), "action", Some(action.text())),
+            Call::Attachment { attachment_id } => ("sessionId", "attachmentId", q(attachment_id), "", None),
+        };
+        let sid = wire::quote(session_id);
+        let text = wire::object_text(&[(id, Some(&sid)), (second, a.as_deref()), (third, b)]);
+        match id {
+            "agentId" => wire::object_text(&[("args", Some(&text))]),
+            _ => text,
         }
     }
 
