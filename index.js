@@ -1,10 +1,5 @@
-// agent-session: the package entry. The classes come from the wasm-bindgen glue; this adds
-// the disposal protocol and the lifetime rules (docs/API.md, "Lifetimes"):
-// - `using host = new HostClient(..)`, `host.free()` and `host.close()` close the client;
-//   a `HostClient` object the page no longer references is closed once the garbage
-//   collector takes it and every `Session` object of it.
-// - A Session is owned by its HostClient: disposing or freeing one does nothing (the object
-//   `host.session(id)` returns stays usable; the collector reclaims it when unreferenced).
+// agent-session, the package entry: wasm-bindgen's classes with disposal and the lifetime
+// rules of docs/API.md ("Lifetimes"; a Session's free and dispose do nothing).
 import init, { initSync, HostClient, Session } from './pkg/agent_session.js'
 
 const dispose = Symbol.dispose ?? Symbol.for('Symbol.dispose')

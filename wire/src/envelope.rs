@@ -68,12 +68,14 @@ pub fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
-/// `{"k":v,…}` from member values that are JSON text already: one writer for the payloads of
-/// today's verbs (the client links no serde impl per payload). Keys are plain identifiers.
-pub fn object_text(members: &[(&str, &str)]) -> Json {
+/// `{"k":v,…}` from member values that are JSON text already, a `None` member left out: the
+/// one writer of the client's request payloads (no serde impl per payload, no reparse). Keys
+/// are plain identifiers.
+pub fn object_text(members: &[(&str, Option<&str>)]) -> String {
     let mut text = String::from("{");
-    for (i, (key, value)) in members.iter().enumerate() {
-        if i > 0 {
+    for (key, value) in members {
+        let Some(value) = value else { continue };
+        if text.len() > 1 {
             text.push(',');
         }
         text.push('"');
@@ -82,17 +84,12 @@ pub fn object_text(members: &[(&str, &str)]) -> Json {
         text.push_str(value);
     }
     text.push('}');
-    Json::from_text(&text).unwrap_or_else(|_| Json::null())
+    text
 }
 
 /// A `client-request` envelope's text, written without a `Value` tree.
-pub fn client_request_text(rpc_id: &str, method: &str, payload: &Json) -> String {
-    format!(
-        r#"{{"type":"client-request","rpcId":{},"method":{},"payload":{}}}"#,
-        quote(rpc_id),
-        quote(method),
-        payload.text()
-    )
+pub fn client_request_text(rpc_id: &str, method: &str, payload: &str) -> String {
+    format!(r#"{{"type":"client-request","rpcId":{},"method":{},"payload":{}}}"#, quote(rpc_id), quote(method), payload)
 }
 
 /// A `client-response` envelope's text (answering the server request `rpc_id`).

@@ -346,6 +346,10 @@ wire_enum! {
 }
 
 impl Receipt {
+    /// `Receipt::refused(NotPending)` as JSON text: the client's local refusal, written
+    /// without a serializer (`the_not_pending_receipt_text_is_the_receipt` holds them equal).
+    pub const NOT_PENDING_TEXT: &'static str = r#"{"accepted":false,"reason":"not-pending"}"#;
+
     pub fn accepted() -> Self {
         Receipt { accepted: true, reason: None }
     }
@@ -478,6 +482,14 @@ mod readers {
         round_trips(&CreateValue { session_id: "s".into() });
         refused::<CreateValue>(r#"{"session_id":"s"}"#);
         refused::<CreateValue>(r#"[]"#);
+    }
+
+    #[test]
+    fn the_not_pending_receipt_text_is_the_receipt() {
+        let written = serde_json::to_string(&Receipt::refused(ReceiptReason::NotPending)).unwrap();
+        assert_eq!(Receipt::NOT_PENDING_TEXT, written);
+        let read: Receipt = accepted(Receipt::NOT_PENDING_TEXT);
+        assert_eq!(read, Receipt::refused(ReceiptReason::NotPending));
     }
 
     /// Today's upstream host keeps a summary's title in its projection block (capture 04).

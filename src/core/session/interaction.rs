@@ -9,7 +9,7 @@ use crate::core::wire::interaction::{
     PROJ_MODE, PROJ_PLAN_STEPS, PROJ_PROPOSED_PLAN, PROJ_USER_INPUT,
 };
 use crate::core::wire::read::{read, FromObj};
-use crate::core::wire::{ErrorCode, Json, Receipt, ReceiptReason, RpcError};
+use crate::core::wire::{self, ErrorCode, Json, Receipt, RpcError};
 use std::rc::Rc;
 
 /// Canonical interaction state. `None` = the host never said (capability absent).
@@ -27,13 +27,6 @@ pub struct Interaction {
     pub proposed_plan: Option<ProposedPlan>,
     /// The prompts waiting for an answer (`interaction/userInput`; empty when absent).
     pub user_input: Vec<UserInputPrompt>,
-}
-
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PromptRef<'a> {
-    issues: [(); 0],
-    prompt_id: &'a str,
 }
 
 impl Session {
@@ -66,7 +59,9 @@ impl Session {
         let in_flight =
             self.inflight.values().any(|p| matches!(p, Purpose::Answer { prompt_id: id, .. } if id == prompt_id));
         if in_flight {
-            let details = Json::from_serialize(&PromptRef { issues: [], prompt_id });
+            let id = wire::quote(prompt_id);
+            let details = wire::object_text(&[("issues", Some("[]")), ("promptId", Some(&id))]);
+            let details = Json::from_text(&details).unwrap_or_default();
             let err = RpcError::with_details(
                 ErrorCode::BadRequest,
                 format!("an answer to prompt `{prompt_id}` is already in flight"),
@@ -74,7 +69,7 @@ impl Session {
             );
             self.settle(op, Outcome::Result(Err(err)));
         } else if !self.interaction().user_input.iter().any(|p| p.prompt_id == prompt_id) {
-            let receipt = Json::from_serialize(&Receipt::refused(ReceiptReason::NotPending));
+            let receipt = Json::from_text(Receipt::NOT_PENDING_TEXT).unwrap_or_default();
             self.settle(op, Outcome::Result(Ok(receipt)));
         } else {
             let call = Call::Answer { prompt_id: prompt_id.to_string(), answers: Json::from_serialize(&answers) };

@@ -1,10 +1,7 @@
 //! The session core's inputs and outputs that cross the sans-IO boundary: requests to send,
 //! operations to settle, and the "snapshot changed" signal.
 
-use crate::core::wire::{
-    self, HistoryPayload, Json, PromptMode, ResponseForm, RpcError, RpcResult, SessionRef, SetPlanModePayload,
-};
-use serde::Serialize;
+use crate::core::wire::{self, Json, PromptMode, ResponseForm, RpcError, RpcResult};
 
 /// Tags one request the core asked to send; its result must come back with the same id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -91,73 +88,44 @@ impl Call {
 
     /// The method payload (for `Respond`, the client-response's `result`).
     pub fn payload(&self, session_id: &str) -> Json {
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Prompt<'a> {
-            session_id: &'a str,
-            mode: PromptMode,
-            content: &'a Json,
-        }
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Answer<'a> {
-            session_id: &'a str,
-            prompt_id: &'a str,
-            answers: &'a Json,
-        }
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct CommandArgs<'a> {
-            agent_id: &'a str,
-            line: &'a str,
-            images: [(); 0],
-        }
-        #[derive(Serialize)]
-        struct Command<'a> {
-            args: CommandArgs<'a>,
-        }
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct AgentRef<'a> {
-            agent_id: &'a str,
-        }
-        #[derive(Serialize)]
-        struct Commands<'a> {
-            args: AgentRef<'a>,
-        }
-        let sid = session_id.to_string();
-        match self {
-            Call::History { before_seq, max_messages } => Json::from_serialize(&HistoryPayload {
-                session_id: sid,
-                before_seq: *before_seq,
-                max_messages: max_messages.and_then(std::num::NonZeroU32::new),
-            }),
-            Call::PlanMode | Call::Cancel => Json::from_serialize(&SessionRef { session_id: sid }),
+        Json::from_text(&self.payload_text(session_id)).unwrap_or_default()
+    }
+
+    /// The payload's text, written by one object writer (`wire::object_text`): no serde impl
+    /// per payload, and the body takes the text as written (no parse).
+    fn payload_text(&self, session_id: &str) -> String {
+        let q = |s: &str| Some(wire::quote(s));
+        let max: Option<String>;
+        // Every payload is `{<id>: session, <second>?, <third>?}`, a command's inside `args`.
+        let (id, second, a, third, b) = match self {
+            Call::History { before_seq, max_messages } => {
+                max = max_messages.filter(|n| *n > 0).map(|n| u64::from(n).to_string());
+                ("sessionId", "beforeSeq", before_seq.map(|n| n.to_string()), "maxMessages", max.as_deref())
+            }
+            Call::PlanMode | Call::Cancel => ("sessionId", "", None, "", None),
             Call::SetPlanMode { active } => {
-                Json::from_serialize(&SetPlanModePayload { session_id: sid, active: *active })
+                ("sessionId", "active", None, "active", Some(if *active { "true" } else { "false" }))
             }
-            Call::Prompt { mode, content } => Json::from_serialize(&Prompt { session_id, mode: *mode, content }),
-            Call::Respond { result, .. } => Json::from_text(&wire::result_text(result)).unwrap_or_default(),
-            Call::Answer { prompt_id, answers } => Json::from_serialize(&Answer { session_id, prompt_id, answers }),
-            Call::Commands => Json::from_serialize(&Commands { args: AgentRef { agent_id: session_id } }),
-            Call::Command { line } => {
-                Json::from_serialize(&Command { args: CommandArgs { agent_id: session_id, line, images: [] } })
+            Call::Prompt { mode, content } => {
+                let mode = if *mode == PromptMode::Steer { r#""steer""# } else { r#""queue""# };
+                ("sessionId", "mode", Some(mode.to_string()), "content", Some(content.text()))
             }
-            Call::RunCommand { line } => {
-                Json::from_serialize(&Command { args: CommandArgs { agent_id: session_id, line, images: [] } })
+            Call::Respond { result, .. } => return wire::result_text(result),
+            Call::Answer { prompt_id, answers } => {
+                ("sessionId", "promptId", q(prompt_id), "answers", Some(answers.text()))
             }
-            // Today's verbs: written by one object writer (see `wire::object_text`).
-            Call::Rename { title } => {
-                wire::object_text(&[("sessionId", &wire::quote(&sid)), ("title", &wire::quote(title))])
-            }
-            Call::UpdateQueue { item_id, action } => wire::object_text(&[
-                ("sessionId", &wire::quote(&sid)),
-                ("itemId", &wire::quote(item_id)),
-                ("action", action.text()),
-            ]),
-            Call::Attachment { attachment_id } => {
-                wire::object_text(&[("sessionId", &wire::quote(&sid)), ("attachmentId", &wire::quote(attachment_id))])
-            }
+            Call::Commands => ("agentId", "", None, "", None),
+            Call::Command { line } => ("agentId", "line", q(line), "images", Some("[]")),
+            Call::RunCommand { line } => ("agentId", "line", q(line), "images", Some("[]")),
+            Call::Rename { title } => ("sessionId", "title", q(title), "", None),
+            Call::UpdateQueue { item_id, action } => ("sessionId", "itemId", q(item_id), "action", Some(action.text())),
+            Call::Attachment { attachment_id } => ("sessionId", "attachmentId", q(attachment_id), "", None),
+        };
+        let sid = wire::quote(session_id);
+        let text = wire::object_text(&[(id, Some(&sid)), (second, a.as_deref()), (third, b)]);
+        match id {
+            "agentId" => wire::object_text(&[("args", Some(&text))]),
+            _ => text,
         }
     }
 
@@ -165,7 +133,7 @@ impl Call {
     pub fn body(&self, session_id: &str, rpc_id: &str) -> String {
         match self {
             Call::Respond { rpc_id: answering, result } => wire::client_response_text(answering, result),
-            _ => wire::client_request_text(rpc_id, self.path(), &self.payload(session_id)),
+            _ => wire::client_request_text(rpc_id, self.path(), &self.payload_text(session_id)),
         }
     }
 

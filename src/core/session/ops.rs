@@ -2,7 +2,7 @@
 
 use super::io::{Call, Outcome};
 use super::{Freshness, Lifecycle, OpId, OpenState, PromptOp, Purpose, Session};
-use crate::core::wire::{self, Json, PromptMode, Receipt, ReceiptReason, RpcError, RpcResult};
+use crate::core::wire::{self, Json, PromptMode, Receipt, RpcError, RpcResult};
 
 impl Session {
     /// Idempotent. Concurrent calls share one history request; settles once the tail window
@@ -137,7 +137,7 @@ impl Session {
                 self.send(Call::Respond { rpc_id, result }, Purpose::Respond { op, key: key.to_string() });
             }
             None => {
-                let receipt = Json::from_serialize(&Receipt::refused(ReceiptReason::NotPending));
+                let receipt = Json::from_text(Receipt::NOT_PENDING_TEXT).unwrap_or_default();
                 self.settle(op, Outcome::Result(Ok(receipt)));
             }
         }

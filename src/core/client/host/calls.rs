@@ -12,7 +12,7 @@ impl HostClient {
     }
 
     /// A host-level request `{type:'client-request', method, payload}` on `/api/<method>`.
-    pub(super) fn send(&mut self, what: CallFor, method: &'static str, payload: &Json) {
+    pub(super) fn send(&mut self, what: CallFor, method: &'static str, payload: &str) {
         let rpc = self.mint_rpc();
         let body = wire::client_request_text(&rpc, method, payload);
         self.dispatch(what, method, body, ResponseForm::Envelope { rpc_id: rpc });
@@ -128,16 +128,17 @@ impl HostClient {
             return;
         }
         let method = call.method();
+        let opt = |s: &Option<String>| s.as_deref().map(wire::quote);
         let payload = match &call {
-            HostCall::Create(p) => Json::from_serialize(p),
+            HostCall::Create(p) => {
+                let (cwd, provider) = (opt(&p.cwd), opt(&p.provider));
+                wire::object_text(&[("cwd", cwd.as_deref()), ("provider", provider.as_deref())])
+            }
             HostCall::Fork { session_id, at_seq } => {
                 let (id, at) = (wire::quote(session_id), at_seq.map(|n| n.to_string()));
-                match &at {
-                    Some(at) => wire::object_text(&[("sessionId", &id), ("atSeq", at)]),
-                    None => wire::object_text(&[("sessionId", &id)]),
-                }
+                wire::object_text(&[("sessionId", Some(&id)), ("atSeq", at.as_deref())])
             }
-            _ => Json::empty_object(),
+            _ => "{}".to_string(),
         };
         self.send(CallFor::Host { token, method }, method, &payload);
     }
@@ -187,14 +188,10 @@ pub(super) fn checked(method: &str, v: Json) -> RpcResult<Json> {
 
 /// `respond()` whose call failed on the carrier: `{accepted:false, reason:'transport', error?}`.
 pub(super) fn transport_receipt(error: Option<&RpcError>) -> Json {
-    #[derive(Serialize)]
-    struct TransportReceipt<'a> {
-        accepted: bool,
-        reason: &'static str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        error: Option<&'a RpcError>,
-    }
-    Json::from_serialize(&TransportReceipt { accepted: false, reason: "transport", error })
+    let error = error.map(Json::from_serialize);
+    let members =
+        [("accepted", Some("false")), ("reason", Some(r#""transport""#)), ("error", error.as_ref().map(Json::text))];
+    Json::from_text(&wire::object_text(&members)).unwrap_or_default()
 }
 
 pub(super) fn settlement(waits: Waits, outcome: Outcome) -> Settlement {

@@ -10,7 +10,7 @@ impl HostClient {
                 self.list.begin(gen);
                 let carrier = self.carriers.start(gen);
                 self.open_streams(gen, carrier);
-                self.send(CallFor::Describe { gen }, wire::HOST_DESCRIBE, &Json::empty_object());
+                self.send(CallFor::Describe { gen }, wire::HOST_DESCRIBE, "{}");
             }
             ConnCommand::Abort { gen } => self.abort_generation(gen),
             ConnCommand::Established { gen, .. } => {
@@ -66,7 +66,7 @@ impl HostClient {
             let sse = (carrier == Carrier::Sse).then(SseParser::default);
             self.streams.push(Stream { id, gen, kind, carrier, state, sse });
             if ticketing {
-                self.send(CallFor::Ticket { gen, stream: id }, STREAM_TICKET, &Json::empty_object());
+                self.send(CallFor::Ticket { gen, stream: id }, STREAM_TICKET, "{}");
             } else {
                 self.open_stream(gen, id, kind, carrier, None);
             }
@@ -196,7 +196,7 @@ impl HostClient {
     /// Asks `session.list` to seed the live list for generation `gen`.
     pub(super) fn seed_sessions(&mut self, gen: u64) {
         if self.conn.is_current(gen) {
-            self.send(CallFor::Seed { gen }, wire::SESSION_LIST, &Json::empty_object());
+            self.send(CallFor::Seed { gen }, wire::SESSION_LIST, "{}");
         }
     }
 

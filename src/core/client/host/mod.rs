@@ -56,7 +56,6 @@ use crate::core::wire::{
     RpcResult,
 };
 use agent_session_onepass::parse_frame;
-use serde::Serialize;
 use std::collections::VecDeque;
 
 /// What a call in flight answers.
