@@ -11,7 +11,7 @@
 
 use super::retention::{decide, Retention, Watch, WatchOrder};
 use crate::core::session::{OpId, OpenState, Session};
-use crate::core::strindex::StrIndex;
+use crate::core::strindex::StrMap;
 use crate::core::time::Instant;
 use crate::core::vecmap::VecMap;
 use crate::core::wire::{Frame, InboundFrame};
@@ -28,7 +28,7 @@ pub const MAX_STASH_BYTES: usize = 4 << 20;
 /// [`MAX_STASH_BYTES`] in all; every operation is O(1) in the number of ids.
 #[derive(Debug, Default)]
 struct Stash {
-    by_id: StrIndex<Vec<(InboundFrame, usize)>>,
+    by_id: StrMap<Vec<(InboundFrame, usize)>>,
     bytes: usize,
 }
 
@@ -39,13 +39,7 @@ impl Stash {
         if !self.by_id.contains(id) && self.by_id.len() >= MAX_STASHED_IDS {
             return false;
         }
-        let list = match self.by_id.get_mut(id) {
-            Some(list) => list,
-            None => {
-                self.by_id.insert(id, Vec::new());
-                self.by_id.get_mut(id).expect("inserted")
-            }
-        };
+        let list = self.by_id.get_or_insert_with(id, Vec::new);
         if status {
             // Only the newest status matters.
             let freed: usize = list.iter().filter(|f| matches!(f.0.frame, Frame::SessionStatus(_))).map(|f| f.1).sum();
