@@ -42,9 +42,7 @@ impl Stash {
         let list = self.by_id.get_or_insert_with(id, Vec::new);
         if status {
             // Only the newest status matters.
-            let freed: usize = list.iter().filter(|f| matches!(f.0.frame, Frame::SessionStatus(_))).map(|f| f.1).sum();
-            list.retain(|f| !matches!(f.0.frame, Frame::SessionStatus(_)));
-            self.bytes -= freed;
+            self.bytes -= drop_where(list, &|f| matches!(f.frame, Frame::SessionStatus(_)));
         }
         let fits = list.len() < MAX_STASHED && self.bytes + bytes <= MAX_STASH_BYTES;
         if fits {
@@ -57,11 +55,9 @@ impl Stash {
     }
 
     /// Drops the frames of `id` that `gone` matches.
-    fn forget(&mut self, id: &str, gone: impl Fn(&InboundFrame) -> bool) {
+    fn forget(&mut self, id: &str, gone: &dyn Fn(&InboundFrame) -> bool) {
         let Some(list) = self.by_id.get_mut(id) else { return };
-        let freed: usize = list.iter().filter(|f| gone(&f.0)).map(|f| f.1).sum();
-        list.retain(|f| !gone(&f.0));
-        self.bytes -= freed;
+        self.bytes -= drop_where(list, gone);
         if list.is_empty() {
             self.by_id.remove(id);
         }
@@ -78,6 +74,18 @@ impl Stash {
         self.by_id.clear();
         self.bytes = 0;
     }
+}
+
+/// Drops the frames `gone` matches from `list`; returns their bytes. One copy of `retain`
+/// for every kind of removal.
+fn drop_where(list: &mut Vec<(InboundFrame, usize)>, gone: &dyn Fn(&InboundFrame) -> bool) -> usize {
+    let mut freed = 0;
+    list.retain(|f| {
+        let drop = gone(&f.0);
+        freed += if drop { f.1 } else { 0 };
+        !drop
+    });
+    freed
 }
 
 #[derive(Debug)]
@@ -184,11 +192,11 @@ impl Router {
             }
             Frame::ApprovalResolved(r) => self
                 .stash
-                .forget(&id, |f| matches!(&f.frame, Frame::ApprovalRequested(a) if a.approval_id == r.approval_id)),
+                .forget(&id, &|f| matches!(&f.frame, Frame::ApprovalRequested(a) if a.approval_id == r.approval_id)),
             Frame::QuestionResolved(r) => self
                 .stash
-                .forget(&id, |f| matches!(f.frame, Frame::QuestionRequested(_)) && f.rpc_id == r.question_rpc_id),
-            Frame::SessionRemoved(_) => self.stash.forget(&id, |_| true),
+                .forget(&id, &|f| matches!(f.frame, Frame::QuestionRequested(_)) && f.rpc_id == r.question_rpc_id),
+            Frame::SessionRemoved(_) => self.stash.forget(&id, &|_| true),
             _ => self.unrouted += 1,
         }
         false
