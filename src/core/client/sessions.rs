@@ -510,6 +510,29 @@ mod tests {
         assert_eq!(get(&l, "a").title.as_deref(), Some("Hello world plan"));
     }
 
+    /// A 100k-session seed repeating every id once, over a list that already holds them and
+    /// a frame-named session the seed lacks: duplicates drop, old items are found through the
+    /// index (a scan per item was quadratic) and the frame's session stays.
+    #[test]
+    fn a_100k_session_seed_with_repeats_merges_through_the_index() {
+        let n = 100_000;
+        let seed = |l: &mut SessionList, gen| {
+            let items = (0..2 * n).map(|i| summary(&format!("s{}", i % n), (n - i % n) as f64, false, None));
+            l.seed(gen, Ok(items.collect()))
+        };
+        let mut l = SessionList::default();
+        l.begin(1);
+        assert!(seed(&mut l, 1));
+        l.begin(2);
+        l.on_frame(&added("live", 0.5));
+        let s7 = get(&l, "s7").clone();
+        assert!(!seed(&mut l, 2), "the same sessions (and the live one kept) are no change");
+        assert_eq!(l.items().len(), n + 1);
+        assert_eq!(ids(&l)[..2], ["s0", "s1"]);
+        assert_eq!(ids(&l)[n], "live", "named by a frame of this generation, older than all");
+        assert_eq!(get(&l, "s7").rev, s7.rev, "an unchanged old item keeps its rev");
+    }
+
     #[test]
     fn a_failed_seed_keeps_the_items_and_the_next_one_recovers() {
         let mut l = SessionList::default();
