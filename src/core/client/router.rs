@@ -267,8 +267,9 @@ impl Router {
     /// watched ones that missed a generation (`live`: one is established now). `busy` names
     /// the sessions with operations in flight. Returns when to sweep again, if ever.
     pub fn sweep(&mut self, now: Instant, busy: &[String], policy: Retention, live: bool) -> Option<Instant> {
-        let mut candidates: Vec<(WatchOrder, Instant, usize)> = Vec::new();
-        for (i, (id, e)) in self.sessions.iter_mut().enumerate() {
+        // The orders of the candidates: unwatched, releasable sessions.
+        let mut candidates: Vec<WatchOrder> = Vec::new();
+        for (id, e) in self.sessions.iter_mut() {
             if e.watch.listeners || busy.contains(id) {
                 e.watch.unwatched = None;
                 if e.watch.missed && live {
@@ -277,27 +278,25 @@ impl Router {
                 }
                 continue;
             }
-            let (since, order) = *e.watch.unwatched.get_or_insert_with(|| (now, self.order.bump()));
+            let (_, order) = *e.watch.unwatched.get_or_insert_with(|| (now, self.order.bump()));
             if e.session.is_releasable() {
-                candidates.push((order, since, i));
+                candidates.push(order);
             }
         }
         // Rank = how many candidates stopped being watched later. Counted, not sorted: the
         // candidates are the few warm sessions plus the ones that just lost their watcher, and
-        // a sort would link kilobytes of generic code into the module.
+        // a sort would link kilobytes of generic code into the module. Every rank is taken
+        // before the first release, so releasing one does not move another's.
         let mut next: Option<Instant> = None;
-        let mut release: Vec<usize> = Vec::new();
-        for &(order, since, i) in &candidates {
-            let rank = candidates.iter().filter(|c| c.0 > order).count();
+        for e in self.sessions.values_mut() {
+            let Some((since, order)) = e.watch.unwatched.filter(|_| e.session.is_releasable()) else { continue };
+            let rank = candidates.iter().filter(|&&c| c > order).count();
             match decide(policy, rank, since, now) {
-                Ok(()) => release.push(i),
+                Ok(()) => {
+                    e.watch.missed = false;
+                    e.session.release();
+                }
                 Err(due) => next = Some(next.map_or(due, |n| n.min(due))),
-            }
-        }
-        for (i, e) in self.sessions.values_mut().enumerate() {
-            if release.contains(&i) {
-                e.watch.missed = false;
-                e.session.release();
             }
         }
         next
