@@ -141,13 +141,18 @@ impl SessionList {
 
     /// Where `id` is in `items`: O(1) to its place, O(log n) to its index.
     fn position(&self, id: &str) -> Option<usize> {
-        let place = *self.places.get(id)?;
-        self.items.binary_search_by(|i| self.place_of(i).cmp(place)).ok()
+        self.search(*self.places.get(id)?).ok()
+    }
+
+    /// Where `place` is in `items` (`Err`: where it goes). Places are unique; one search for
+    /// finding and inserting.
+    fn search(&self, place: Place) -> Result<usize, usize> {
+        self.items.binary_search_by(|i| self.place_of(i).cmp(place))
     }
 
     /// Puts `item` at `place` (not in `items`).
     fn put(&mut self, item: Rc<ListItem>, place: Place) {
-        let at = self.items.partition_point(|i| self.place_of(i).cmp(place) == Ordering::Less);
+        let at = self.search(place).unwrap_or_else(|at| at);
         self.places.insert(&item.session_id, place);
         self.items.insert(at, item);
     }
