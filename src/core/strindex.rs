@@ -5,33 +5,32 @@
 //! host quadratic (75 s). Why not `std`'s `HashMap`: it and its `RandomState` cost KBs of
 //! wasm. Open addressing with linear probing; the hash is keyed (`seed`) so a host cannot
 //! aim its ids at one probe run without knowing the client's seed.
+//!
+//! The probing, growth and removal are in the non-generic [`StrIndex`] (a set of keys, each
+//! with a dense index); [`StrMap`] keeps its values in a vector by that index, so every value
+//! type adds only a few lines of wasm.
 
-/// Invariant: `slots` is empty or a power of two at most half full; a key is in the probe
-/// run starting at its hash's slot, with no free slot before it.
-#[derive(Debug, Clone)]
-pub struct StrIndex<V> {
-    slots: Vec<Option<(Box<str>, V)>>,
-    len: usize,
+/// Invariant: `slots` is empty or a power of two at most half full; a nonzero slot holds 1 +
+/// an index into `keys`, in the probe run starting at that key's hash's slot, with no free
+/// slot before it; every key has one slot.
+#[derive(Debug, Clone, Default)]
+pub struct StrIndex {
+    slots: Vec<u32>,
+    keys: Vec<Box<str>>,
     seed: u64,
 }
 
-impl<V> Default for StrIndex<V> {
-    fn default() -> Self {
-        StrIndex::with_seed(0)
-    }
-}
-
-impl<V> StrIndex<V> {
+impl StrIndex {
     pub fn with_seed(seed: u64) -> Self {
-        StrIndex { slots: Vec::new(), len: 0, seed }
+        StrIndex { slots: Vec::new(), keys: Vec::new(), seed }
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        self.keys.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.keys.is_empty()
     }
 
     fn home(&self, key: &str) -> usize {
@@ -48,8 +47,8 @@ impl<V> StrIndex<V> {
     fn slot(&self, key: &str) -> usize {
         let mask = self.slots.len() - 1;
         let mut i = self.home(key);
-        while let Some((k, _)) = &self.slots[i] {
-            if &**k == key {
+        while let Some(n) = self.slots[i].checked_sub(1) {
+            if &*self.keys[n as usize] == key {
                 break;
             }
             i = (i + 1) & mask;
@@ -57,84 +56,152 @@ impl<V> StrIndex<V> {
         i
     }
 
-    pub fn get(&self, key: &str) -> Option<&V> {
+    /// The dense index of `key`, if present.
+    pub fn find(&self, key: &str) -> Option<usize> {
         if self.slots.is_empty() {
             return None;
         }
-        self.slots[self.slot(key)].as_ref().map(|(_, v)| v)
-    }
-
-    pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        let i = self.slot(key);
-        self.slots[i].as_mut().map(|(_, v)| v)
+        self.slots[self.slot(key)].checked_sub(1).map(|n| n as usize)
     }
 
     pub fn contains(&self, key: &str) -> bool {
-        self.get(key).is_some()
+        self.find(key).is_some()
     }
 
-    /// Inserts or replaces; returns the previous value.
-    pub fn insert(&mut self, key: &str, value: V) -> Option<V> {
-        if (self.len + 1) * 2 > self.slots.len() {
+    /// The dense index of `key`, added (as the last index) when absent; `true` when added.
+    pub fn add(&mut self, key: &str) -> (usize, bool) {
+        if (self.keys.len() + 1) * 2 > self.slots.len() {
             let cap = (self.slots.len() * 2).max(16);
-            let old = std::mem::replace(&mut self.slots, Vec::with_capacity(cap));
-            self.slots.resize_with(cap, || None);
-            for (k, v) in old.into_iter().flatten() {
-                let at = self.slot(&k);
-                self.slots[at] = Some((k, v));
+            self.slots.clear();
+            self.slots.resize(cap, 0);
+            for n in 0..self.keys.len() {
+                let at = self.slot(&self.keys[n]);
+                self.slots[at] = n as u32 + 1;
             }
         }
         let at = self.slot(key);
-        match &mut self.slots[at] {
-            Some((_, v)) => Some(std::mem::replace(v, value)),
-            free => {
-                *free = Some((key.into(), value));
-                self.len += 1;
-                None
-            }
+        if let Some(n) = self.slots[at].checked_sub(1) {
+            return (n as usize, false);
         }
+        self.keys.push(key.into());
+        self.slots[at] = self.keys.len() as u32;
+        (self.keys.len() - 1, true)
     }
 
-    pub fn remove(&mut self, key: &str) -> Option<V> {
+    /// Removes `key`, returning the dense index it had: the last key takes that index (as
+    /// `Vec::swap_remove` moves a value).
+    pub fn remove(&mut self, key: &str) -> Option<usize> {
         if self.slots.is_empty() {
             return None;
         }
         let mask = self.slots.len() - 1;
         let mut hole = self.slot(key);
-        let (_, value) = self.slots[hole].take()?;
-        self.len -= 1;
+        let gone = self.slots[hole].checked_sub(1)? as usize;
+        self.slots[hole] = 0;
         // Backward shift: move later members of the run into the hole when their home slot
         // does not lie (cyclically) between the hole and where they are.
         let mut i = hole;
         loop {
             i = (i + 1) & mask;
-            let Some((k, _)) = &self.slots[i] else { break };
-            let home = self.home(k);
+            let Some(n) = self.slots[i].checked_sub(1) else { break };
+            let home = self.home(&self.keys[n as usize]);
             let stays = if hole <= i { hole < home && home <= i } else { hole < home || home <= i };
             if !stays {
-                self.slots[hole] = self.slots[i].take();
+                self.slots[hole] = self.slots[i];
+                self.slots[i] = 0;
                 hole = i;
             }
         }
-        Some(value)
+        let last = self.keys.len() - 1;
+        if gone != last {
+            let at = self.slot(&self.keys[last]);
+            self.slots[at] = gone as u32 + 1;
+        }
+        self.keys.swap_remove(gone);
+        Some(gone)
     }
 
     pub fn clear(&mut self) {
         self.slots.clear();
-        self.len = 0;
+        self.keys.clear();
+    }
+}
+
+/// A [`StrIndex`] with a value per key. Invariant: `values[n]` belongs to the key of dense
+/// index `n`, and `values.len() == index.len()`.
+#[derive(Debug, Clone)]
+pub struct StrMap<V> {
+    index: StrIndex,
+    values: Vec<V>,
+}
+
+impl<V> Default for StrMap<V> {
+    fn default() -> Self {
+        StrMap { index: StrIndex::default(), values: Vec::new() }
+    }
+}
+
+impl<V> StrMap<V> {
+    pub fn with_seed(seed: u64) -> Self {
+        StrMap { index: StrIndex::with_seed(seed), values: Vec::new() }
+    }
+
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    pub fn contains(&self, key: &str) -> bool {
+        self.index.contains(key)
+    }
+
+    pub fn get(&self, key: &str) -> Option<&V> {
+        self.index.find(key).map(|n| &self.values[n])
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
+        self.index.find(key).map(|n| &mut self.values[n])
+    }
+
+    /// The value of `key`, made by `new` when absent.
+    pub fn get_or_insert_with(&mut self, key: &str, new: impl FnOnce() -> V) -> &mut V {
+        let (n, added) = self.index.add(key);
+        if added {
+            self.values.push(new());
+        }
+        &mut self.values[n]
+    }
+
+    /// Inserts or replaces; returns the previous value.
+    pub fn insert(&mut self, key: &str, value: V) -> Option<V> {
+        let (n, added) = self.index.add(key);
+        if added {
+            self.values.push(value);
+            return None;
+        }
+        Some(std::mem::replace(&mut self.values[n], value))
+    }
+
+    pub fn remove(&mut self, key: &str) -> Option<V> {
+        self.index.remove(key).map(|n| self.values.swap_remove(n))
+    }
+
+    pub fn clear(&mut self) {
+        self.index.clear();
+        self.values.clear();
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::StrIndex;
+    use super::{StrIndex, StrMap};
 
     #[test]
     fn keys_are_found_replaced_removed_and_the_runs_stay_whole() {
-        let mut t = StrIndex::with_seed(7);
+        let mut t = StrMap::with_seed(7);
         assert_eq!(t.get("x"), None);
         assert_eq!(t.remove("x"), None);
         for i in 0..5000 {
@@ -151,7 +218,19 @@ mod tests {
         assert_eq!(t.len(), 5000 - 1667);
         *t.get_mut("id-1").unwrap() += 1;
         assert_eq!(t.get("id-1"), Some(&2));
+        *t.get_or_insert_with("id-1", || 0) += 1;
+        assert_eq!(*t.get_or_insert_with("new", || 5), 5);
+        assert_eq!((t.get("id-1"), t.len()), (Some(&3), 5000 - 1666));
         t.clear();
         assert!(t.is_empty() && !t.contains("id-1"));
+    }
+
+    #[test]
+    fn a_key_set_hands_out_dense_indexes_and_a_removal_moves_the_last_one() {
+        let mut s = StrIndex::default();
+        assert_eq!((s.add("a"), s.add("b"), s.add("c"), s.add("b")), ((0, true), (1, true), (2, true), (1, false)));
+        assert_eq!(s.remove("a"), Some(0));
+        assert_eq!((s.find("c"), s.find("b"), s.find("a"), s.len()), (Some(0), Some(1), None, 2));
+        assert_eq!((s.remove("b"), s.remove("b"), s.find("c")), (Some(1), None, Some(0)));
     }
 }

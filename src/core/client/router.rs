@@ -11,7 +11,7 @@
 
 use super::retention::{decide, Retention, Watch, WatchOrder};
 use crate::core::session::{OpId, OpenState, Session};
-use crate::core::strindex::StrIndex;
+use crate::core::strindex::StrMap;
 use crate::core::time::Instant;
 use crate::core::vecmap::VecMap;
 use crate::core::wire::{Frame, InboundFrame};
@@ -28,7 +28,7 @@ pub const MAX_STASH_BYTES: usize = 4 << 20;
 /// [`MAX_STASH_BYTES`] in all; every operation is O(1) in the number of ids.
 #[derive(Debug, Default)]
 struct Stash {
-    by_id: StrIndex<Vec<(InboundFrame, usize)>>,
+    by_id: StrMap<Vec<(InboundFrame, usize)>>,
     bytes: usize,
 }
 
@@ -39,18 +39,10 @@ impl Stash {
         if !self.by_id.contains(id) && self.by_id.len() >= MAX_STASHED_IDS {
             return false;
         }
-        let list = match self.by_id.get_mut(id) {
-            Some(list) => list,
-            None => {
-                self.by_id.insert(id, Vec::new());
-                self.by_id.get_mut(id).expect("inserted")
-            }
-        };
+        let list = self.by_id.get_or_insert_with(id, Vec::new);
         if status {
             // Only the newest status matters.
-            let freed: usize = list.iter().filter(|f| matches!(f.0.frame, Frame::SessionStatus(_))).map(|f| f.1).sum();
-            list.retain(|f| !matches!(f.0.frame, Frame::SessionStatus(_)));
-            self.bytes -= freed;
+            self.bytes -= drop_where(list, &|f| matches!(f.frame, Frame::SessionStatus(_)));
         }
         let fits = list.len() < MAX_STASHED && self.bytes + bytes <= MAX_STASH_BYTES;
         if fits {
@@ -63,11 +55,9 @@ impl Stash {
     }
 
     /// Drops the frames of `id` that `gone` matches.
-    fn forget(&mut self, id: &str, gone: impl Fn(&InboundFrame) -> bool) {
+    fn forget(&mut self, id: &str, gone: &dyn Fn(&InboundFrame) -> bool) {
         let Some(list) = self.by_id.get_mut(id) else { return };
-        let freed: usize = list.iter().filter(|f| gone(&f.0)).map(|f| f.1).sum();
-        list.retain(|f| !gone(&f.0));
-        self.bytes -= freed;
+        self.bytes -= drop_where(list, gone);
         if list.is_empty() {
             self.by_id.remove(id);
         }
@@ -84,6 +74,18 @@ impl Stash {
         self.by_id.clear();
         self.bytes = 0;
     }
+}
+
+/// Drops the frames `gone` matches from `list`; returns their bytes. One copy of `retain`
+/// for every kind of removal.
+fn drop_where(list: &mut Vec<(InboundFrame, usize)>, gone: &dyn Fn(&InboundFrame) -> bool) -> usize {
+    let mut freed = 0;
+    list.retain(|f| {
+        let drop = gone(&f.0);
+        freed += if drop { f.1 } else { 0 };
+        !drop
+    });
+    freed
 }
 
 #[derive(Debug)]
@@ -190,11 +192,11 @@ impl Router {
             }
             Frame::ApprovalResolved(r) => self
                 .stash
-                .forget(&id, |f| matches!(&f.frame, Frame::ApprovalRequested(a) if a.approval_id == r.approval_id)),
+                .forget(&id, &|f| matches!(&f.frame, Frame::ApprovalRequested(a) if a.approval_id == r.approval_id)),
             Frame::QuestionResolved(r) => self
                 .stash
-                .forget(&id, |f| matches!(f.frame, Frame::QuestionRequested(_)) && f.rpc_id == r.question_rpc_id),
-            Frame::SessionRemoved(_) => self.stash.forget(&id, |_| true),
+                .forget(&id, &|f| matches!(f.frame, Frame::QuestionRequested(_)) && f.rpc_id == r.question_rpc_id),
+            Frame::SessionRemoved(_) => self.stash.forget(&id, &|_| true),
             _ => self.unrouted += 1,
         }
         false
@@ -265,8 +267,9 @@ impl Router {
     /// watched ones that missed a generation (`live`: one is established now). `busy` names
     /// the sessions with operations in flight. Returns when to sweep again, if ever.
     pub fn sweep(&mut self, now: Instant, busy: &[String], policy: Retention, live: bool) -> Option<Instant> {
-        let mut candidates: Vec<(WatchOrder, Instant, usize)> = Vec::new();
-        for (i, (id, e)) in self.sessions.iter_mut().enumerate() {
+        // The orders of the candidates: unwatched, releasable sessions.
+        let mut candidates: Vec<WatchOrder> = Vec::new();
+        for (id, e) in self.sessions.iter_mut() {
             if e.watch.listeners || busy.contains(id) {
                 e.watch.unwatched = None;
                 if e.watch.missed && live {
@@ -275,27 +278,25 @@ impl Router {
                 }
                 continue;
             }
-            let (since, order) = *e.watch.unwatched.get_or_insert_with(|| (now, self.order.bump()));
+            let (_, order) = *e.watch.unwatched.get_or_insert_with(|| (now, self.order.bump()));
             if e.session.is_releasable() {
-                candidates.push((order, since, i));
+                candidates.push(order);
             }
         }
         // Rank = how many candidates stopped being watched later. Counted, not sorted: the
         // candidates are the few warm sessions plus the ones that just lost their watcher, and
-        // a sort would link kilobytes of generic code into the module.
+        // a sort would link kilobytes of generic code into the module. Every rank is taken
+        // before the first release, so releasing one does not move another's.
         let mut next: Option<Instant> = None;
-        let mut release: Vec<usize> = Vec::new();
-        for &(order, since, i) in &candidates {
-            let rank = candidates.iter().filter(|c| c.0 > order).count();
+        for e in self.sessions.values_mut() {
+            let Some((since, order)) = e.watch.unwatched.filter(|_| e.session.is_releasable()) else { continue };
+            let rank = candidates.iter().filter(|&&c| c > order).count();
             match decide(policy, rank, since, now) {
-                Ok(()) => release.push(i),
+                Ok(()) => {
+                    e.watch.missed = false;
+                    e.session.release();
+                }
                 Err(due) => next = Some(next.map_or(due, |n| n.min(due))),
-            }
-        }
-        for (i, e) in self.sessions.values_mut().enumerate() {
-            if release.contains(&i) {
-                e.watch.missed = false;
-                e.session.release();
             }
         }
         next

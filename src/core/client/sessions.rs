@@ -14,7 +14,7 @@
 //! (an id index) and its place in O(log n) (a binary search), and moving it is one shift of
 //! pointers between its old and new place (none for the newest, where frames put a session).
 
-use crate::core::strindex::StrIndex;
+use crate::core::strindex::{StrIndex, StrMap};
 use crate::core::wire::{self, Frame, RpcError, SessionSummary};
 use std::cmp::Ordering;
 use std::rc::Rc;
@@ -105,22 +105,21 @@ pub struct SessionList {
     /// Oldest first (the reverse of [`SessionList::items`]): the newest is a push at the end.
     items: Vec<Rc<ListItem>>,
     /// Every item's [`Place`], by id. Invariant: `items` is sorted by it, one entry per item.
-    places: StrIndex<Place>,
+    places: StrMap<Place>,
     ties: i64,
     state: ListState,
     /// Bumped on every change of the list (items, order or state).
     pub rev: u64,
     gen: u64,
-    /// Sessions removed on the current generation (the value unused: one `StrIndex` type,
-    /// one copy of its code in the wasm).
-    removed: StrIndex<Place>,
+    /// Sessions removed on the current generation.
+    removed: StrIndex,
 }
 
 impl Default for SessionList {
     fn default() -> Self {
         SessionList {
             items: Vec::new(),
-            places: StrIndex::default(),
+            places: StrMap::default(),
             ties: 0,
             state: ListState::Loading,
             rev: 0,
@@ -142,13 +141,18 @@ impl SessionList {
 
     /// Where `id` is in `items`: O(1) to its place, O(log n) to its index.
     fn position(&self, id: &str) -> Option<usize> {
-        let place = *self.places.get(id)?;
-        self.items.binary_search_by(|i| self.place_of(i).cmp(place)).ok()
+        self.search(*self.places.get(id)?).ok()
+    }
+
+    /// Where `place` is in `items` (`Err`: where it goes). Places are unique; one search for
+    /// finding and inserting.
+    fn search(&self, place: Place) -> Result<usize, usize> {
+        self.items.binary_search_by(|i| self.place_of(i).cmp(place))
     }
 
     /// Puts `item` at `place` (not in `items`).
     fn put(&mut self, item: Rc<ListItem>, place: Place) {
-        let at = self.items.partition_point(|i| self.place_of(i).cmp(place) == Ordering::Less);
+        let at = self.search(place).unwrap_or_else(|at| at);
         self.places.insert(&item.session_id, place);
         self.items.insert(at, item);
     }
@@ -240,7 +244,7 @@ impl SessionList {
                     self.places.remove(&f.session_id);
                     self.bump();
                 }
-                self.removed.insert(&f.session_id, Place { at: 0.0, tie: 0 });
+                self.removed.add(&f.session_id);
                 at.is_some()
             }
             Frame::SessionStatus(f) => self.update(&f.session_id, true, |i, gen| {
@@ -287,12 +291,15 @@ impl SessionList {
             Ok(s) => s,
         };
         let mut next: Vec<Rc<ListItem>> = Vec::with_capacity(seeded.len());
+        // The ids in `next`: a duplicate and an old item are found in O(1) and O(log n), so a
+        // 100k-session seed is not quadratic.
+        let mut taken = StrIndex::default();
         for s in seeded {
-            if self.removed.contains(&s.session_id) || next.iter().any(|i| i.session_id == s.session_id) {
+            if self.removed.contains(&s.session_id) || !taken.add(&s.session_id).1 {
                 continue;
             }
-            let old = self.items.iter().find(|i| i.session_id == s.session_id);
-            let mut item = old.map_or_else(|| ListItem::new(&s.session_id), |o| (**o).clone());
+            let old = self.position(&s.session_id).map(|p| self.items[p].clone());
+            let mut item = old.as_ref().map_or_else(|| ListItem::new(&s.session_id), |o| (**o).clone());
             // A seed never erases a known title it lacks (today's host puts titles where an
             // older reader saw none; a title, once set, is never unset by a host).
             if let Some(title) = s.title_text().filter(|_| item.title_from.is_none_or(|(g, _)| g != gen)) {
@@ -314,7 +321,7 @@ impl SessionList {
         // Sessions the seed does not know stay only when a frame of this generation named
         // them (added after the list was computed).
         for old in &self.items {
-            if old.touched_gen == Some(gen) && !next.iter().any(|i| i.session_id == old.session_id) {
+            if old.touched_gen == Some(gen) && taken.add(&old.session_id).1 {
                 next.push(old.clone());
             }
         }
@@ -506,6 +513,29 @@ mod tests {
         assert!(!l.on_frame(&projection("a", serde_json::json!("Older"), 12)), "an older one does not win");
         assert!(!l.on_frame(&projection("a", serde_json::json!(7), 30)), "not a string: ignored");
         assert_eq!(get(&l, "a").title.as_deref(), Some("Hello world plan"));
+    }
+
+    /// A 100k-session seed repeating every id once, over a list that already holds them and
+    /// a frame-named session the seed lacks: duplicates drop, old items are found through the
+    /// index (a scan per item was quadratic) and the frame's session stays.
+    #[test]
+    fn a_100k_session_seed_with_repeats_merges_through_the_index() {
+        let n = 100_000;
+        let seed = |l: &mut SessionList, gen| {
+            let items = (0..2 * n).map(|i| summary(&format!("s{}", i % n), (n - i % n) as f64, false, None));
+            l.seed(gen, Ok(items.collect()))
+        };
+        let mut l = SessionList::default();
+        l.begin(1);
+        assert!(seed(&mut l, 1));
+        l.begin(2);
+        l.on_frame(&added("live", 0.5));
+        let s7 = get(&l, "s7").clone();
+        assert!(!seed(&mut l, 2), "the same sessions (and the live one kept) are no change");
+        assert_eq!(l.items().len(), n + 1);
+        assert_eq!(ids(&l)[..2], ["s0", "s1"]);
+        assert_eq!(ids(&l)[n], "live", "named by a frame of this generation, older than all");
+        assert_eq!(get(&l, "s7").rev, s7.rev, "an unchanged old item keeps its rev");
     }
 
     #[test]
