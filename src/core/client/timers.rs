@@ -36,11 +36,12 @@ impl<K: PartialEq> TimerTable<K> {
 
     /// Cancels `key`'s deadline, if it has one.
     pub fn cancel(&mut self, key: &K) {
-        self.entries.retain(|e| e.0 != *key);
+        self.cancel_where(&|k| k == key);
     }
 
-    /// Cancels every deadline whose key `which` picks.
-    pub fn cancel_where(&mut self, which: impl Fn(&K) -> bool) {
+    /// Cancels every deadline whose key `which` picks (one `retain` for every caller: each
+    /// instance of it is code in the module).
+    pub fn cancel_where(&mut self, which: &dyn Fn(&K) -> bool) {
         self.entries.retain(|e| !which(&e.0));
     }
 

@@ -49,7 +49,7 @@ impl HostClient {
         self.streams = kept;
         let gone: Vec<Stream> = gone;
         self.timers
-            .cancel_where(|t| matches!(t, Timer::Upgrade { stream, .. } if gone.iter().any(|s| s.id == *stream)));
+            .cancel_where(&|t| matches!(t, Timer::Upgrade { stream, .. } if gone.iter().any(|s| s.id == *stream)));
         for s in gone {
             if s.state != StreamState::Ticketing {
                 self.outputs.push_back(Output::CloseStream { stream: s.id });
