@@ -5,9 +5,10 @@
 //!
 //! Run: `cargo bench --bench core_memory`
 
-use agent_session::core::client::{Config, HostClient, Input, Instant, Output, Reply, SessionOp, Token};
-use agent_session::core::wire::{HistoryItem, HistoryValue, Json, SessionEvent};
-use serde_json::json;
+mod common;
+
+use agent_session::core::client::{Input, Instant, Reply};
+use agent_session::core::wire::{HistoryItem, SessionEvent};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
@@ -34,21 +35,6 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
-fn event(seq: u64) -> SessionEvent {
-    let (kind, data) = match seq % 1000 {
-        0 => ("user/message", json!({"content": [{"type": "text", "text": "q"}], "source": {"kind": "user"}})),
-        500 => ("assistant/message", json!({"turn": 1, "step": 1, "content": [], "provenance": {}})),
-        _ => ("assistant/chunk", json!({"turn": 1, "step": 1, "chunk": {"type": "text-delta", "text": "token "}})),
-    };
-    SessionEvent::new(kind, seq, 1.7e12 + seq as f64, data)
-}
-
-fn body(n: u64) -> String {
-    let events = (0..n).map(|s| HistoryItem { event: event(s), view: None }).collect();
-    let value = Json::from_serialize(&HistoryValue { events, has_more: false, projections: None });
-    format!(r#"{{"type":"server-response","rpcId":"RPC","result":{{"ok":true,"value":{}}}}}"#, value.text())
-}
-
 const MB: f64 = 1e6;
 
 fn main() {
@@ -58,20 +44,10 @@ fn main() {
         std::mem::size_of::<HistoryItem>()
     );
     for n in [1_000u64, 100_000] {
-        let text = body(n);
+        let text = common::body(n);
         let body_len = text.len();
-        let mut c = HostClient::new(Config::default());
+        let (mut c, call, text) = common::opening(&text);
         let now = Instant::from_ms(0.0);
-        c.handle_input(now, Input::Session { token: Token(1), session: "s".into(), op: SessionOp::Open });
-        let mut history = None;
-        while let Some(o) = c.poll_output() {
-            if let Output::Send { call, path: "session.history", body } = o {
-                let v: serde_json::Value = serde_json::from_str(&body).expect("json");
-                history = Some((call, v["rpcId"].as_str().expect("rpcId").to_string()));
-            }
-        }
-        let (call, rpc) = history.expect("open asks for the tail page");
-        let text = text.replacen("RPC", &rpc, 1);
         // Counted from before the body existed: the body is part of the high-water mark.
         let base = LIVE.load(Relaxed) - text.capacity();
         PEAK.store(LIVE.load(Relaxed), Relaxed);

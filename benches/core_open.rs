@@ -5,25 +5,11 @@
 //!
 //! Run: `cargo bench --bench core_open`
 
-use agent_session::core::client::{Config, HostClient, Input, Instant, Output, Reply, SessionOp, Token};
-use agent_session::core::wire::{self, HistoryItem, HistoryValue, Json, ResponseForm, SessionEvent};
-use serde_json::json;
+mod common;
+
+use agent_session::core::client::{Input, Instant, Reply};
+use agent_session::core::wire::{self, HistoryValue, ResponseForm};
 use std::time::Instant as Clock;
-
-fn event(seq: u64) -> SessionEvent {
-    let (kind, data) = match seq % 1000 {
-        0 => ("user/message", json!({"content": [{"type": "text", "text": "q"}], "source": {"kind": "user"}})),
-        500 => ("assistant/message", json!({"turn": 1, "step": 1, "content": [], "provenance": {}})),
-        _ => ("assistant/chunk", json!({"turn": 1, "step": 1, "chunk": {"type": "text-delta", "text": "token "}})),
-    };
-    SessionEvent::new(kind, seq, 1.7e12 + seq as f64, data)
-}
-
-fn body(n: u64, rpc_id: &str) -> String {
-    let events = (0..n).map(|s| HistoryItem { event: event(s), view: None }).collect();
-    let value = Json::from_serialize(&HistoryValue { events, has_more: false, projections: None });
-    format!(r#"{{"type":"server-response","rpcId":"{rpc_id}","result":{{"ok":true,"value":{}}}}}"#, value.text())
-}
 
 fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     let mut best = f64::INFINITY;
@@ -39,25 +25,15 @@ fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
 
 /// The whole client path: an established client, `open`, the tail page answered.
 fn open(text: &str) -> usize {
-    let mut c = HostClient::new(Config::default());
+    let (mut c, call, text) = common::opening(text);
     let now = Instant::from_ms(0.0);
-    c.handle_input(now, Input::Session { token: Token(1), session: "s".into(), op: SessionOp::Open });
-    let mut history = None;
-    while let Some(o) = c.poll_output() {
-        if let Output::Send { call, path: "session.history", body } = o {
-            let v: serde_json::Value = serde_json::from_str(&body).expect("json");
-            history = Some((call, v["rpcId"].as_str().expect("rpcId").to_string()));
-        }
-    }
-    let (call, rpc) = history.expect("open asks for the tail page");
-    let text = text.replacen("RPC", &rpc, 1);
     c.handle_input(now, Input::Response { call, reply: Reply::Body(text) });
     c.session("s").expect("resident").window().len()
 }
 
 fn main() {
     for n in [1_000u64, 100_000] {
-        let text = body(n, "RPC");
+        let text = common::body(n);
         let runs = if n > 10_000 { 5 } else { 50 };
         let (floor, v) = best(runs, || serde_json::from_str::<serde_json::Value>(&text).expect("json"));
         assert_eq!(v["result"]["value"]["events"].as_array().map(Vec::len), Some(n as usize));
