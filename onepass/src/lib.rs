@@ -11,6 +11,8 @@
 //! know, a bad value, an error result) gives `None`, and the caller takes the wire crate's
 //! general reader, which classifies errors exactly. Tests hold the two to the same readings.
 
+#![deny(missing_docs)]
+
 mod readers;
 pub mod sse;
 #[cfg(test)]

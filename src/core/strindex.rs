@@ -21,14 +21,17 @@ pub struct StrIndex {
 }
 
 impl StrIndex {
+    /// An empty index whose hash is keyed by `seed` (`default()` keys it with 0).
     pub fn with_seed(seed: u64) -> Self {
         StrIndex { slots: Vec::new(), keys: Vec::new(), seed }
     }
 
+    /// How many keys it holds.
     pub fn len(&self) -> usize {
         self.keys.len()
     }
 
+    /// Whether it holds no key.
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()
     }
@@ -64,6 +67,7 @@ impl StrIndex {
         self.slots[self.slot(key)].checked_sub(1).map(|n| n as usize)
     }
 
+    /// Whether `key` is present.
     pub fn contains(&self, key: &str) -> bool {
         self.find(key).is_some()
     }
@@ -121,6 +125,7 @@ impl StrIndex {
         Some(gone)
     }
 
+    /// Removes every key (the slots go too: the next add sizes them afresh).
     pub fn clear(&mut self) {
         self.slots.clear();
         self.keys.clear();
@@ -142,26 +147,32 @@ impl<V> Default for StrMap<V> {
 }
 
 impl<V> StrMap<V> {
+    /// An empty map whose hash is keyed by `seed`.
     pub fn with_seed(seed: u64) -> Self {
         StrMap { index: StrIndex::with_seed(seed), values: Vec::new() }
     }
 
+    /// How many keys it holds.
     pub fn len(&self) -> usize {
         self.values.len()
     }
 
+    /// Whether it holds no key.
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }
 
+    /// Whether `key` is present.
     pub fn contains(&self, key: &str) -> bool {
         self.index.contains(key)
     }
 
+    /// The value of `key`, if present.
     pub fn get(&self, key: &str) -> Option<&V> {
         self.index.find(key).map(|n| &self.values[n])
     }
 
+    /// The value of `key`, if present, to change it.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
         self.index.find(key).map(|n| &mut self.values[n])
     }
@@ -185,10 +196,12 @@ impl<V> StrMap<V> {
         Some(std::mem::replace(&mut self.values[n], value))
     }
 
+    /// Removes `key`, returning its value (the last value takes its index).
     pub fn remove(&mut self, key: &str) -> Option<V> {
         self.index.remove(key).map(|n| self.values.swap_remove(n))
     }
 
+    /// Removes every key and value.
     pub fn clear(&mut self) {
         self.index.clear();
         self.values.clear();

@@ -7,19 +7,26 @@ use super::read::{read, Obj, ReadError, ReadErrorKind, ReadResult};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// A call from the client to a unary method (`POST /api/<method>`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientRequest {
+    /// Echoed by the response, so a reply is matched to its call.
     pub rpc_id: String,
+    /// The method called (see [`super::methods`]).
     pub method: String,
+    /// The method's payload (`null` when absent).
     #[serde(default)]
     pub payload: Value,
 }
 
+/// The host's answer to a [`ClientRequest`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerResponse {
+    /// The request's rpcId, echoed.
     pub rpc_id: String,
+    /// The method's value, or the error it failed with.
     #[serde(with = "result_serde")]
     pub result: RpcResult<Value>,
 }
@@ -28,42 +35,56 @@ pub struct ServerResponse {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerRequest {
+    /// Names the request; a `client-response` answers by it.
     pub rpc_id: String,
+    /// The frame type.
     pub method: String,
+    /// The frame.
     pub payload: Value,
 }
 
+/// The client's answer to a [`ServerRequest`] (a question or an approval).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientResponse {
+    /// The rpcId of the request answered.
     pub rpc_id: String,
+    /// The answer, or the error the client gives instead.
     #[serde(with = "result_serde")]
     pub result: RpcResult<Value>,
 }
 
+/// Any of the four envelopes, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
 pub enum Envelope {
+    /// Client to host: a unary call.
     #[serde(rename = "client-request")]
     ClientRequest(ClientRequest),
+    /// Host to client: a unary call's answer.
     #[serde(rename = "server-response")]
     ServerResponse(ServerResponse),
+    /// Host to client: a stream frame.
     #[serde(rename = "server-request")]
     ServerRequest(ServerRequest),
+    /// Client to host: an answer to a stream frame.
     #[serde(rename = "client-response")]
     ClientResponse(ClientResponse),
 }
 
 impl Envelope {
+    /// Reads any envelope (host side; the client reads through its own readers).
     pub fn parse(text: &str) -> ReadResult<Envelope> {
         serde_json::from_str(text)
             .map_err(|e| ReadError::new(ReadErrorKind::Syntax(e.to_string()), "").context("bad envelope"))
     }
+    /// The envelope as JSON text.
     pub fn to_json_string(&self) -> String {
         serde_json::to_string(self).expect("envelopes always serialize")
     }
 }
 
+/// `s` as a JSON string literal, quotes and escapes included.
 pub fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
@@ -101,7 +122,10 @@ pub fn client_response_text(rpc_id: &str, result: &RpcResult<Json>) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResponseForm {
     /// A `server-response` envelope that must echo this `rpcId`.
-    Envelope { rpc_id: String },
+    Envelope {
+        /// The rpcId of the request answered.
+        rpc_id: String,
+    },
     /// `POST /api/respond`: the origin answers the receipt itself, with no envelope around it.
     BareReceipt,
 }

@@ -7,17 +7,23 @@ use super::read::{FromObj, Obj, ReadError, ReadResult};
 use serde::{Deserialize, Serialize};
 
 record! {
+    /// `session/event`: one event of a subscribed session's log, with the host's view of it.
     #[derive(Debug, Clone, PartialEq)]
     pub struct EventFrame {
+        /// The session whose log the event belongs to.
         pub session_id: String = "sessionId",
+        /// The event itself, seq and all.
         pub event: SessionEvent = "event",
+        /// The host's rendering hint for the event (kept as sent; absent when the host has none).
         pub view: Option<Json> = opt "view",
     }
 }
 
 record! {
+    /// `session/subscribed`: the subscription is live; events after `last_seq` follow on the stream.
     #[derive(Debug, Clone, PartialEq)]
     pub struct SubscribedFrame {
+        /// The session now subscribed.
         pub session_id: String = "sessionId",
         /// Last seq of the host's log, `-1` for an empty log.
         pub last_seq: i64 = read_with(crate::seq::read_pos) "lastSeq",
@@ -25,11 +31,16 @@ record! {
 }
 
 record! {
+    /// `session/title`: a session's title changed.
     #[derive(Debug, Clone, PartialEq)]
     pub struct TitleFrame {
+        /// The session renamed.
         pub session_id: String = "sessionId",
+        /// The title as the host normalized it.
         pub title: String = "title",
+        /// Seq of the event that set the title, so a stale frame cannot undo a newer rename.
         pub event_seq: u64 = read_with(crate::seq::read) "eventSeq",
+        /// When the host set it (epoch milliseconds).
         pub updated_at: f64 = "updatedAt",
     }
 }
@@ -39,7 +50,9 @@ record! {
     /// are `{id, placement: 'queued'|…, message: {content, source, role, id}}`, kept as sent.
     #[derive(Debug, Clone, PartialEq)]
     pub struct QueueFrame {
+        /// The session whose queue this is.
         pub session_id: String = "sessionId",
+        /// The whole queue, in order (an array, checked on read).
         pub items: Json = "items",
     }
     check = QueueFrame::check;
@@ -55,51 +68,76 @@ impl QueueFrame {
 }
 
 record! {
+    /// `approval/requested`: a tool call waits for the user to allow or reject it.
     #[derive(Debug, Clone, PartialEq)]
     pub struct ApprovalRequested {
+        /// The session whose turn waits.
         pub session_id: String = "sessionId",
+        /// Names this approval in the answer and in its `approval/resolved`.
         pub approval_id: String = "approvalId",
+        /// The tool that asks, for the UI to show.
         pub tool_name: String = "toolName",
+        /// The tool call the approval is for, when the host says.
         pub call_id: Option<String> = opt "callId",
+        /// Why the tool asks, when the host says.
         pub reason: Option<String> = opt "reason",
     }
 }
 
 wire_enum! {
+    /// How an approval ended, as `approval/resolved` reports it.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum ApprovalOutcome {
+        /// The user allowed this one call.
         AllowedOnce = "allowed-once",
+        /// The user refused the call.
         Rejected = "rejected",
+        /// The turn ended (or was cancelled) before an answer.
         Cancelled = "cancelled",
+        /// The host could not put the approval to anyone; it reads as cancelled.
         Unavailable = "unavailable",
     }
 }
 
 record! {
+    /// `approval/resolved`: an approval is closed, by whoever answered (so every tab drops it).
     #[derive(Debug, Clone, PartialEq)]
     pub struct ApprovalResolved {
+        /// The session whose approval closed.
         pub session_id: String = "sessionId",
+        /// The approval's id from `approval/requested`.
         pub approval_id: String = "approvalId",
+        /// How it ended.
         pub outcome: ApprovalOutcome = "outcome",
     }
 }
 
 record! {
+    /// One choice offered by a question.
     #[derive(Debug, Clone, PartialEq)]
     pub struct QuestionOption {
+        /// The text the user picks (and the answer sent back).
         pub label: String = "label",
+        /// A longer explanation shown under the label.
         pub description: Option<String> = opt "description",
     }
 }
 
 record! {
+    /// One question of a `question/requested` frame.
     #[derive(Debug, Clone, PartialEq)]
     pub struct Question {
+        /// Names the question inside its request's answer.
         pub id: String = "id",
+        /// The question text.
         pub question: String = "question",
+        /// A short heading for the question.
         pub header: Option<String> = opt "header",
+        /// More context shown with the question.
         pub detail: Option<String> = opt "detail",
+        /// The choices, when the question has them; free text otherwise.
         pub options: Option<Vec<QuestionOption>> = opt "options",
+        /// Whether more than one option may be picked.
         pub multi_select: Option<bool> = opt "multiSelect",
         /// Today's upstream host: what answering means, e.g. `{kind: 'plan-review', approve:
         /// 'Approve'}` for a plan review (answering `approve` leaves plan mode). Kept as sent.
@@ -108,26 +146,36 @@ record! {
 }
 
 record! {
+    /// `question/requested`: the agent asks the user; answered by the frame's envelope rpcId.
     #[derive(Debug, Clone, PartialEq)]
     pub struct QuestionRequested {
+        /// The session whose turn waits on the answer.
         pub session_id: String = "sessionId",
+        /// Asked together, answered together.
         pub questions: Vec<Question> = "questions",
     }
 }
 
 wire_enum! {
+    /// How a question ended, as `question/resolved` reports it.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum QuestionOutcome {
+        /// The user answered.
         Answered = "answered",
+        /// The question was withdrawn (turn ended or cancelled).
         Cancelled = "cancelled",
     }
 }
 
 record! {
+    /// `question/resolved`: a question is closed (so every tab drops it).
     #[derive(Debug, Clone, PartialEq)]
     pub struct QuestionResolved {
+        /// The session whose question closed.
         pub session_id: String = "sessionId",
+        /// The envelope rpcId the question came in with.
         pub question_rpc_id: String = "questionRpcId",
+        /// How it ended.
         pub outcome: QuestionOutcome = "outcome",
     }
 }
@@ -136,16 +184,22 @@ record! {
     /// Extension 1: one projection row.
     #[derive(Debug, Clone, PartialEq)]
     pub struct ProjectionFrame {
+        /// The session the row belongs to.
         pub session_id: String = "sessionId",
+        /// The row's key (`title`, `plan`, ...).
         pub key: String = "key",
+        /// The row's value, kept as sent.
         pub value: Json = "value",
+        /// Seq of the event that set the row: rows only move forward.
         pub seq: i64 = read_with(crate::seq::read_pos) "seq",
     }
 }
 
 record! {
+    /// A frame that names only a session (`host/session-removed`).
     #[derive(Debug, Clone, PartialEq)]
     pub struct SessionIdFrame {
+        /// The session spoken of.
         pub session_id: String = "sessionId",
     }
 }
@@ -155,9 +209,13 @@ record! {
     /// host adds `cwd` and `updatedAt` (CONTRACT-EXTENSIONS.md §6) so a live list can place it.
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct SessionAddedFrame {
+        /// The new session.
         pub session_id: String = "sessionId",
+        /// The session it was forked or spawned from, if any.
         pub parent_session_id: Option<String> = opt "parentSessionId",
+        /// Its working directory.
         pub cwd: Option<String> = opt "cwd",
+        /// When it last changed (epoch milliseconds), to place it in a live list.
         pub updated_at: Option<f64> = opt "updatedAt",
     }
 }
@@ -167,17 +225,24 @@ record! {
     /// (CONTRACT-EXTENSIONS.md §6): `waiting` is true while the open turn waits on the user.
     #[derive(Debug, Clone, PartialEq)]
     pub struct SessionStatusFrame {
+        /// The session whose status changed.
         pub session_id: String = "sessionId",
+        /// Whether a turn is open.
         pub running: bool = "running",
+        /// Whether the open turn waits on the user.
         pub waiting: Option<bool> = opt "waiting",
+        /// When the status changed (epoch milliseconds).
         pub updated_at: Option<f64> = opt "updatedAt",
     }
 }
 
 record! {
+    /// `host/agent-error`: the agent process failed; shown, not fatal to the stream.
     #[derive(Debug, Clone, PartialEq)]
     pub struct AgentErrorFrame {
+        /// The session it failed in, or none for the host as a whole.
         pub session_id: Option<String> = opt "sessionId",
+        /// What failed, for the user.
         pub message: String = "message",
     }
 }
@@ -188,6 +253,7 @@ record! {
     /// this client acts on carries any.
     #[derive(Debug, Clone, PartialEq)]
     pub struct RemoteEventFrame {
+        /// The host event's name.
         pub event: String = "event",
     }
 }
@@ -198,8 +264,10 @@ impl RemoteEventFrame {
 }
 
 record! {
+    /// `stream/error`: the host ends the stream; the client ends the connection generation.
     #[derive(Debug, Clone, PartialEq)]
     pub struct StreamErrorFrame {
+        /// The host's `RpcError`, kept as sent (`null` when absent).
         pub error: Json = default "error",
     }
 }
@@ -210,34 +278,49 @@ record! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum Frame {
+    /// A `session/event` frame.
     #[serde(rename = "session/event")]
     Event(EventFrame),
+    /// A `session/subscribed` frame.
     #[serde(rename = "session/subscribed")]
     Subscribed(SubscribedFrame),
+    /// A `session/title` frame.
     #[serde(rename = "session/title")]
     Title(TitleFrame),
+    /// A `session/projection` frame (extension 1).
     #[serde(rename = "session/projection")]
     Projection(ProjectionFrame),
+    /// A `session/queue` frame.
     #[serde(rename = "session/queue")]
     Queue(QueueFrame),
+    /// An `approval/requested` frame.
     #[serde(rename = "approval/requested")]
     ApprovalRequested(ApprovalRequested),
+    /// An `approval/resolved` frame.
     #[serde(rename = "approval/resolved")]
     ApprovalResolved(ApprovalResolved),
+    /// A `question/requested` frame.
     #[serde(rename = "question/requested")]
     QuestionRequested(QuestionRequested),
+    /// A `question/resolved` frame.
     #[serde(rename = "question/resolved")]
     QuestionResolved(QuestionResolved),
+    /// A `stream/error` frame.
     #[serde(rename = "stream/error")]
     StreamError(StreamErrorFrame),
+    /// A `host/session-added` frame.
     #[serde(rename = "host/session-added")]
     SessionAdded(SessionAddedFrame),
+    /// A `host/session-removed` frame.
     #[serde(rename = "host/session-removed")]
     SessionRemoved(SessionIdFrame),
+    /// A `host/session-status` frame.
     #[serde(rename = "host/session-status")]
     SessionStatus(SessionStatusFrame),
+    /// A `host/agent-error` frame.
     #[serde(rename = "host/agent-error")]
     AgentError(AgentErrorFrame),
+    /// A `host/remote-event` frame.
     #[serde(rename = "host/remote-event")]
     RemoteEvent(RemoteEventFrame),
 }
@@ -280,6 +363,7 @@ impl Frame {
         frame.map_err(|error| FrameError::Schema { method: method.to_string(), error })
     }
 
+    /// The frame's `type` tag, which is also its envelope `method`.
     pub fn type_name(&self) -> &'static str {
         match self {
             Frame::Event(_) => "session/event",
@@ -341,7 +425,9 @@ impl Frame {
 /// A decoded stream frame with the envelope rpcId it came in (questions are answered by it).
 #[derive(Debug, Clone, PartialEq)]
 pub struct InboundFrame {
+    /// The envelope rpcId: a question's answer is addressed by it.
     pub rpc_id: String,
+    /// The frame itself.
     pub frame: Frame,
 }
 
@@ -351,11 +437,22 @@ pub enum FrameError {
     /// Not a `server-request` envelope, or not JSON at all.
     Envelope(ReadError),
     /// `method` differs from the payload's `type`.
-    MethodMismatch { method: String },
+    MethodMismatch {
+        /// The envelope's method.
+        method: String,
+    },
     /// A frame type this client does not know (a newer host): skipped, counted apart.
-    Unknown { method: String },
+    Unknown {
+        /// The frame type (the envelope's method).
+        method: String,
+    },
     /// A known frame type whose payload fails its schema.
-    Schema { method: String, error: ReadError },
+    Schema {
+        /// The frame type.
+        method: String,
+        /// Which member failed, and how.
+        error: ReadError,
+    },
 }
 
 impl std::fmt::Display for FrameError {

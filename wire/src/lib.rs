@@ -13,6 +13,8 @@
 //! byte is parsed here, and generic serde_json code takes the opt-level of the crate that
 //! instantiates it.
 
+#![deny(missing_docs)]
+
 #[macro_use]
 pub mod record;
 pub mod chunk;

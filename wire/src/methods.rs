@@ -8,13 +8,21 @@ use super::record::Field;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// Describes the host: version, working directory, provider and model.
 pub const HOST_DESCRIBE: &str = "host.describe";
+/// Lists sessions, a page at a time.
 pub const SESSION_LIST: &str = "session.list";
+/// Creates a session.
 pub const SESSION_CREATE: &str = "session.create";
+/// Reads a page of a session's event log (and, for the tail, its projection baseline).
 pub const SESSION_HISTORY: &str = "session.history";
+/// Sends a prompt to a session, queued or steering the open turn.
 pub const SESSION_PROMPT: &str = "session.prompt";
+/// Cancels a session's open turn.
 pub const SESSION_CANCEL: &str = "session.cancel";
+/// Reads a session's plan-mode state.
 pub const SESSION_PLAN_MODE: &str = "session.planMode";
+/// Turns a session's plan mode on or off.
 pub const SESSION_SET_PLAN_MODE: &str = "session.setPlanMode";
 /// Not a method of its own: the path that takes `client-response` envelopes.
 pub const RESPOND_PATH: &str = "respond";
@@ -32,9 +40,12 @@ pub const SESSION_UPDATE_QUEUE: &str = "session.updateQueue";
 pub const SESSION_ATTACHMENT: &str = "session.attachment";
 
 record! {
+    /// The payload of `session.rename`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct RenamePayload {
+        /// The session to rename.
         pub session_id: String = "sessionId",
+        /// The title asked for (the host may normalize it).
         pub title: String = "title",
     }
 }
@@ -43,14 +54,18 @@ record! {
     /// The title as the host normalized it, and the seq of the event that set it.
     #[derive(Debug, Clone, PartialEq)]
     pub struct RenameValue {
+        /// The normalized title.
         pub title: String = "title",
+        /// Seq of the `session/title` event that set it.
         pub seq: u64 = "seq",
     }
 }
 
 record! {
+    /// The payload of `session.fork`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct ForkPayload {
+        /// The session to fork.
         pub session_id: String = "sessionId",
         /// Cut after the completed turn this seq falls in (the whole log when absent).
         pub at_seq: Option<u64> = opt "atSeq",
@@ -61,16 +76,22 @@ record! {
     /// `action` is `{kind: 'edit', content}` | `{kind: 'remove'}` | `{kind: 'steer'}`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct UpdateQueuePayload {
+        /// The session whose queue holds the item.
         pub session_id: String = "sessionId",
+        /// The queued item to change.
         pub item_id: String = "itemId",
+        /// What to do with it, kept as sent.
         pub action: Json = "action",
     }
 }
 
 record! {
+    /// The payload of `session.attachment`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct AttachmentPayload {
+        /// The session holding the attachment.
         pub session_id: String = "sessionId",
+        /// The attachment to fetch.
         pub attachment_id: String = "attachmentId",
     }
 }
@@ -79,11 +100,17 @@ record! {
     /// A durable image reference: what history keeps in place of the bytes.
     #[derive(Debug, Clone, PartialEq)]
     pub struct AttachmentRef {
+        /// The host's id for the image, fetched by `session.attachment`.
         pub attachment_id: String = "attachmentId",
+        /// Its MIME type (`image/png`, ...).
         pub media_type: String = "mediaType",
+        /// Its size in bytes.
         pub bytes: u64 = "bytes",
+        /// Its width in pixels.
         pub width: u64 = "width",
+        /// Its height in pixels.
         pub height: u64 = "height",
+        /// The file name it was attached under, if any.
         pub name: Option<String> = opt "name",
     }
 }
@@ -93,14 +120,18 @@ record! {
     /// is handed to the UI as sent); the host writes an [`AttachmentRef`].
     #[derive(Debug, Clone, PartialEq)]
     pub struct AttachmentValue {
+        /// Which attachment the bytes are.
         pub attachment: AttachmentId = "attachment",
+        /// The bytes, base64.
         pub data: String = "data",
     }
 }
 
 record! {
+    /// The one member of an attachment reference the client checks.
     #[derive(Debug, Clone, PartialEq)]
     pub struct AttachmentId {
+        /// The host's id for the image.
         pub attachment_id: String = "attachmentId",
     }
 }
@@ -116,6 +147,7 @@ pub fn lists_command(value: &Json, command: &str) -> ReadResult<bool> {
     Ok(items.iter().any(|n| n.name == command))
 }
 
+/// Every unary method the client calls through `POST /api/<method>` (not the respond path).
 pub const METHODS: &[&str] = &[
     HOST_DESCRIBE,
     SESSION_LIST,
@@ -132,34 +164,49 @@ pub const METHODS: &[&str] = &[
 ];
 
 record! {
+    /// The value of `host.describe`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct HostDescription {
+        /// The host's version.
         pub version: String = "version",
+        /// The host's working directory.
         pub cwd: String = "cwd",
+        /// The agent's provider.
         pub provider: String = "provider",
+        /// The agent's model.
         pub model: String = "model",
+        /// How many sessions the host holds attached.
         pub attached_sessions: u64 = "attachedSessions",
     }
 }
 
 record! {
+    /// The payload of `session.list`.
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct ListPayload {
+        /// Where the previous page ended (absent for the first page).
         pub cursor: Option<String> = opt "cursor",
     }
 }
 
 record! {
+    /// One session of a `session.list` page.
     #[derive(Debug, Clone, PartialEq)]
     pub struct SessionSummary {
+        /// The session.
         pub session_id: String = "sessionId",
+        /// When it last changed (epoch milliseconds).
         pub updated_at: f64 = "updatedAt",
+        /// Whether a turn is open.
         pub running: bool = "running",
+        /// The session it was forked or spawned from, if any.
         pub parent_session_id: Option<String> = opt "parentSessionId",
+        /// Its working directory.
         pub cwd: Option<String> = opt "cwd",
         /// Reference-host extensions (CONTRACT-EXTENSIONS.md §6): the latest title and whether
         /// the open turn waits on the user.
         pub title: Option<String> = opt "title",
+        /// Whether the open turn waits on the user (reference host).
         pub waiting: Option<bool> = opt "waiting",
         /// Today's upstream host: no top-level `title`; it is `projections.values.title`. Kept
         /// as text and read by [`SessionSummary::title_text`] (no reader per nested level).
@@ -180,15 +227,19 @@ impl SessionSummary {
 }
 
 record! {
+    /// The value of `session.list`: one page.
     #[derive(Debug, Clone, PartialEq)]
     pub struct ListValue {
+        /// The sessions of the page.
         pub items: Vec<SessionSummary> = "items",
     }
 }
 
 record! {
+    /// The payload of `session.create`.
     #[derive(Debug, Clone, PartialEq, Default)]
     pub struct CreatePayload {
+        /// The working directory of the new session (the host's when absent).
         pub cwd: Option<String> = opt "cwd",
         /// Extension: the scripted agent's provider profile (reference host only).
         pub provider: Option<String> = opt "provider",
@@ -196,32 +247,43 @@ record! {
 }
 
 record! {
+    /// The value of `session.create` and `session.fork`: the new session.
     #[derive(Debug, Clone, PartialEq)]
     pub struct CreateValue {
+        /// The new session's id.
         pub session_id: String = "sessionId",
     }
 }
 
 record! {
+    /// A payload that names only a session (`session.cancel`, `session.planMode`).
     #[derive(Debug, Clone, PartialEq)]
     pub struct SessionRef {
+        /// The session spoken of.
         pub session_id: String = "sessionId",
     }
 }
 
 record! {
+    /// The payload of `session.history`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct HistoryPayload {
+        /// The session whose log is read.
         pub session_id: String = "sessionId",
+        /// Read the page that ends before this seq (the tail when absent).
         pub before_seq: Option<u64> = opt "beforeSeq",
+        /// At most this many messages in the page (the host's default when absent).
         pub max_messages: Option<std::num::NonZeroU32> = opt "maxMessages",
     }
 }
 
 record! {
+    /// One event of a history page.
     #[derive(Debug, Clone, PartialEq)]
     pub struct HistoryItem {
+        /// The event itself.
         pub event: SessionEvent = "event",
+        /// The host's rendering hint for it, as in `session/event`.
         pub view: Option<Json> = opt "view",
     }
 }
@@ -230,6 +292,7 @@ record! {
     /// Extension 1: the tail page's projection baseline.
     #[derive(Debug, Clone, PartialEq)]
     pub struct ProjectionBaseline {
+        /// Seq of the last event the baseline includes (`-1` for an empty log).
         pub as_of_seq: i64 = read_with(crate::seq::read_pos) "asOfSeq",
         /// Sorted by key, no key twice.
         #[serde(with = "crate::record::sorted_map")]
@@ -238,10 +301,14 @@ record! {
 }
 
 record! {
+    /// The value of `session.history`: one contiguous page of the log.
     #[derive(Debug, Clone, PartialEq)]
     pub struct HistoryValue {
+        /// The page's events, ascending and contiguous (checked by [`HistoryValue::validate`]).
         pub events: Vec<HistoryItem> = "events",
+        /// Whether older events remain before the page.
         pub has_more: bool = "hasMore",
+        /// The projection baseline, on the tail page only.
         pub projections: Option<ProjectionBaseline> = opt "projections",
     }
 }
@@ -266,26 +333,36 @@ impl HistoryValue {
 }
 
 wire_enum! {
+    /// How a prompt meets a turn that is already open.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum PromptMode {
+        /// Waits its turn in the session's queue.
         Queue = "queue",
+        /// Steers the open turn.
         Steer = "steer",
     }
 }
 
 record! {
+    /// The payload of `session.prompt`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct PromptPayload {
+        /// The session prompted.
         pub session_id: String = "sessionId",
+        /// Queued or steering.
         pub mode: PromptMode = "mode",
+        /// The prompt's content blocks, kept as trees (host side).
         pub content: Vec<Value> = "content",
     }
 }
 
 record! {
+    /// The payload of `session.setPlanMode`.
     #[derive(Debug, Clone, PartialEq)]
     pub struct SetPlanModePayload {
+        /// The session.
         pub session_id: String = "sessionId",
+        /// Plan mode on or off.
         pub active: bool = "active",
     }
 }
@@ -294,10 +371,12 @@ record! {
     /// `{accepted: true}`: the value of prompt and cancel.
     #[derive(Debug, Clone, PartialEq)]
     pub struct Accepted {
+        /// Always `true`: a refusal is an error, not `false`.
         pub accepted: AlwaysTrue = "accepted",
     }
 }
 
+/// A `bool` that is always `true`: `{accepted: false}` fails the schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "bool", into = "bool")]
 pub struct AlwaysTrue;
@@ -330,7 +409,9 @@ record! {
     /// The receipt of `POST /api/respond`.
     #[derive(Debug, Clone, PartialEq, Eq)]
     pub struct Receipt {
+        /// Whether the host took the answer.
         pub accepted: bool = "accepted",
+        /// Why not, when it did not.
         pub reason: Option<ReceiptReason> = opt "reason",
     }
 }
@@ -340,7 +421,9 @@ wire_enum! {
     /// is refused by the client.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum ReceiptReason {
+        /// The request is no longer pending (answered elsewhere, or its turn ended).
         NotPending = "not-pending",
+        /// The answer does not fit the request.
         BadResponse = "bad-response",
     }
 }
@@ -350,9 +433,11 @@ impl Receipt {
     /// without a serializer (`the_not_pending_receipt_text_is_the_receipt` holds them equal).
     pub const NOT_PENDING_TEXT: &'static str = r#"{"accepted":false,"reason":"not-pending"}"#;
 
+    /// The receipt of an answer taken.
     pub fn accepted() -> Self {
         Receipt { accepted: true, reason: None }
     }
+    /// The receipt of an answer refused, and why.
     pub fn refused(reason: ReceiptReason) -> Self {
         Receipt { accepted: false, reason: Some(reason) }
     }

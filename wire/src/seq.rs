@@ -17,9 +17,11 @@ pub const MAX_SEQ: u64 = (1 << 53) - 1;
 pub struct WireSeq(u64);
 
 impl WireSeq {
+    /// `n` as a wire seq, or `None` past [`MAX_SEQ`].
     pub fn new(n: u64) -> Option<WireSeq> {
         (n <= MAX_SEQ).then_some(WireSeq(n))
     }
+    /// The seq as a number.
     pub fn get(self) -> u64 {
         self.0
     }

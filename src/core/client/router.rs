@@ -96,6 +96,8 @@ struct Entry {
     watch: Watch,
 }
 
+/// The resident sessions by id, with the frames held for sessions not resident yet; routes
+/// each stream frame to the session it names.
 #[derive(Debug, Default)]
 pub struct Router {
     sessions: VecMap<String, Entry>,
@@ -108,6 +110,7 @@ pub struct Router {
 }
 
 impl Router {
+    /// An empty router.
     pub fn new() -> Self {
         Router::default()
     }
@@ -117,30 +120,37 @@ impl Router {
         (self.stash.by_id.len(), self.stash.bytes)
     }
 
+    /// Whether `id` is resident.
     pub fn contains(&self, id: &str) -> bool {
         self.sessions.contains_key(id)
     }
 
+    /// The resident sessions' ids.
     pub fn ids(&self) -> Vec<String> {
         self.sessions.keys().cloned().collect()
     }
 
+    /// How many sessions are resident.
     pub fn len(&self) -> usize {
         self.sessions.len()
     }
 
+    /// Whether no session is resident.
     pub fn is_empty(&self) -> bool {
         self.sessions.is_empty()
     }
 
+    /// The resident session for `id`.
     pub fn get(&self, id: &str) -> Option<&Session> {
         self.sessions.get(id).map(|e| &e.session)
     }
 
+    /// The resident session for `id`, to drive it.
     pub fn get_mut(&mut self, id: &str) -> Option<&mut Session> {
         self.sessions.get_mut(id).map(|e| &mut e.session)
     }
 
+    /// Every resident session with its id, to drive them all (a connection change fans out).
     pub fn sessions_mut(&mut self) -> impl Iterator<Item = (&String, &mut Session)> {
         self.sessions.iter_mut().map(|(k, e)| (k, &mut e.session))
     }

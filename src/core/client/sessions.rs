@@ -37,15 +37,23 @@ impl Place {
 /// Ties of seeded items are below this; new and moved items count from it.
 const TIE_BASE: i64 = 1 << 40;
 
+/// One session of the live list, as the UI sees it (shared by `Rc`, so an unchanged item
+/// exports as the same object).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListItem {
+    /// The session.
     pub session_id: String,
+    /// Its latest title, if the host gave one.
     pub title: Option<String>,
+    /// Whether a turn is open.
     pub running: bool,
     /// The open turn waits on the user (reference-host extension; false when absent).
     pub waiting: bool,
+    /// When it last changed (epoch milliseconds): the list's order.
     pub updated_at: f64,
+    /// The session it was forked or spawned from, if any.
     pub parent_session_id: Option<String>,
+    /// Its working directory, if the host gave one.
     pub cwd: Option<String>,
     /// Bumped whenever the item changes (export identity).
     pub rev: u64,
@@ -81,16 +89,19 @@ impl ListItem {
     }
 }
 
+/// Where the list's seed stands.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListState {
     /// No seed has answered yet.
     Loading,
+    /// The last seed answered; items are it merged with the frames since.
     Ready,
     /// The last seed failed; items are what was known before.
     Error(RpcError),
 }
 
 impl ListState {
+    /// The state's name for JS (`loading`, `ready`, `error`).
     pub fn as_str(&self) -> &'static str {
         match self {
             ListState::Loading => "loading",
@@ -100,6 +111,7 @@ impl ListState {
     }
 }
 
+/// The live session list, newest first, with the bookkeeping that merges seeds and frames.
 #[derive(Debug)]
 pub struct SessionList {
     /// Oldest first (the reverse of [`SessionList::items`]): the newest is a push at the end.
@@ -170,6 +182,7 @@ impl SessionList {
         }
     }
 
+    /// Where the seed stands.
     pub fn state(&self) -> &ListState {
         &self.state
     }

@@ -18,51 +18,70 @@ pub struct OpId(pub u64);
 /// A unary call for the shell to perform.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Call {
+    /// `session.history`: a page of the log.
     History {
+        /// Read the page that ends before this seq (the tail when `None`).
         before_seq: Option<u64>,
+        /// At most this many messages (`None` or 0: the host's default).
         max_messages: Option<u32>,
     },
+    /// `session.planMode`: read the plan-mode state.
     PlanMode,
+    /// `session.setPlanMode`: turn plan mode on or off.
     SetPlanMode {
+        /// On or off.
         active: bool,
     },
     /// `content` is a JSON array of content blocks.
     Prompt {
+        /// Queued, or steering the open turn.
         mode: PromptMode,
+        /// The content blocks, as JSON text.
         content: Json,
     },
+    /// `session.cancel`: end the open turn.
     Cancel,
     /// `POST /api/respond` with a client-response answering `rpc_id`.
     Respond {
+        /// The envelope rpcId of the question or approval answered.
         rpc_id: String,
+        /// The answer, or the error that cancels or rejects it.
         result: RpcResult<Json>,
     },
     /// Today's upstream host: a slash command (`/plan`, `/plan off`) through `commands/execute`.
     Command {
+        /// The command, one of the core's own (a fixed line, never user text).
         line: &'static str,
     },
     /// Today's upstream host: the session's commands (is `plan` among them?).
     Commands,
     /// Extension: `session.answer` for a user-input prompt; `answers` is a JSON array.
     Answer {
+        /// The prompt answered.
         prompt_id: String,
+        /// The answers, one per question.
         answers: Json,
     },
     /// Today's upstream host: any slash-command line through `commands/execute`.
     RunCommand {
+        /// The line as the user typed it.
         line: String,
     },
     /// Today's upstream host: `session.rename`.
     Rename {
+        /// The title asked for (the host normalizes it).
         title: String,
     },
     /// Today's upstream host: `session.updateQueue`; `action` is the JSON action object.
     UpdateQueue {
+        /// The queued item.
         item_id: String,
+        /// What to do with it.
         action: Json,
     },
     /// Today's upstream host: `session.attachment`.
     Attachment {
+        /// The attachment to fetch.
         attachment_id: String,
     },
 }
@@ -159,24 +178,33 @@ pub enum Outcome {
 /// What the core asks of its driver.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
+    /// Send `call` as request `req`; its result comes back to the core with the same id.
     Send {
+        /// Tags the request; the result must carry it back.
         req: ReqId,
+        /// What to send.
         call: Call,
     },
+    /// Settle UI operation `op` (resolve or reject its promise).
     Settle {
+        /// The operation settled.
         op: OpId,
+        /// How it ended.
         outcome: Outcome,
     },
     /// The snapshot changed; emitted at most once per input.
     Changed,
     /// Call `Session::on_wake(token)` after `after_ms` (the session has no clock).
     Wake {
+        /// Handed back to `Session::on_wake` when the time is up.
         token: WakeToken,
+        /// How long to wait, in milliseconds.
         after_ms: u32,
     },
     /// The wake `token` is no longer wanted: cancel it (a late one would be ignored anyway,
     /// but a timer table holds only what is wanted).
     Unwake {
+        /// The wake no longer wanted.
         token: WakeToken,
     },
 }
