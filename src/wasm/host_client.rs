@@ -75,11 +75,7 @@ impl HostClient {
     }
 
     fn live(&self) -> Result<(), JsValue> {
-        if self.shared.borrow().core.is_closed() {
-            Err(js::closed_error())
-        } else {
-            Ok(())
-        }
+        super::session::live(&self.shared)
     }
 
     #[wasm_bindgen(js_name = getSnapshot)]

@@ -28,6 +28,15 @@ fn is_block_list(j: &Json) -> bool {
         .is_ok_and(|blocks| blocks.iter().all(|b| Obj::parse(b.get()).is_ok_and(|o| o.str_ref("type").is_ok())))
 }
 
+/// `closed` once the client is closed (the methods of both classes check it).
+pub(super) fn live(shared: &Shared) -> Result<(), JsValue> {
+    if shared.borrow().core.is_closed() {
+        Err(js::closed_error())
+    } else {
+        Ok(())
+    }
+}
+
 impl Drop for JsSession {
     /// The last `Session` object of a client whose `HostClient` object is gone closes it.
     fn drop(&mut self) {
@@ -45,11 +54,7 @@ impl JsSession {
     }
 
     fn live(&self) -> Result<(), JsValue> {
-        if self.shared.borrow().core.is_closed() {
-            Err(js::closed_error())
-        } else {
-            Ok(())
-        }
+        live(&self.shared)
     }
 
     /// Runs a session operation; its promise settles when the core says so.
