@@ -70,7 +70,8 @@ impl HostClient {
             g.microtask_cb = Some(micro.into_js_value().unchecked_into());
         }
         // The first input starts the first connection generation.
-        run(&shared, |inner| inner.handle(Input::Timeout));
+        // (Through `feed_weak`'s copy of `run`: one fewer generic instance.)
+        feed_weak(&Rc::downgrade(&shared), Input::Timeout);
         Ok(HostClient { shared })
     }
 

@@ -70,7 +70,8 @@ impl JsSession {
 
     pub fn resync(&self) -> Result<(), JsValue> {
         self.live()?;
-        run(&self.shared, |inner| inner.handle(Input::Resync { session: self.id.clone() }));
+        // Through `feed_weak`'s copy of `run` (one fewer generic instance).
+        feed_weak(&Rc::downgrade(&self.shared), Input::Resync { session: self.id.clone() });
         Ok(())
     }
 
