@@ -31,7 +31,7 @@ impl HostClient {
             backoff,
             connect_timeout_ms: ep.timeout_ms,
             authenticated: ep.token.is_some(),
-            rpc_prefix: format!("c{seed:x}-"),
+            rpc_prefix: format!("c{seed}-"),
             seed: seed ^ ((js::random() * 4_294_967_296.0) as u64) << 32,
             retention,
         };
