@@ -81,9 +81,7 @@ impl JsSession {
     }
 
     pub fn prompt(&self, content: JsValue, mode: JsValue) -> Result<Promise, JsValue> {
-        if !js_sys::Array::is_array(&content) {
-            return Err(js::bad_argument("content must be an array of content blocks"));
-        }
+        // A non-array fails the list check too (one check, one message).
         let content = match js::js_json(&content) {
             Some(j) if is_block_list(&j) => j,
             _ => return Err(js::bad_argument("content must be an array of content-block objects with a type")),
