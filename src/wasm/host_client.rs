@@ -31,7 +31,7 @@ impl HostClient {
             backoff,
             connect_timeout_ms: ep.timeout_ms,
             authenticated: ep.token.is_some(),
-            rpc_prefix: format!("c{seed:x}-"),
+            rpc_prefix: format!("c{seed}-"),
             seed: seed ^ ((js::random() * 4_294_967_296.0) as u64) << 32,
             retention,
         };
@@ -70,16 +70,13 @@ impl HostClient {
             g.microtask_cb = Some(micro.into_js_value().unchecked_into());
         }
         // The first input starts the first connection generation.
-        run(&shared, |inner| inner.handle(Input::Timeout));
+        // (Through `feed_weak`'s copy of `run`: one fewer generic instance.)
+        feed_weak(&Rc::downgrade(&shared), Input::Timeout);
         Ok(HostClient { shared })
     }
 
     fn live(&self) -> Result<(), JsValue> {
-        if self.shared.borrow().core.is_closed() {
-            Err(js::closed_error())
-        } else {
-            Ok(())
-        }
+        super::session::live(&self.shared)
     }
 
     #[wasm_bindgen(js_name = getSnapshot)]
@@ -183,7 +180,8 @@ impl HostClient {
     }
 
     pub fn close(&self) {
-        run(&self.shared, |inner| inner.close());
+        // The destructors' close (closing starts no I/O): one fewer generic copy of `run`.
+        close_shared(&self.shared);
     }
 }
 

@@ -28,6 +28,15 @@ fn is_block_list(j: &Json) -> bool {
         .is_ok_and(|blocks| blocks.iter().all(|b| Obj::parse(b.get()).is_ok_and(|o| o.str_ref("type").is_ok())))
 }
 
+/// `closed` once the client is closed (the methods of both classes check it).
+pub(super) fn live(shared: &Shared) -> Result<(), JsValue> {
+    if shared.borrow().core.is_closed() {
+        Err(js::closed_error())
+    } else {
+        Ok(())
+    }
+}
+
 impl Drop for JsSession {
     /// The last `Session` object of a client whose `HostClient` object is gone closes it.
     fn drop(&mut self) {
@@ -45,11 +54,7 @@ impl JsSession {
     }
 
     fn live(&self) -> Result<(), JsValue> {
-        if self.shared.borrow().core.is_closed() {
-            Err(js::closed_error())
-        } else {
-            Ok(())
-        }
+        live(&self.shared)
     }
 
     /// Runs a session operation; its promise settles when the core says so.
@@ -65,7 +70,8 @@ impl JsSession {
 
     pub fn resync(&self) -> Result<(), JsValue> {
         self.live()?;
-        run(&self.shared, |inner| inner.handle(Input::Resync { session: self.id.clone() }));
+        // Through `feed_weak`'s copy of `run` (one fewer generic instance).
+        feed_weak(&Rc::downgrade(&self.shared), Input::Resync { session: self.id.clone() });
         Ok(())
     }
 
@@ -75,9 +81,7 @@ impl JsSession {
     }
 
     pub fn prompt(&self, content: JsValue, mode: JsValue) -> Result<Promise, JsValue> {
-        if !js_sys::Array::is_array(&content) {
-            return Err(js::bad_argument("content must be an array of content blocks"));
-        }
+        // A non-array fails the list check too (one check, one message).
         let content = match js::js_json(&content) {
             Some(j) if is_block_list(&j) => j,
             _ => return Err(js::bad_argument("content must be an array of content-block objects with a type")),
