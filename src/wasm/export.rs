@@ -60,7 +60,10 @@ impl Items {
                 return a.clone();
             }
         }
-        let revs: Vec<u64> = items.iter().map(|it| item_rev(it)).collect();
+        let mut revs: Vec<u64> = Vec::with_capacity(items.len());
+        for it in items {
+            revs.push(item_rev(it));
+        }
         let arr = match &self.array {
             None => build(items),
             Some((_, old)) => {
