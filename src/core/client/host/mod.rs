@@ -352,7 +352,7 @@ impl HostClient {
         }
         self.conn.close();
         // Every call is given up: no reply is read after this.
-        for (call, p) in self.calls.drain().collect::<Vec<_>>() {
+        for (call, p) in std::mem::take(&mut self.calls) {
             self.outputs.push_back(Output::Abort { call });
             if let CallFor::Host { token, .. } = p.what {
                 let settlement = Settlement::Result(Err(cancelled("HostClient closed")));
