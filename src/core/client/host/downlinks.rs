@@ -32,12 +32,17 @@ impl HostClient {
     /// Closes every stream of `gen` and gives up its describe and ticket calls.
     pub(super) fn abort_generation(&mut self, gen: u64) {
         self.close_streams(|s| s.gen == gen);
-        self.abort_calls(|c| matches!(c, CallFor::Describe { gen: g } | CallFor::Ticket { gen: g, .. } if *g == gen));
+        self.abort_calls(&|c| matches!(c, CallFor::Describe { gen: g } | CallFor::Ticket { gen: g, .. } if *g == gen));
     }
 
     /// Gives up the calls in flight that `which` picks (the driver aborts them).
-    pub(super) fn abort_calls(&mut self, which: impl Fn(&CallFor) -> bool) {
-        let calls: Vec<CallId> = self.calls.iter().filter(|(_, c)| which(&c.what)).map(|(id, _)| *id).collect();
+    pub(super) fn abort_calls(&mut self, which: &dyn Fn(&CallFor) -> bool) {
+        let mut calls: Vec<CallId> = Vec::new();
+        for (id, c) in self.calls.iter() {
+            if which(&c.what) {
+                calls.push(*id);
+            }
+        }
         for call in calls {
             self.calls.remove(&call);
             self.outputs.push_back(Output::Abort { call });
@@ -173,7 +178,7 @@ impl HostClient {
         match self.carriers.refused(gen) {
             Some(carrier) => {
                 self.close_streams(|s| s.gen == gen);
-                self.abort_calls(|c| matches!(c, CallFor::Ticket { gen: g, .. } if *g == gen));
+                self.abort_calls(&|c| matches!(c, CallFor::Ticket { gen: g, .. } if *g == gen));
                 self.conn.streams_restarted(gen);
                 self.open_streams(gen, carrier);
             }
