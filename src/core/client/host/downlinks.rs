@@ -31,7 +31,7 @@ impl HostClient {
 
     /// Closes every stream of `gen` and gives up its describe and ticket calls.
     pub(super) fn abort_generation(&mut self, gen: u64) {
-        self.close_streams(|s| s.gen == gen);
+        self.close_streams(&|s| s.gen == gen);
         self.abort_calls(&|c| matches!(c, CallFor::Describe { gen: g } | CallFor::Ticket { gen: g, .. } if *g == gen));
     }
 
@@ -49,10 +49,15 @@ impl HostClient {
         }
     }
 
-    pub(super) fn close_streams(&mut self, which: impl Fn(&Stream) -> bool) {
-        let (gone, kept) = std::mem::take(&mut self.streams).into_iter().partition(|s| which(s));
-        self.streams = kept;
-        let gone: Vec<Stream> = gone;
+    pub(super) fn close_streams(&mut self, which: &dyn Fn(&Stream) -> bool) {
+        let mut gone: Vec<Stream> = Vec::new();
+        for s in std::mem::take(&mut self.streams) {
+            if which(&s) {
+                gone.push(s);
+            } else {
+                self.streams.push(s);
+            }
+        }
         self.timers
             .cancel_where(&|t| matches!(t, Timer::Upgrade { stream, .. } if gone.iter().any(|s| s.id == *stream)));
         for s in gone {
@@ -177,7 +182,7 @@ impl HostClient {
     pub(super) fn refused(&mut self, gen: u64, why: GenerationEnd) {
         match self.carriers.refused(gen) {
             Some(carrier) => {
-                self.close_streams(|s| s.gen == gen);
+                self.close_streams(&|s| s.gen == gen);
                 self.abort_calls(&|c| matches!(c, CallFor::Ticket { gen: g, .. } if *g == gen));
                 self.conn.streams_restarted(gen);
                 self.open_streams(gen, carrier);

@@ -363,7 +363,7 @@ impl HostClient {
             s.close();
         }
         self.pump();
-        self.close_streams(|_| true);
+        self.close_streams(&|_| true);
         self.timers.clear();
         self.outputs.push_back(Output::HostChanged);
     }
