@@ -339,7 +339,10 @@ impl Fold {
         }
         let page_last = page.last().map_or(-1, SessionEvent::seq);
         let open_item = head.plan_text.as_ref().filter(|p| !p.done).map(|p| p.item_id.clone());
-        let page_calls: Vec<String> = head.running.iter().map(|c| c.call_id.clone()).collect();
+        let mut page_calls: Vec<String> = Vec::with_capacity(head.running.len());
+        for c in &head.running {
+            page_calls.push(c.call_id.clone());
+        }
         let settled = |f: &Fold| {
             f.partial.as_ref().is_none_or(|p| p.first_seq > page_last)
                 && f.running.iter().all(|c| c.seq > page_last)
