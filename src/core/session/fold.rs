@@ -386,6 +386,17 @@ impl Fold {
         }
         let same =
             nodes.len() == current.nodes.len() && nodes.iter().zip(&current.nodes).all(|(a, b)| Rc::ptr_eq(a, b));
+        // The head may have folded into the window while settling: its commits there are
+        // `current`'s too.
+        let mut plan_commits = Vec::with_capacity(head.plan_commits.len() + current.plan_commits.len());
+        for &(s, c) in &head.plan_commits {
+            if window.first().is_none_or(|w| s < w.seq()) {
+                plan_commits.push((s, c));
+            }
+        }
+        for &commit in &current.plan_commits {
+            plan_commits.push(commit);
+        }
         Fold {
             nodes_rev: if same { current.nodes_rev } else { stamps.next() },
             nodes,
@@ -393,14 +404,7 @@ impl Fold {
             running: current.running.clone(),
             running_rev: current.running_rev,
             tool_index,
-            // The head may have folded into the window while settling: its commits there are
-            // `current`'s too.
-            plan_commits: head
-                .plan_commits
-                .into_iter()
-                .filter(|(s, _)| window.first().is_none_or(|w| *s < w.seq()))
-                .chain(current.plan_commits.iter().copied())
-                .collect(),
+            plan_commits,
             plan_text: current.plan_text.clone().or(head.plan_text),
             turn_open: current.turn_open.or(head.turn_open),
         }
