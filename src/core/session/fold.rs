@@ -148,8 +148,12 @@ impl Fold {
                     }
                 }
                 // Orphan tool calls of this turn become interrupted.
-                let orphans: Vec<String> =
-                    self.running.iter().filter(|c| c.turn == end.turn).map(|c| c.call_id.clone()).collect();
+                let mut orphans: Vec<String> = Vec::new();
+                for c in &self.running {
+                    if c.turn == end.turn {
+                        orphans.push(c.call_id.clone());
+                    }
+                }
                 for call_id in &orphans {
                     t.nodes |= self.update_tool(call_id, stamps, |status, _, _| *status = ToolStatus::Interrupted);
                 }
