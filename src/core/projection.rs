@@ -94,8 +94,8 @@ impl ProjectionStore {
     /// and rows the baseline lacks are deleted.
     pub fn apply_baseline(&mut self, as_of_seq: i64, values: &[(String, Json)], rev: u64) -> bool {
         let survives = |row: &Row| row.seq > as_of_seq || (row.seq == as_of_seq && row.live);
-        let mut changed =
-            self.drop_rows(&|key, row| !(survives(row) || values.binary_search_by(|(k, _)| k.as_str().cmp(key)).is_ok()));
+        let mut changed = self
+            .drop_rows(&|key, row| !(survives(row) || values.binary_search_by(|(k, _)| k.as_str().cmp(key)).is_ok()));
         for (key, value) in values {
             match self.get(key) {
                 Some(row) if survives(row) => {}
