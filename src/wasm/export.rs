@@ -318,7 +318,7 @@ impl SessionExport {
                 };
                 use crate::core::wire::interaction as ix;
                 let user_input = match raw(ix::PROJ_USER_INPUT, !it.user_input.is_empty()) {
-                    v if v.is_null() => frozen_array(std::iter::empty()),
+                    v if v.is_null() => frozen_array(Vec::new().into_iter()),
                     v => js_sys::Reflect::get(&v, &"prompts".into()).unwrap_or(JsValue::NULL),
                 };
                 let obj = frozen(&[
