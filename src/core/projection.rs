@@ -94,12 +94,8 @@ impl ProjectionStore {
     /// and rows the baseline lacks are deleted.
     pub fn apply_baseline(&mut self, as_of_seq: i64, values: &[(String, Json)], rev: u64) -> bool {
         let survives = |row: &Row| row.seq > as_of_seq || (row.seq == as_of_seq && row.live);
-        let mut changed = false;
-        self.rows.retain(|(key, row)| {
-            let keep = survives(row) || values.binary_search_by(|(k, _)| k.as_str().cmp(key)).is_ok();
-            changed |= !keep;
-            keep
-        });
+        let mut changed = self
+            .drop_rows(&|key, row| !(survives(row) || values.binary_search_by(|(k, _)| k.as_str().cmp(key)).is_ok()));
         for (key, value) in values {
             match self.get(key) {
                 Some(row) if survives(row) => {}
@@ -123,13 +119,18 @@ impl ProjectionStore {
 
     /// `session/subscribed.lastSeq`: rows newer than the host's log were lost by a restart.
     pub fn truncate_after(&mut self, last_seq: i64, rev: u64) -> bool {
-        let before = self.rows.len();
-        self.rows.retain(|(_, row)| row.seq <= last_seq);
-        let changed = self.rows.len() != before;
+        let changed = self.drop_rows(&|_, row| row.seq > last_seq);
         if changed {
             self.rev = rev;
         }
         changed
+    }
+
+    /// Drops the rows `gone` picks; whether any went. One `retain` for every removal.
+    fn drop_rows(&mut self, gone: &dyn Fn(&str, &Row) -> bool) -> bool {
+        let before = self.rows.len();
+        self.rows.retain(|(key, row)| !gone(key, row));
+        self.rows.len() != before
     }
 }
 

@@ -60,7 +60,10 @@ impl Items {
                 return a.clone();
             }
         }
-        let revs: Vec<u64> = items.iter().map(|it| item_rev(it)).collect();
+        let mut revs: Vec<u64> = Vec::with_capacity(items.len());
+        for it in items {
+            revs.push(item_rev(it));
+        }
         let arr = match &self.array {
             None => build(items),
             Some((_, old)) => {
@@ -73,10 +76,14 @@ impl Items {
                 let moved = |it: &Rc<T>| gone.iter().position(|g| *g == item_rev(it));
                 let middle = if middle.iter().any(|it| moved(it).is_some()) {
                     // Items that moved (a re-sorted list) keep their objects.
-                    frozen_array(middle.iter().map(|it| match moved(it) {
-                        Some(i) => Reflect::get_u32(old, (prefix + i) as u32).unwrap_or(JsValue::UNDEFINED),
-                        None => Reflect::get_u32(&build(std::slice::from_ref(it)), 0).unwrap_or(JsValue::UNDEFINED),
-                    }))
+                    let mut objs = Vec::with_capacity(middle.len());
+                    for it in middle {
+                        objs.push(match moved(it) {
+                            Some(i) => Reflect::get_u32(old, (prefix + i) as u32).unwrap_or(JsValue::UNDEFINED),
+                            None => Reflect::get_u32(&build(std::slice::from_ref(it)), 0).unwrap_or(JsValue::UNDEFINED),
+                        });
+                    }
+                    frozen_array(objs.into_iter())
                 } else {
                     build(middle)
                 };
@@ -91,7 +98,12 @@ impl Items {
 
 /// Frozen objects of `items` built one by one.
 pub(super) fn each<T>(items: &[Rc<T>], build: impl Fn(&T) -> JsValue) -> JsValue {
-    frozen_array(items.iter().map(|it| build(it)))
+    // Gathered in a plain loop: one `frozen_array` copy (over `vec::IntoIter`) for every caller.
+    let mut objs = Vec::with_capacity(items.len());
+    for it in items {
+        objs.push(build(it));
+    }
+    frozen_array(objs.into_iter())
 }
 
 #[derive(Default)]
@@ -306,7 +318,7 @@ impl SessionExport {
                 };
                 use crate::core::wire::interaction as ix;
                 let user_input = match raw(ix::PROJ_USER_INPUT, !it.user_input.is_empty()) {
-                    v if v.is_null() => frozen_array(std::iter::empty()),
+                    v if v.is_null() => frozen_array(Vec::new().into_iter()),
                     v => js_sys::Reflect::get(&v, &"prompts".into()).unwrap_or(JsValue::NULL),
                 };
                 let obj = frozen(&[

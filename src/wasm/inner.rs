@@ -287,11 +287,15 @@ pub(super) fn flush_listeners(weak: &WeakShared) {
         g.microtask_queued = false;
         let mut calls = Vec::new();
         if std::mem::take(&mut g.notify_host) {
-            calls.extend(g.host_listeners.items.iter().map(|(_, f)| f.clone()));
+            for (_, f) in &g.host_listeners.items {
+                calls.push(f.clone());
+            }
         }
         for id in std::mem::take(&mut g.notify_sessions) {
             if let Some(s) = g.per_session.get(&id) {
-                calls.extend(s.listeners.items.iter().map(|(_, f)| f.clone()));
+                for (_, f) in &s.listeners.items {
+                    calls.push(f.clone());
+                }
             }
         }
         if g.core.is_closed() {

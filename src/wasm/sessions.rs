@@ -38,7 +38,10 @@ impl ListExport {
                 return snap.clone();
             }
         }
-        let items: Vec<_> = list.items().cloned().collect();
+        let mut items = Vec::with_capacity(list.items().len());
+        for i in list.items() {
+            items.push(i.clone());
+        }
         let items = self.items.export(list.rev, &items, |i| i.rev, |i| each(i, item_js));
         let error = match list.state() {
             ListState::Error(e) => ser_js(e),

@@ -148,8 +148,12 @@ impl Fold {
                     }
                 }
                 // Orphan tool calls of this turn become interrupted.
-                let orphans: Vec<String> =
-                    self.running.iter().filter(|c| c.turn == end.turn).map(|c| c.call_id.clone()).collect();
+                let mut orphans: Vec<String> = Vec::new();
+                for c in &self.running {
+                    if c.turn == end.turn {
+                        orphans.push(c.call_id.clone());
+                    }
+                }
                 for call_id in &orphans {
                     t.nodes |= self.update_tool(call_id, stamps, |status, _, _| *status = ToolStatus::Interrupted);
                 }
@@ -339,7 +343,10 @@ impl Fold {
         }
         let page_last = page.last().map_or(-1, SessionEvent::seq);
         let open_item = head.plan_text.as_ref().filter(|p| !p.done).map(|p| p.item_id.clone());
-        let page_calls: Vec<String> = head.running.iter().map(|c| c.call_id.clone()).collect();
+        let mut page_calls: Vec<String> = Vec::with_capacity(head.running.len());
+        for c in &head.running {
+            page_calls.push(c.call_id.clone());
+        }
         let settled = |f: &Fold| {
             f.partial.as_ref().is_none_or(|p| p.first_seq > page_last)
                 && f.running.iter().all(|c| c.seq > page_last)
@@ -383,6 +390,17 @@ impl Fold {
         }
         let same =
             nodes.len() == current.nodes.len() && nodes.iter().zip(&current.nodes).all(|(a, b)| Rc::ptr_eq(a, b));
+        // The head may have folded into the window while settling: its commits there are
+        // `current`'s too.
+        let mut plan_commits = Vec::with_capacity(head.plan_commits.len() + current.plan_commits.len());
+        for &(s, c) in &head.plan_commits {
+            if window.first().is_none_or(|w| s < w.seq()) {
+                plan_commits.push((s, c));
+            }
+        }
+        for &commit in &current.plan_commits {
+            plan_commits.push(commit);
+        }
         Fold {
             nodes_rev: if same { current.nodes_rev } else { stamps.next() },
             nodes,
@@ -390,14 +408,7 @@ impl Fold {
             running: current.running.clone(),
             running_rev: current.running_rev,
             tool_index,
-            // The head may have folded into the window while settling: its commits there are
-            // `current`'s too.
-            plan_commits: head
-                .plan_commits
-                .into_iter()
-                .filter(|(s, _)| window.first().is_none_or(|w| *s < w.seq()))
-                .chain(current.plan_commits.iter().copied())
-                .collect(),
+            plan_commits,
             plan_text: current.plan_text.clone().or(head.plan_text),
             turn_open: current.turn_open.or(head.turn_open),
         }

@@ -167,8 +167,7 @@ impl Session {
     /// Ends the session object: every unsettled operation settles now (unary ones with a
     /// `cancelled` error), and every later result is ignored.
     pub fn close(&mut self) {
-        let inflight: Vec<_> = self.inflight.drain().map(|(_, p)| p).collect();
-        for purpose in inflight {
+        for (_, purpose) in std::mem::take(&mut self.inflight) {
             let op = match purpose {
                 Purpose::Selection { op, .. }
                 | Purpose::PlanCommand { op }

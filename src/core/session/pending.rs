@@ -146,8 +146,12 @@ impl PendingSet {
 
     /// The connection ended: every held question waits for its replay.
     pub fn connection_lost(&mut self) {
-        let questions = self.items.iter().filter(|p| matches!(p.kind, PendingKind::Question { .. }));
-        self.unconfirmed = questions.map(|p| p.key.clone()).collect();
+        self.unconfirmed.clear();
+        for p in &self.items {
+            if matches!(p.kind, PendingKind::Question { .. }) {
+                self.unconfirmed.push(p.key.clone());
+            }
+        }
     }
 
     /// The new connection's window is in: questions it did not replay are dropped.

@@ -31,23 +31,33 @@ impl HostClient {
 
     /// Closes every stream of `gen` and gives up its describe and ticket calls.
     pub(super) fn abort_generation(&mut self, gen: u64) {
-        self.close_streams(|s| s.gen == gen);
-        self.abort_calls(|c| matches!(c, CallFor::Describe { gen: g } | CallFor::Ticket { gen: g, .. } if *g == gen));
+        self.close_streams(&|s| s.gen == gen);
+        self.abort_calls(&|c| matches!(c, CallFor::Describe { gen: g } | CallFor::Ticket { gen: g, .. } if *g == gen));
     }
 
     /// Gives up the calls in flight that `which` picks (the driver aborts them).
-    pub(super) fn abort_calls(&mut self, which: impl Fn(&CallFor) -> bool) {
-        let calls: Vec<CallId> = self.calls.iter().filter(|(_, c)| which(&c.what)).map(|(id, _)| *id).collect();
+    pub(super) fn abort_calls(&mut self, which: &dyn Fn(&CallFor) -> bool) {
+        let mut calls: Vec<CallId> = Vec::new();
+        for (id, c) in self.calls.iter() {
+            if which(&c.what) {
+                calls.push(*id);
+            }
+        }
         for call in calls {
             self.calls.remove(&call);
             self.outputs.push_back(Output::Abort { call });
         }
     }
 
-    pub(super) fn close_streams(&mut self, which: impl Fn(&Stream) -> bool) {
-        let (gone, kept) = std::mem::take(&mut self.streams).into_iter().partition(|s| which(s));
-        self.streams = kept;
-        let gone: Vec<Stream> = gone;
+    pub(super) fn close_streams(&mut self, which: &dyn Fn(&Stream) -> bool) {
+        let mut gone: Vec<Stream> = Vec::new();
+        for s in std::mem::take(&mut self.streams) {
+            if which(&s) {
+                gone.push(s);
+            } else {
+                self.streams.push(s);
+            }
+        }
         self.timers
             .cancel_where(&|t| matches!(t, Timer::Upgrade { stream, .. } if gone.iter().any(|s| s.id == *stream)));
         for s in gone {
@@ -172,8 +182,8 @@ impl HostClient {
     pub(super) fn refused(&mut self, gen: u64, why: GenerationEnd) {
         match self.carriers.refused(gen) {
             Some(carrier) => {
-                self.close_streams(|s| s.gen == gen);
-                self.abort_calls(|c| matches!(c, CallFor::Ticket { gen: g, .. } if *g == gen));
+                self.close_streams(&|s| s.gen == gen);
+                self.abort_calls(&|c| matches!(c, CallFor::Ticket { gen: g, .. } if *g == gen));
                 self.conn.streams_restarted(gen);
                 self.open_streams(gen, carrier);
             }

@@ -352,7 +352,7 @@ impl HostClient {
         }
         self.conn.close();
         // Every call is given up: no reply is read after this.
-        for (call, p) in self.calls.drain().collect::<Vec<_>>() {
+        for (call, p) in std::mem::take(&mut self.calls) {
             self.outputs.push_back(Output::Abort { call });
             if let CallFor::Host { token, .. } = p.what {
                 let settlement = Settlement::Result(Err(cancelled("HostClient closed")));
@@ -363,7 +363,7 @@ impl HostClient {
             s.close();
         }
         self.pump();
-        self.close_streams(|_| true);
+        self.close_streams(&|_| true);
         self.timers.clear();
         self.outputs.push_back(Output::HostChanged);
     }

@@ -8,7 +8,11 @@ impl HostClient {
     /// The sessions with an operation waiting to settle (they count as watched; an id may
     /// appear more than once).
     pub(super) fn busy(&self) -> Vec<String> {
-        self.waits.keys().map(|(s, _)| s.clone()).collect()
+        let mut busy = Vec::new();
+        for (s, _) in self.waits.keys() {
+            busy.push(s.clone());
+        }
+        busy
     }
 
     /// Whether a connection generation is established now (a resync can start at once).
