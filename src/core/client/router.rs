@@ -96,6 +96,18 @@ struct Entry {
     watch: Watch,
 }
 
+impl Entry {
+    /// Someone watches the session now: it is no longer counted as unwatched, and one that
+    /// missed a generation resyncs if a generation is established (`live`).
+    fn watched(&mut self, live: bool) {
+        self.watch.unwatched = None;
+        if self.watch.missed && live {
+            self.watch.missed = false;
+            self.session.resync();
+        }
+    }
+}
+
 /// The resident sessions by id, with the frames held for sessions not resident yet; routes
 /// each stream frame to the session it names.
 #[derive(Debug, Default)]
@@ -251,11 +263,7 @@ impl Router {
     /// missed a generation resyncs, if a generation is established (`live`).
     pub fn watched(&mut self, id: &str, live: bool) {
         if let Some(e) = self.sessions.get_mut(id) {
-            e.watch.unwatched = None;
-            if e.watch.missed && live {
-                e.watch.missed = false;
-                e.session.resync();
-            }
+            e.watched(live);
         }
     }
 
@@ -281,11 +289,7 @@ impl Router {
         let mut candidates: Vec<WatchOrder> = Vec::new();
         for (id, e) in self.sessions.iter_mut() {
             if e.watch.listeners || busy.contains(id) {
-                e.watch.unwatched = None;
-                if e.watch.missed && live {
-                    e.watch.missed = false;
-                    e.session.resync();
-                }
+                e.watched(live);
                 continue;
             }
             let (_, order) = *e.watch.unwatched.get_or_insert_with(|| (now, self.order.bump()));

@@ -99,7 +99,7 @@ impl HostClient {
         }
         self.router.ensure(&id);
         // An operation watches its session: one that missed a generation resyncs first.
-        let live = self.is_established();
+        let live = self.conn.is_established();
         self.router.watched(&id, live);
         self.sweep_due = true;
         let (op_id, waits) = match op {

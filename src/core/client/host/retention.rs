@@ -15,11 +15,6 @@ impl HostClient {
         busy
     }
 
-    /// Whether a connection generation is established now (a resync can start at once).
-    pub(super) fn is_established(&self) -> bool {
-        self.conn.state() == ConnState::Open
-    }
-
     /// The shell's listeners for `session` went from none to some, or back.
     pub(super) fn on_watch(&mut self, session: &str, listeners: bool) {
         if self.is_closed() {
@@ -28,7 +23,7 @@ impl HostClient {
         self.router.ensure(session);
         self.router.set_listeners(session, listeners);
         if listeners {
-            let live = self.is_established();
+            let live = self.conn.is_established();
             self.router.watched(session, live);
         }
         self.sweep_due = true;
@@ -40,7 +35,7 @@ impl HostClient {
             return;
         }
         let busy = self.busy();
-        let live = self.is_established();
+        let live = self.conn.is_established();
         let next = self.router.sweep(self.now, &busy, self.cfg.retention, live);
         self.timers.set_or_cancel(Timer::Sweep, next);
     }
