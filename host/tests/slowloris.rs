@@ -2,9 +2,11 @@
 //! are closed after `--header-timeout-ms`, so the host keeps serving new clients even when
 //! the stalled ones outnumber its descriptors.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 /// Kills the host when the test ends, passing or not.
@@ -17,23 +19,13 @@ impl Drop for Killed {
     }
 }
 
-/// The host under `ulimit -n 256` (as in the adversarial run), on a free port.
+/// The host under `ulimit -n 256` (as in the adversarial run), on a free port; returns the
+/// child and its `host:port`.
 fn spawn_limited(db: &std::path::Path, args: &[&str]) -> (Child, String) {
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(r#"ulimit -n 256 && exec "$0" "$@""#)
-        .arg(env!("CARGO_BIN_EXE_agent-session-host"))
-        .args(["--listen", "127.0.0.1:0", "--db"])
-        .arg(db)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn host");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("first line");
-    let addr =
-        line.trim().strip_prefix("listening on http://").unwrap_or_else(|| panic!("bad line {line:?}")).to_string();
+    let mut sh = Command::new("sh");
+    sh.arg("-c").arg(r#"ulimit -n 256 && exec "$0" "$@""#).arg(env!("CARGO_BIN_EXE_agent-session-host"));
+    let (child, base) = common::spawn_with(sh, db, args);
+    let addr = base.strip_prefix("http://").unwrap_or_else(|| panic!("bad base {base:?}")).to_string();
     (child, addr)
 }
 

@@ -50,7 +50,14 @@ impl Raw {
 }
 
 fn spawn(db: &Path, args: &[String]) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-session-host"))
+    spawn_with(Command::new(env!("CARGO_BIN_EXE_agent-session-host")), db, args)
+}
+
+/// Starts the host through `cmd` (the host binary, or a wrapper that execs it with the
+/// arguments that follow) on a free port with database `db`; returns the child and the base
+/// URL its first stdout line names.
+pub fn spawn_with(mut cmd: Command, db: &Path, args: &[impl AsRef<std::ffi::OsStr>]) -> (Child, String) {
+    let mut child = cmd
         .arg("--listen")
         .arg("127.0.0.1:0")
         .arg("--db")
