@@ -9,7 +9,6 @@
 //! queue, last errors).
 
 use super::fold::Fold;
-use super::io::Outcome;
 use super::{Lifecycle, Session};
 
 impl Session {
@@ -26,14 +25,10 @@ impl Session {
             return;
         }
         // Results of anything sent for the old window are stale from here on: the open
-        // generation moves and the in-flight table forgets them.
+        // generation moves, and `close` forgets every request in flight and settles what
+        // still waits (its retries and buffered frames go with it).
         self.gen.bump();
-        self.forget_window_requests();
-        self.inflight.clear();
-        for op in std::mem::take(&mut self.open_waiters) {
-            self.settle(op, Outcome::Done);
-        }
-        self.retries_reset();
+        self.close();
         self.life = Lifecycle::Cold;
         self.window = Default::default();
         self.buffer = Default::default();
