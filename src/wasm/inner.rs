@@ -246,7 +246,8 @@ impl Inner {
     }
 }
 
-/// Closes a client from a destructor: settles what it must, then makes the queued JS calls.
+/// Closes a client (`close()` and the destructors): settles what it must, then makes the
+/// queued JS calls. Closing starts no I/O, so nothing is left to start after them.
 pub(super) fn close_shared(shared: &Shared) {
     let deferred = match shared.try_borrow_mut() {
         Ok(mut g) if !g.core.is_closed() => {
