@@ -17,6 +17,9 @@ extern "C" {
     fn js_read_sse(url: &str, token: Option<String>, ctrl: &AbortController, feed: JsValue);
 }
 
+/// Bytes of a body handed to the core at a time.
+const PIECE: u32 = 64 * 1024;
+
 #[derive(Clone)]
 pub struct Endpoint {
     pub base: String,
@@ -38,13 +41,21 @@ impl Endpoint {
             let reply = match why {
                 Some(why) => Reply::Failed(why),
                 None if status != 0 => Reply::Status(status as u16),
-                // Bytes, not `text()`: a history page can be megabytes, and `text()` would
-                // decode it to UTF-16 only for the call into wasm to encode it back to UTF-8.
-                // Invalid UTF-8 is replaced, as `text()` does.
-                None => Reply::Body(match String::from_utf8(bytes.unchecked_into::<Uint8Array>().to_vec()) {
-                    Ok(text) => text,
-                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-                }),
+                None => {
+                    // Bytes, not `text()` (a history page can be megabytes: `text()` would
+                    // decode it to UTF-16 only to be encoded back), handed over in pieces:
+                    // the core reads a page as it comes and never holds the whole body, so
+                    // wasm memory (which never shrinks) is not grown by the body's size.
+                    let bytes: Uint8Array = bytes.unchecked_into();
+                    let len = bytes.length();
+                    let mut at = 0;
+                    while at < len {
+                        let end = len.min(at + PIECE);
+                        feed_weak(&weak, Input::ResponseBytes { call, bytes: bytes.subarray(at, end).to_vec() });
+                        at = end;
+                    }
+                    Reply::Body(String::new())
+                }
             };
             feed_weak(&weak, Input::Response { call, reply });
         });

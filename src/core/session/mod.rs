@@ -22,6 +22,7 @@ mod event_run;
 mod live;
 mod live_buffer;
 mod ops;
+mod page;
 mod release;
 mod responses;
 mod retry;
@@ -32,6 +33,8 @@ pub use fences::{EventVersion, OpenGeneration, PlanRequestFence, PlanTicket};
 pub use interaction::Interaction;
 pub use io::{Call, Diagnostics, Effect, OpId, Outcome, ReqId, WakeToken};
 pub use lifecycle::{Freshness, Lifecycle};
+pub use event_run::EventRun;
+pub use page::{Page, PageAnswer, PageReader};
 pub use nodes::{Node, NodeKind, Partial, PlanText, RunningToolCall, ToolStatus};
 pub use pending::{PendingInteraction, PendingKind};
 pub use plan::Capability;
@@ -335,7 +338,7 @@ impl Session {
         self.window.last().map_or(-1, SessionEvent::seq)
     }
     /// The events held, oldest first.
-    pub fn window(&self) -> &[SessionEvent] {
+    pub fn window(&self) -> &EventRun {
         &self.window
     }
     /// The host holds events older than the window.

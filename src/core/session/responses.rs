@@ -4,14 +4,15 @@
 use super::io::{schema_error, Call, Outcome};
 use super::plan::PlanApply;
 use super::{Freshness, Lifecycle, OpenState, PromptOp, Purpose, ReqId, Session};
-use crate::core::wire::{self, HistoryValue, Json, PlanModeState, Receipt, ReceiptReason, RpcResult, Seq};
+use super::page::{Page, PageAnswer};
+use crate::core::wire::{self, HistoryValue, Json, SessionEvent, PlanModeState, Receipt, ReceiptReason, RpcResult, Seq};
 
 /// A reply to one session request.
 enum Answer {
     /// The value as JSON text (or the failure).
     Value(RpcResult<Json>),
-    /// A history page the driver already read.
-    Page(HistoryValue),
+    /// A history page the driver read as it streamed in.
+    Page(PageAnswer),
 }
 
 impl Answer {
@@ -36,7 +37,7 @@ impl Session {
 
     /// The result of history request `req` when the driver already read the page (the
     /// one-pass reader of a `session.history` response); it is validated here.
-    pub fn on_page(&mut self, req: ReqId, page: HistoryValue) {
+    pub fn on_page(&mut self, req: ReqId, page: PageAnswer) {
         self.on_answer(req, Answer::Page(page))
     }
 
@@ -170,10 +171,10 @@ impl Session {
     }
 
     /// Parsed once, then checked (a page is the largest value the core reads).
-    fn history(&mut self, answer: Answer) -> RpcResult<HistoryValue> {
+    fn history(&mut self, answer: Answer) -> RpcResult<Page> {
         let page = match answer {
-            Answer::Page(page) => Ok(page),
-            Answer::Value(result) => wire::read::read::<HistoryValue>(result?.text()),
+            Answer::Page(page) => page?,
+            Answer::Value(result) => wire::read::read::<HistoryValue>(result?.text()).map(Page::from_value),
         };
         let page = page.and_then(|p| p.validate().map(|_| p));
         page.map_err(|e| {
@@ -187,7 +188,7 @@ impl Session {
         wire::parse_plan_value(&value).map_err(|e| schema_error(method, e))
     }
 
-    fn on_open_page(&mut self, page: RpcResult<HistoryValue>) {
+    fn on_open_page(&mut self, page: RpcResult<Page>) {
         match page {
             Ok(page) => {
                 self.install_window(page);
@@ -213,10 +214,10 @@ impl Session {
         }
     }
 
-    fn on_repair_page(&mut self, page: RpcResult<HistoryValue>) {
+    fn on_repair_page(&mut self, page: RpcResult<Page>) {
         match page {
             // A page behind the window would move it backwards: keep the window.
-            Ok(page) if page.events.last().map_or(-1, |i| i.event.seq()) >= self.tail_seq() => {
+            Ok(page) if page.events.last().map_or(-1, SessionEvent::seq) >= self.tail_seq() => {
                 self.install_window(page);
             }
             Ok(_) | Err(_) => {
@@ -226,7 +227,7 @@ impl Session {
         }
     }
 
-    fn on_older_page(&mut self, base_at_send: Seq, page: RpcResult<HistoryValue>) {
+    fn on_older_page(&mut self, base_at_send: Seq, page: RpcResult<Page>) {
         match page {
             Ok(page) if base_at_send == self.base_seq() => self.prepend_page(page),
             Ok(_) => self.diag.rejected_pages += 1,

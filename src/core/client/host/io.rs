@@ -53,7 +53,8 @@ impl Default for Config {
 /// How a unary call ended, as the carrier saw it. The client reads the body itself.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
-    /// A 2xx answer and its body text.
+    /// A 2xx answer and its body text (all of it, or what [`Input::ResponseBytes`] did not
+    /// bring already).
     Body(String),
     /// A non-2xx status.
     Status(u16),
@@ -132,6 +133,16 @@ impl HostCall {
 pub enum Input {
     /// Time passed: the timer armed at [`HostClient::poll_timeout`] fired (early is harmless).
     Timeout,
+    /// The next piece of a 2xx answer's body to the call of [`Output::Send`]: a driver that
+    /// reads bodies as they stream hands each piece over as it arrives (a history page is
+    /// then read while it downloads and never held whole), then ends the call with
+    /// `Reply::Body` of an empty text.
+    ResponseBytes {
+        /// The call answered.
+        call: CallId,
+        /// The piece, as it arrived.
+        bytes: Vec<u8>,
+    },
     /// The call of [`Output::Send`] ended.
     Response {
         /// The call that ended.

@@ -47,7 +47,7 @@ use super::router::Router;
 use super::sessions::SessionList;
 use super::timers::TimerTable;
 use crate::core::session::io::schema_error;
-use crate::core::session::{Effect, OpId, Outcome, ReqId, Session, WakeToken};
+use crate::core::session::{Effect, OpId, Outcome, PageReader, ReqId, Session, WakeToken};
 use crate::core::sse::{SseItem, SseParser};
 use crate::core::vecmap::VecMap;
 use crate::core::wire::interaction::Answer;
@@ -78,6 +78,26 @@ struct PendingCall {
     what: CallFor,
     form: ResponseForm,
     path: &'static str,
+    /// The body as it has arrived ([`Input::ResponseBytes`]).
+    body: Body,
+}
+
+/// A reply body arriving in pieces.
+enum Body {
+    /// Kept whole, read when it ends (every reply but a history page; all small).
+    Bytes(Vec<u8>),
+    /// A history page, read item by item as it arrives.
+    Page(Box<PageReader>),
+}
+
+impl std::fmt::Debug for Body {
+    /// Its size only (no formatting code for a reader's internals in the wasm).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Body::Bytes(b) => write!(f, "{} bytes", b.len()),
+            Body::Page(_) => f.write_str("a page"),
+        }
+    }
 }
 
 /// A downlink's progress.
@@ -239,6 +259,7 @@ impl HostClient {
         match input {
             Input::Timeout => self.on_timeout(),
             Input::Response { call, reply } => self.on_response(call, reply),
+            Input::ResponseBytes { call, bytes } => self.on_response_bytes(call, &bytes),
             Input::StreamOpened { stream } => self.on_stream_opened(stream),
             Input::StreamBytes { stream, bytes } => self.on_stream_bytes(stream, &bytes),
             Input::StreamMessage { stream, text } => {

@@ -1,0 +1,150 @@
+//! A history page as the session takes it, and the reader that builds one while the
+//! `session.history` body streams in.
+//!
+//! Why streamed: see `agent_session_onepass::page`. The reader cuts the body into items as its
+//! bytes arrive, reads each into the run that becomes the window (no list of items, no body
+//! text beside the window), and reads the envelope around them at the end.
+
+use super::event_run::EventRun;
+use crate::core::wire::read::{read, ReadError, ReadResult};
+use crate::core::wire::{self, HistoryItem, HistoryValue, Json, ProjectionBaseline, RpcError, RpcResult};
+use agent_session_onepass::page::{ItemSink, PageSplitter};
+
+/// One contiguous page of the host's log, its events already in a run.
+#[derive(Debug, Default)]
+pub struct Page {
+    /// The page's events, oldest first.
+    pub events: EventRun,
+    /// Whether older events remain before the page.
+    pub has_more: bool,
+    /// The projection baseline, on the tail page only.
+    pub projections: Option<ProjectionBaseline>,
+}
+
+impl Page {
+    /// A page the general reader read.
+    pub fn from_value(v: HistoryValue) -> Page {
+        let events = v.events.into_iter().map(|i| i.event).collect();
+        Page { events: EventRun::new(events), has_more: v.has_more, projections: v.projections }
+    }
+
+    /// Events must be strictly ascending and contiguous, each seq within the wire bound; a
+    /// page that is not is a schema failure (the window is a contiguous run of the host's log).
+    pub fn validate(&self) -> ReadResult<()> {
+        let mut prev: Option<u64> = None;
+        for ev in &self.events {
+            if ev.seq > wire::seq::MAX_SEQ {
+                return Err(ReadError::invalid("history page seq past 2^53-1"));
+            }
+            if let Some(p) = prev.filter(|p| p.checked_add(1) != Some(ev.seq)) {
+                return Err(ReadError::invalid(format!("history page not contiguous at seq {p} -> {}", ev.seq)));
+            }
+            prev = Some(ev.seq);
+        }
+        Ok(())
+    }
+}
+
+/// How a history call's body read: `Err` = the call failed (a host error, or a body that is
+/// not a response), `Ok(Err)` = a response whose page breaks the schema.
+pub type PageAnswer = RpcResult<ReadResult<Page>>;
+
+/// Why the items read so far cannot make a page.
+enum Broken {
+    /// The body is not JSON: the call failed.
+    Syntax(String),
+    /// An item is JSON but not a history item.
+    Schema(ReadError),
+}
+
+/// A `session.history` body read as it streams in.
+#[derive(Default)]
+pub struct PageReader {
+    splitter: PageSplitter,
+    events: EventRun,
+    broken: Option<Broken>,
+}
+
+impl PageReader {
+    /// Reads the next piece of the body.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        if matches!(self.broken, Some(Broken::Syntax(_))) {
+            return;
+        }
+        let mut sink = Sink { events: &mut self.events, broken: &mut self.broken };
+        if let Err(e) = self.splitter.feed(bytes, &mut sink) {
+            self.broken = Some(Broken::Syntax(e));
+        }
+    }
+
+    /// The body ended: the page, read against the request minted as `rpc_id`.
+    pub fn finish(self, rpc_id: &str) -> PageAnswer {
+        let transport = |e: &dyn std::fmt::Display| RpcError::transport(format!("{}: {e}", wire::SESSION_HISTORY));
+        let rest = match (self.broken, self.splitter.finish()) {
+            (Some(Broken::Syntax(e)), _) | (_, Err(e)) => return Err(transport(&e)),
+            (Some(Broken::Schema(e)), Ok(rest)) => return read_rest(&rest, rpc_id).map_err(|e| transport(&e))?.map(|_| Err(e)),
+            (None, Ok(rest)) => rest,
+        };
+        // The envelope around the items: a few hundred bytes, read by the general reader.
+        let value = read_rest(&rest, rpc_id).map_err(|e| transport(&e))??;
+        let page = match read::<HistoryValue>(value.text()) {
+            Ok(page) => page,
+            Err(e) => return Ok(Err(e)),
+        };
+        // The rest's own `events` is empty unless its key was written with escapes (then
+        // nothing was cut out: a page has one `events`).
+        let mut out = Page::from_value(page);
+        if out.events.is_empty() {
+            out.events = self.events;
+        }
+        Ok(Ok(out))
+    }
+}
+
+/// The items' way into the run.
+struct Sink<'a> {
+    events: &'a mut EventRun,
+    broken: &'a mut Option<Broken>,
+}
+
+impl ItemSink for Sink<'_> {
+    fn read_at(&mut self, text: &str) -> Option<usize> {
+        if self.broken.is_some() {
+            return None;
+        }
+        let (item, n) = agent_session_onepass::history_item_at(text)?;
+        self.events.push(item.event);
+        Some(n)
+    }
+    fn cut(&mut self, bytes: &[u8]) {
+        if self.broken.is_none() {
+            match item(bytes) {
+                Ok(item) => self.events.push(item.event),
+                Err(b) => *self.broken = Some(b),
+            }
+        }
+    }
+}
+
+/// The general reading of the rest of a body: the envelope, the value as text.
+fn read_rest(rest: &[u8], rpc_id: &str) -> ReadResult<RpcResult<Json>> {
+    wire::parse_server_response(&utf8(rest), rpc_id)
+}
+
+/// One item: in one pass, else by the general reader, which tells a schema break from a
+/// syntax error.
+fn item(bytes: &[u8]) -> Result<HistoryItem, Broken> {
+    let text = utf8(bytes);
+    if let Some(item) = agent_session_onepass::history_item(&text) {
+        return Ok(item);
+    }
+    read::<HistoryItem>(&text).map_err(|e| match Json::from_text(&text) {
+        Ok(_) => Broken::Schema(e),
+        Err(syntax) => Broken::Syntax(syntax.to_string()),
+    })
+}
+
+/// Text from bytes, invalid UTF-8 replaced (as `fetch`'s `text()` does).
+fn utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(bytes)
+}
