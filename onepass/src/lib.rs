@@ -1,5 +1,6 @@
 //! One-pass readers of the texts the client reads most: the SSE byte stream ([`sse`]),
-//! `session/event` frames, streamed `assistant/chunk` data and `session.history` responses,
+//! `session/event` frames, streamed `assistant/chunk` data and the items of `session.history`
+//! pages ([`page`] cuts them out of a body as it streams),
 //! each read straight through (no split of every level into raw members, no copy in between).
 //!
 //! Why a crate of its own: the release build compiles it at opt-level 3 and the wire crate
@@ -22,7 +23,7 @@ mod tests;
 use agent_session_wire::event::{ChunkData, EventBody, EventData, SessionEvent};
 use agent_session_wire::frames::{FrameError, InboundFrame};
 use agent_session_wire::inbound;
-use agent_session_wire::methods::{HistoryItem, HistoryValue};
+use agent_session_wire::methods::HistoryItem;
 use agent_session_wire::visit::whole;
 use readers::Reader;
 
@@ -31,14 +32,6 @@ pub fn event_frame(data: &str) -> Option<InboundFrame> {
     let mut frame = None;
     whole(data, Reader::Frame(&mut frame)).ok()?;
     frame
-}
-
-/// The page of a successful `server-response` to the request minted as `rpc_id`, or `None`
-/// to take the general reader.
-pub fn history_response(body: &str, rpc_id: &str) -> Option<HistoryValue> {
-    let mut page = None;
-    whole(body, Reader::Response(rpc_id, &mut page)).ok()?;
-    page
 }
 
 /// One item of a history page (as [`page::PageSplitter`] cuts them out) in one pass, or

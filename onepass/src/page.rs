@@ -178,6 +178,7 @@ impl PageSplitter {
         }
     }
 
+    #[inline(never)]
     fn error(&self, at: usize, what: &str) -> SplitError {
         format!("{what} at byte {}", self.offset + at)
     }
