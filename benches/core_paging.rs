@@ -9,7 +9,7 @@
 //! Run: `cargo bench --bench core_paging`
 
 use agent_session::core::session::{Call, Effect, Session};
-use agent_session::core::wire::{HistoryItem, HistoryValue, Json, SessionEvent};
+use agent_session::core::wire::{parse_unary_response, HistoryItem, HistoryValue, Json, ResponseForm, SessionEvent};
 use serde_json::json;
 use std::time::Instant;
 
@@ -76,7 +76,10 @@ fn page_back(turns: bool, step: u64) -> f64 {
         let req = history_request(&mut s);
         let mut reader = agent_session::core::session::PageReader::default();
         reader.feed(body.as_bytes());
-        s.on_page(req, reader.finish("r"));
+        let (rest, streamed) = reader.finish();
+        let form = ResponseForm::Envelope { rpc_id: "r".into() };
+        let value = parse_unary_response(&rest.expect("json"), &form).expect("an envelope");
+        s.on_page(req, value, streamed);
         s.drain_effects();
     }
     let ms = start.elapsed().as_secs_f64() * 1000.0;

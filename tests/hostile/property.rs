@@ -17,7 +17,7 @@ use agent_session::core::sse::{SseItem, SseParser};
 use agent_session::core::wire::envelope::{parse_unary_response, ResponseForm};
 use agent_session::core::wire::event::{ChunkData, EventData};
 use agent_session::core::wire::frames::Frame;
-use agent_session::core::session::PageReader;
+use agent_session::core::session::{joined, PageReader};
 use agent_session::core::wire::methods::{HistoryItem, HistoryValue};
 use agent_session::core::wire::{inbound, read::read};
 use proptest::prelude::*;
@@ -464,7 +464,11 @@ fn hostile_property_one_pass_and_general_readers_agree_on_mutated_captures() {
                 for piece in body.as_bytes().chunks(1 + pick.index(64)) {
                     reader.feed(piece);
                 }
-                let streamed = reader.finish("r1").ok().and_then(|r| r.ok()).map(|p| HistoryValue {
+                let (rest, streamed) = reader.finish();
+                let rest = rest.ok().and_then(|rest| parse_unary_response(&rest, &form).ok()).and_then(|r| r.ok());
+                let value = rest.map(|v| read::<HistoryValue>(v.text()));
+                let page = value.and_then(|v| joined(v, streamed).ok());
+                let streamed = page.map(|p| HistoryValue {
                     events: p.events.iter().map(|e| HistoryItem { event: e.clone(), view: None }).collect(),
                     has_more: p.has_more,
                     projections: p.projections,

@@ -32,15 +32,11 @@ impl EventRun {
     }
 
     /// Appends one event after the run's tail: into the last block while it has fewer than
-    /// [`BLOCK`] events (grown by doubling up to that), else into a new block.
+    /// [`BLOCK`] events, else into a new block. A run's first block starts at 16 and doubles
+    /// (so exactly up to [`BLOCK`]); later ones are made whole.
     pub fn push(&mut self, event: SessionEvent) {
         match self.blocks.last_mut() {
-            Some(last) if last.len() < BLOCK => {
-                if last.len() == last.capacity() {
-                    last.reserve_exact(last.len().clamp(16, BLOCK - last.len()));
-                }
-                last.push(event);
-            }
+            Some(last) if last.len() < BLOCK => last.push(event),
             _ => {
                 let mut block = Vec::with_capacity(if self.len < BLOCK { 16 } else { BLOCK });
                 block.push(event);

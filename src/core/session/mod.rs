@@ -34,7 +34,7 @@ pub use interaction::Interaction;
 pub use io::{Call, Diagnostics, Effect, OpId, Outcome, ReqId, WakeToken};
 pub use lifecycle::{Freshness, Lifecycle};
 pub use event_run::EventRun;
-pub use page::{Page, PageAnswer, PageReader};
+pub use page::{joined, Page, PageReader, Streamed};
 pub use nodes::{Node, NodeKind, Partial, PlanText, RunningToolCall, ToolStatus};
 pub use pending::{PendingInteraction, PendingKind};
 pub use plan::Capability;

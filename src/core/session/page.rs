@@ -7,7 +7,7 @@
 
 use super::event_run::EventRun;
 use crate::core::wire::read::{read, ReadError, ReadResult};
-use crate::core::wire::{self, HistoryItem, HistoryValue, Json, ProjectionBaseline, RpcError, RpcResult};
+use crate::core::wire::{self, HistoryItem, HistoryValue, Json, ProjectionBaseline};
 use agent_session_onepass::page::{ItemSink, PageSplitter};
 
 /// One contiguous page of the host's log, its events already in a run.
@@ -45,9 +45,21 @@ impl Page {
     }
 }
 
-/// How a history call's body read: `Err` = the call failed (a host error, or a body that is
-/// not a response), `Ok(Err)` = a response whose page breaks the schema.
-pub type PageAnswer = RpcResult<ReadResult<Page>>;
+/// The events a history body brought, or the schema break of one of them; the envelope
+/// around them is read as every other reply's is.
+pub type Streamed = ReadResult<EventRun>;
+
+/// The page of a history reply whose rest read as `value` and whose items were `streamed`.
+/// A page has one `events`: the streamed one, unless its key was written with escapes (then
+/// nothing was cut out, and the rest holds the events).
+pub fn joined(value: ReadResult<HistoryValue>, streamed: Streamed) -> ReadResult<Page> {
+    let mut page = Page::from_value(value?);
+    let events = streamed?;
+    if page.events.is_empty() {
+        page.events = events;
+    }
+    Ok(page)
+}
 
 /// Why the items read so far cannot make a page.
 enum Broken {
@@ -77,27 +89,21 @@ impl PageReader {
         }
     }
 
-    /// The body ended: the page, read against the request minted as `rpc_id`.
-    pub fn finish(self, rpc_id: &str) -> PageAnswer {
-        let transport = |e: &dyn std::fmt::Display| RpcError::transport(format!("{}: {e}", wire::SESSION_HISTORY));
-        let rest = match (self.broken, self.splitter.finish()) {
-            (Some(Broken::Syntax(e)), _) | (_, Err(e)) => return Err(transport(&e)),
-            (Some(Broken::Schema(e)), Ok(rest)) => return read_rest(&rest, rpc_id).map_err(|e| transport(&e))?.map(|_| Err(e)),
-            (None, Ok(rest)) => rest,
-        };
-        // The envelope around the items: a few hundred bytes, read by the general reader.
-        let value = read_rest(&rest, rpc_id).map_err(|e| transport(&e))??;
-        let page = match read::<HistoryValue>(value.text()) {
-            Ok(page) => page,
-            Err(e) => return Ok(Err(e)),
-        };
-        // The rest's own `events` is empty unless its key was written with escapes (then
-        // nothing was cut out: a page has one `events`).
-        let mut out = Page::from_value(page);
-        if out.events.is_empty() {
-            out.events = self.events;
+    /// The body ended: the rest of it (the envelope, its `events` emptied) to be read as
+    /// every reply is, or why the body is not JSON; and the events it brought.
+    pub fn finish(self) -> (Result<String, String>, Streamed) {
+        let rest = self.splitter.finish();
+        match (self.broken, rest) {
+            (Some(Broken::Syntax(why)), _) | (_, Err(why)) => (Err(why), Ok(EventRun::default())),
+            (broken, Ok(rest)) => {
+                let text = String::from_utf8(rest).unwrap_or_else(|e| utf8(e.as_bytes()).into_owned());
+                let streamed = match broken {
+                    Some(Broken::Schema(e)) => Err(e),
+                    _ => Ok(self.events),
+                };
+                (Ok(text), streamed)
+            }
         }
-        Ok(Ok(out))
     }
 }
 
@@ -124,11 +130,6 @@ impl ItemSink for Sink<'_> {
             }
         }
     }
-}
-
-/// The general reading of the rest of a body: the envelope, the value as text.
-fn read_rest(rest: &[u8], rpc_id: &str) -> ReadResult<RpcResult<Json>> {
-    wire::parse_server_response(&utf8(rest), rpc_id)
 }
 
 /// One item: in one pass, else by the general reader, which tells a schema break from a

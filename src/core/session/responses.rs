@@ -4,15 +4,16 @@
 use super::io::{schema_error, Call, Outcome};
 use super::plan::PlanApply;
 use super::{Freshness, Lifecycle, OpenState, PromptOp, Purpose, ReqId, Session};
-use super::page::{Page, PageAnswer};
+use super::page::{joined, Page, Streamed};
 use crate::core::wire::{self, HistoryValue, Json, SessionEvent, PlanModeState, Receipt, ReceiptReason, RpcResult, Seq};
 
 /// A reply to one session request.
 enum Answer {
     /// The value as JSON text (or the failure).
     Value(RpcResult<Json>),
-    /// A history page the driver read as it streamed in.
-    Page(PageAnswer),
+    /// A history reply whose events the driver read as the body streamed in: the rest of
+    /// the reply (its `events` emptied) and those events.
+    Page(RpcResult<Json>, Streamed),
 }
 
 impl Answer {
@@ -22,7 +23,7 @@ impl Answer {
             // Only `session.history` replies are read as pages. Not written back to JSON for
             // the other methods' checks: that would link the whole event serializer (and an
             // f64 formatter) into the wasm for a reply that cannot pass them anyway.
-            Answer::Page(_) => Err(wire::RpcError::transport("a history page answered another method")),
+            Answer::Page(..) => Err(wire::RpcError::transport("a history page answered another method")),
         }
     }
 }
@@ -37,8 +38,8 @@ impl Session {
 
     /// The result of history request `req` when the driver already read the page (the
     /// one-pass reader of a `session.history` response); it is validated here.
-    pub fn on_page(&mut self, req: ReqId, page: PageAnswer) {
-        self.on_answer(req, Answer::Page(page))
+    pub fn on_page(&mut self, req: ReqId, result: RpcResult<Json>, streamed: Streamed) {
+        self.on_answer(req, Answer::Page(result, streamed))
     }
 
     fn on_answer(&mut self, req: ReqId, answer: Answer) {
@@ -173,8 +174,8 @@ impl Session {
     /// Parsed once, then checked (a page is the largest value the core reads).
     fn history(&mut self, answer: Answer) -> RpcResult<Page> {
         let page = match answer {
-            Answer::Page(page) => page?,
             Answer::Value(result) => wire::read::read::<HistoryValue>(result?.text()).map(Page::from_value),
+            Answer::Page(result, streamed) => joined(wire::read::read::<HistoryValue>(result?.text()), streamed),
         };
         let page = page.and_then(|p| p.validate().map(|_| p));
         page.map_err(|e| {

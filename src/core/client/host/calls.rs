@@ -57,10 +57,11 @@ impl HostClient {
             (Body::Page(mut reader), Reply::Body(text)) => {
                 reader.feed(text.as_bytes());
                 drop(text);
-                if let (CallFor::Session { session, req }, ResponseForm::Envelope { rpc_id }) = (&p.what, &p.form) {
-                    let page = reader.finish(rpc_id);
+                let (rest, streamed) = reader.finish();
+                let result = Self::read_reply(&p, rest.map_or_else(Reply::Failed, Reply::Body));
+                if let CallFor::Session { session, req } = &p.what {
                     if let Some(s) = self.router.get_mut(session) {
-                        s.on_page(*req, page);
+                        s.on_page(*req, result, streamed);
                     }
                 }
                 return;
