@@ -78,7 +78,7 @@ pub struct PageSplitter {
     /// The next string of the rest is a member key; the key being read (`None`: it cannot
     /// be on the path); the key just read is the path's next.
     expect_key: bool,
-    key: Option<Vec<u8>>,
+    key: Key,
     key_matches: bool,
     /// Strings of the rest, and of an item.
     string: Str,
@@ -95,11 +95,32 @@ impl Default for PageSplitter {
             objects: Vec::new(),
             matched: 0,
             expect_key: false,
-            key: None,
+            key: Key::default(),
             key_matches: false,
             string: Str::Out,
             items: None,
         }
+    }
+}
+
+/// A member key as far as it can be on the path: its first bytes (the path's keys are at
+/// most 6 long), `len` past them when longer or escaped.
+#[derive(Default)]
+struct Key {
+    bytes: [u8; 8],
+    len: usize,
+}
+
+impl Key {
+    fn push(&mut self, b: u8) {
+        if let Some(slot) = self.bytes.get_mut(self.len) {
+            *slot = b;
+        }
+        self.len += 1;
+    }
+    /// Whether the key is `want`.
+    fn is(&self, want: Option<&[u8]>) -> bool {
+        want.is_some_and(|w| self.bytes.get(..self.len) == Some(w))
     }
 }
 
@@ -174,7 +195,7 @@ impl PageSplitter {
     pub fn finish(self) -> Result<Vec<u8>, SplitError> {
         match self.items {
             None => Ok(self.rest),
-            Some(_) => Err(format!("EOF while parsing a list at byte {}", self.offset)),
+            Some(_) => Err(self.error(0, "EOF while parsing a list")),
         }
     }
 
@@ -224,18 +245,15 @@ impl PageSplitter {
         if !self.string.step(b) {
             match (was_key, self.string) {
                 // A key's byte, or its closing quote.
-                (true, Str::In { escaped: false }) if b != b'\\' => {
-                    if let Some(k) = &mut self.key {
-                        k.push(b);
-                    }
-                }
-                (true, Str::In { .. }) => self.key = None,
+                (true, Str::In { escaped: false }) if b != b'\\' => self.key.push(b),
+                // An escape: no key of the path.
+                (true, Str::In { .. }) => self.key.len = usize::MAX / 2,
                 (true, Str::Out) => {
                     self.expect_key = false;
                     let want = self.matched.checked_sub(1).and_then(|l| PATH.get(l)).copied();
-                    self.key_matches = self.matched == self.objects.len() && self.key.as_deref() == want;
+                    self.key_matches = self.matched == self.objects.len() && self.key.is(want);
                 }
-                (false, Str::In { .. }) if self.expect_key => self.key = Some(Vec::new()),
+                (false, Str::In { .. }) if self.expect_key => self.key = Key::default(),
                 _ => {}
             }
             return Ok(());

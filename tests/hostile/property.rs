@@ -456,17 +456,18 @@ fn hostile_property_one_pass_and_general_readers_agree_on_mutated_captures() {
                 let general = parse_unary_response(&body, &form)
                     .ok()
                     .and_then(|r| r.ok())
-                    .and_then(|v| read::<HistoryValue>(v.text()).ok());
+                    .and_then(|v| read::<HistoryValue>(v.text()).ok())
+                    .filter(|v| v.validate().is_ok());
                 // The client's path: the body streamed in pieces (of 1 to 64 bytes here) through
                 // the page reader. It must read exactly what the general reader reads of the
-                // whole body, and refuse exactly what it refuses.
+                // whole body (a page checked contiguous), and refuse exactly what it refuses.
                 let mut reader = PageReader::default();
                 for piece in body.as_bytes().chunks(1 + pick.index(64)) {
                     reader.feed(piece);
                 }
                 let (rest, streamed) = reader.finish();
                 let rest = rest.ok().and_then(|rest| parse_unary_response(&rest, &form).ok()).and_then(|r| r.ok());
-                let value = rest.map(|v| read::<HistoryValue>(v.text()));
+                let value = rest.map(|v| read::<HistoryValue>(v.text()).and_then(|v| v.validate().map(|_| v)));
                 let page = value.and_then(|v| joined(v, streamed).ok());
                 let streamed = page.map(|p| HistoryValue {
                     events: p.events.iter().map(|e| HistoryItem { event: e.clone(), view: None }).collect(),

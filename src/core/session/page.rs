@@ -7,7 +7,7 @@
 
 use super::event_run::EventRun;
 use crate::core::wire::read::{read, ReadError, ReadResult};
-use crate::core::wire::{self, HistoryItem, HistoryValue, Json, ProjectionBaseline};
+use crate::core::wire::{HistoryItem, HistoryValue, ProjectionBaseline, SessionEvent};
 use agent_session_onepass::page::{ItemSink, PageSplitter};
 
 /// One contiguous page of the host's log, its events already in a run.
@@ -26,22 +26,6 @@ impl Page {
     pub fn from_value(v: HistoryValue) -> Page {
         let events = v.events.into_iter().map(|i| i.event).collect();
         Page { events: EventRun::new(events), has_more: v.has_more, projections: v.projections }
-    }
-
-    /// Events must be strictly ascending and contiguous, each seq within the wire bound; a
-    /// page that is not is a schema failure (the window is a contiguous run of the host's log).
-    pub fn validate(&self) -> ReadResult<()> {
-        let mut prev: Option<u64> = None;
-        for ev in &self.events {
-            if ev.seq > wire::seq::MAX_SEQ {
-                return Err(ReadError::invalid("history page seq past 2^53-1"));
-            }
-            if let Some(p) = prev.filter(|p| p.checked_add(1) != Some(ev.seq)) {
-                return Err(ReadError::invalid(format!("history page not contiguous at seq {p} -> {}", ev.seq)));
-            }
-            prev = Some(ev.seq);
-        }
-        Ok(())
     }
 }
 
@@ -119,30 +103,41 @@ impl ItemSink for Sink<'_> {
             return None;
         }
         let (item, n) = agent_session_onepass::history_item_at(text)?;
-        self.events.push(item.event);
+        self.push(item.event);
         Some(n)
     }
     fn cut(&mut self, bytes: &[u8]) {
         if self.broken.is_none() {
             match item(bytes) {
-                Ok(item) => self.events.push(item.event),
+                Ok(item) => self.push(item.event),
                 Err(b) => *self.broken = Some(b),
             }
         }
     }
 }
 
-/// One item: in one pass, else by the general reader, which tells a schema break from a
-/// syntax error.
+impl Sink<'_> {
+    /// Appends an event if it continues the page (a page is one contiguous run of the log;
+    /// each seq is within the wire bound as read).
+    fn push(&mut self, ev: SessionEvent) {
+        match self.events.last() {
+            Some(last) if last.seq.checked_add(1) != Some(ev.seq) => {
+                let why = format!("history page not contiguous at seq {} -> {}", last.seq, ev.seq);
+                *self.broken = Some(Broken::Schema(ReadError::invalid(why)));
+            }
+            _ => self.events.push(ev),
+        }
+    }
+}
+
+/// One item: in one pass, else by the general reader (whose error says what is wrong with
+/// it, a syntax error included: the page fails its schema either way).
 fn item(bytes: &[u8]) -> Result<HistoryItem, Broken> {
     let text = utf8(bytes);
     if let Some(item) = agent_session_onepass::history_item(&text) {
         return Ok(item);
     }
-    read::<HistoryItem>(&text).map_err(|e| match Json::from_text(&text) {
-        Ok(_) => Broken::Schema(e),
-        Err(syntax) => Broken::Syntax(syntax.to_string()),
-    })
+    read::<HistoryItem>(&text).map_err(Broken::Schema)
 }
 
 /// Text from bytes, invalid UTF-8 replaced (as `fetch`'s `text()` does).

@@ -173,12 +173,13 @@ impl Session {
 
     /// Parsed once, then checked (a page is the largest value the core reads).
     fn history(&mut self, answer: Answer) -> RpcResult<Page> {
-        let page = match answer {
-            Answer::Value(result) => wire::read::read::<HistoryValue>(result?.text()).map(Page::from_value),
-            Answer::Page(result, streamed) => joined(wire::read::read::<HistoryValue>(result?.text()), streamed),
+        let (result, streamed) = match answer {
+            Answer::Value(result) => (result, Ok(Default::default())),
+            Answer::Page(result, streamed) => (result, streamed),
         };
-        let page = page.and_then(|p| p.validate().map(|_| p));
-        page.map_err(|e| {
+        // The rest's own events are checked here; streamed ones were as they arrived.
+        let value = wire::read::read::<HistoryValue>(result?.text()).and_then(|v| v.validate().map(|_| v));
+        joined(value, streamed).map_err(|e| {
             self.diag.bad_values += 1;
             schema_error(wire::SESSION_HISTORY, e)
         })
