@@ -242,6 +242,25 @@ fn a_reconnect_is_due_one_backoff_after_the_failure_on_the_drivers_monotonic_clo
 }
 
 #[test]
+fn a_clock_reading_an_hour_back_neither_moves_nor_delays_the_reconnect() {
+    // A driver that read a wall clock set back by an hour would hand the core an earlier
+    // instant: it counts as the last one seen, so the deadline stays where it was.
+    let mut d = Driver::sse();
+    d.establish();
+    let mux = d.mux();
+    d.input(Input::StreamEnded { stream: mux, why: "gone".into() });
+    let at = d.client.poll_timeout().expect("the retry is armed");
+    let now = d.now;
+    d.now -= 3_600_000.0;
+    d.input(Input::Timeout);
+    assert_eq!(d.client.poll_timeout(), Some(at), "the deadline did not move an hour");
+    let opened = d.opened.len();
+    d.now = now;
+    d.advance_to_timeout();
+    assert_eq!(d.opened.len(), opened + 2, "the next generation opened at the deadline, not an hour later");
+}
+
+#[test]
 fn frames_of_an_ended_generation_are_ignored() {
     let mut d = Driver::sse();
     d.establish();
