@@ -1,7 +1,11 @@
 //! What crosses the sans-IO boundary: the driver's inputs, the client's outputs, and the
 //! handles and time that tie them together.
 
-use super::*;
+use crate::core::client::carrier::{Carrier, Transport};
+use crate::core::client::connection::{Backoff, StreamKind};
+use crate::core::client::retention::Retention;
+use crate::core::wire::interaction::Answer;
+use crate::core::wire::{self, CreatePayload, Json, PromptMode, RpcResult};
 
 pub use crate::core::time::Instant;
 
@@ -59,6 +63,17 @@ pub enum Reply {
     Status(u16),
     /// The call never got an answer: network error, abort or timeout (the driver's words).
     Failed(String),
+}
+
+impl Reply {
+    /// A 2xx answer from its body bytes: invalid UTF-8 is replaced (as `Response.text()`
+    /// does), so the driver hands over bytes and never decodes.
+    pub fn body(bytes: Vec<u8>) -> Reply {
+        Reply::Body(match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        })
+    }
 }
 
 /// A session operation the UI asked for.
@@ -130,7 +145,7 @@ impl HostCall {
 /// Everything that happens to the client.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Input {
-    /// Time passed: the timer armed at [`HostClient::poll_timeout`] fired (early is harmless).
+    /// Time passed: the timer armed at [`HostClient::poll_timeout`](super::HostClient::poll_timeout) fired (early is harmless).
     Timeout,
     /// The call of [`Output::Send`] ended.
     Response {
@@ -151,17 +166,31 @@ pub enum Input {
         /// The bytes as they arrived (a chunk may split a line or a UTF-8 sequence).
         bytes: Vec<u8>,
     },
-    /// One WebSocket text message: one frame document.
+    /// One WebSocket text message: one frame document (one longer than
+    /// [`MAX_MESSAGE_BYTES`] is dropped and counted).
     StreamMessage {
         /// The stream it came on.
         stream: StreamId,
         /// The message's text.
         text: String,
     },
-    /// A message that could not be read as a frame (binary, oversize): dropped and counted.
-    StreamDropped {
+    /// A WebSocket message the driver did not copy out as text: a binary one, or a text one
+    /// of more than [`MAX_MESSAGE_BYTES`] UTF-16 units. Dropped and counted.
+    StreamSkipped {
         /// The stream it came on.
         stream: StreamId,
+        /// A binary message (else an overlong text one).
+        binary: bool,
+        /// Its size: bytes of a binary message, UTF-16 units of a text one.
+        len: usize,
+    },
+    /// A WebSocket's `close` event (its code and reason), or its `error` event (`None`): the
+    /// stream ended, and the client words why.
+    StreamClosed {
+        /// The stream that ended.
+        stream: StreamId,
+        /// The close code and reason; `None` for an `error` event.
+        close: Option<(u16, String)>,
     },
     /// The stream ended, failed, or could not be opened; `why` in the carrier's words.
     StreamEnded {
@@ -287,6 +316,11 @@ pub struct ClientDiagnostics {
 
 /// A failed `session.list` seed is asked again after this long while its generation lives.
 pub const RESEED_MS: f64 = 2000.0;
+
+/// The largest WebSocket text message read as a frame (the SSE parser's frame bound). A text
+/// message of more UTF-16 units than this has more UTF-8 bytes too, so a driver need not copy
+/// it out ([`Input::StreamSkipped`]).
+pub const MAX_MESSAGE_BYTES: usize = crate::core::sse::DEFAULT_MAX_FRAME;
 
 /// How long a WebSocket upgrade may hang before it counts as refused.
 pub const UPGRADE_TIMEOUT_MS: f64 = 5000.0;
