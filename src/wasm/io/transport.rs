@@ -2,9 +2,10 @@
 //! by `shell.js` (two small async JS functions) and reported here as the core's inputs. What the
 //! carrier saw goes to the core as it is (a body, a status, a failure); the core reads it.
 
-use super::inner::{feed_weak, WeakShared};
-use super::js::AbortController;
+use super::sink::Sink;
 use crate::core::client::{CallId, Input, Reply, StreamId};
+use crate::wasm::config::Endpoint;
+use crate::wasm::js::AbortController;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -17,54 +18,35 @@ extern "C" {
     fn js_read_sse(url: &str, token: Option<String>, ctrl: &AbortController, feed: JsValue);
 }
 
-#[derive(Clone)]
-pub struct Endpoint {
-    pub base: String,
-    pub token: Option<String>,
-    pub timeout_ms: f64,
-    /// Largest unary response body read; a larger one is a transport error naming the limit.
-    pub max_response_bytes: f64,
+/// Starts one unary call; its outcome is fed to the core as the response to `call`.
+/// `ctrl` aborts it (close, generation end); the timeout aborts it too.
+pub(crate) fn unary(ep: &Endpoint, sink: impl Sink, call: CallId, path: &str, body: &str, ctrl: &AbortController) {
+    let done = Closure::once_into_js(move |status: u32, bytes: JsValue, why: Option<String>| {
+        let reply = match why {
+            Some(why) => Reply::Failed(why),
+            None if status != 0 => Reply::Status(status as u16),
+            // Bytes, not `text()`: a history page can be megabytes, and `text()` would
+            // decode it to UTF-16 only for the call into wasm to encode it back to UTF-8.
+            None => Reply::body(bytes.unchecked_into::<Uint8Array>().to_vec()),
+        };
+        sink.feed(Input::Response { call, reply });
+    });
+    js_unary(&ep.url(path), body, ep.token.clone(), ep.timeout_ms, ep.max_response_bytes, ctrl, done);
 }
 
-impl Endpoint {
-    pub fn url(&self, path: &str) -> String {
-        format!("{}/api/{}", self.base, path)
-    }
-
-    /// Starts one unary call; its outcome is fed to the core as the response to `call`.
-    /// `ctrl` aborts it (close, generation end); the timeout aborts it too.
-    pub fn unary(&self, weak: WeakShared, call: CallId, path: &str, body: &str, ctrl: &AbortController) {
-        let done = Closure::once_into_js(move |status: u32, bytes: JsValue, why: Option<String>| {
-            let reply = match why {
-                Some(why) => Reply::Failed(why),
-                None if status != 0 => Reply::Status(status as u16),
-                // Bytes, not `text()`: a history page can be megabytes, and `text()` would
-                // decode it to UTF-16 only for the call into wasm to encode it back to UTF-8.
-                // Invalid UTF-8 is replaced, as `text()` does.
-                None => Reply::Body(match String::from_utf8(bytes.unchecked_into::<Uint8Array>().to_vec()) {
-                    Ok(text) => text,
-                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-                }),
+/// Starts reading the SSE body at `path` for the core's `stream` until it ends or the core
+/// closes the stream, feeding its opening, every chunk and its end to the core.
+pub(crate) fn read_sse(ep: &Endpoint, sink: impl Sink, stream: StreamId, path: &str, ctrl: &AbortController) {
+    let feed = Closure::<dyn FnMut(u32, JsValue, Option<String>) -> bool>::new(
+        move |what: u32, chunk: JsValue, why: Option<String>| {
+            let input = match what {
+                0 => Input::StreamOpened { stream },
+                1 => Input::StreamBytes { stream, bytes: chunk.unchecked_into::<Uint8Array>().to_vec() },
+                _ => Input::StreamEnded { stream, why: why.unwrap_or_default() },
             };
-            feed_weak(&weak, Input::Response { call, reply });
-        });
-        js_unary(&self.url(path), body, self.token.clone(), self.timeout_ms, self.max_response_bytes, ctrl, done);
-    }
-
-    /// Starts reading the SSE body at `path` for the core's `stream` until it ends or the core
-    /// closes the stream, feeding its opening, every chunk and its end to the core.
-    pub fn read_sse(&self, weak: WeakShared, stream: StreamId, path: &str, ctrl: &AbortController) {
-        let feed = Closure::<dyn FnMut(u32, JsValue, Option<String>) -> bool>::new(
-            move |what: u32, chunk: JsValue, why: Option<String>| {
-                let input = match what {
-                    0 => Input::StreamOpened { stream },
-                    1 => Input::StreamBytes { stream, bytes: chunk.unchecked_into::<Uint8Array>().to_vec() },
-                    _ => Input::StreamEnded { stream, why: why.unwrap_or_default() },
-                };
-                feed_weak(&weak, input);
-                weak.upgrade().is_some_and(|s| s.borrow().streams.contains_key(&stream))
-            },
-        );
-        js_read_sse(&self.url(path), self.token.clone(), ctrl, feed.into_js_value());
-    }
+            sink.feed(input);
+            sink.reads(stream)
+        },
+    );
+    js_read_sse(&ep.url(path), ep.token.clone(), ctrl, feed.into_js_value());
 }
