@@ -1,9 +1,10 @@
 //! `HostClient` constructor options: where the host is (the [`Endpoint`] the I/O uses) and
-//! the core's [`Config`]. Read once, at construction; every default not about the page is the
-//! core's (`Config::default()`).
+//! the core's [`Config`]. Read once, at construction; the request timeout's default is the core's
+//! ([`DEFAULT_TIMEOUT_MS`]).
 
 use super::js;
-use crate::core::client::{Config, Transport};
+use crate::core::client::host::DEFAULT_TIMEOUT_MS;
+use crate::core::client::{Backoff, Config, Retention, Transport};
 use wasm_bindgen::prelude::*;
 
 /// Where and how the fetch I/O reaches the host.
@@ -63,43 +64,49 @@ pub(crate) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Config), JsValu
     } else {
         Some(token.as_string().ok_or_else(|| js::bad_argument("token must be a string"))?)
     };
-    let mut cfg = Config::default();
-    if let Some(ms) = positive(&opts, "requestTimeoutMs")? {
-        cfg.connect_timeout_ms = ms;
-    }
+    let timeout_ms = positive(&opts, "requestTimeoutMs")?.unwrap_or(DEFAULT_TIMEOUT_MS);
     let max_response_bytes = positive(&opts, "maxResponseBytes")?.unwrap_or(MAX_RESPONSE_BYTES);
+    let mut backoff = Backoff::default();
     let b = js::get(&opts, "backoff");
     if !b.is_undefined() {
         if !b.is_object() {
             return Err(js::bad_argument("backoff must be an object"));
         }
         if let Some(v) = positive(&b, "baseMs")? {
-            cfg.backoff.base_ms = v;
+            backoff.base_ms = v;
         }
         if let Some(v) = positive(&b, "maxMs")? {
-            cfg.backoff.max_ms = v;
+            backoff.max_ms = v;
         }
     }
     let transport = js::get(&opts, "transport");
-    if !transport.is_undefined() {
-        cfg.transport = transport
+    let transport = if transport.is_undefined() {
+        Transport::Auto
+    } else {
+        transport
             .as_string()
             .and_then(|t| Transport::parse(&t))
-            .ok_or_else(|| js::bad_argument("transport must be 'auto', 'websocket' or 'sse'"))?;
-    }
+            .ok_or_else(|| js::bad_argument("transport must be 'auto', 'websocket' or 'sse'"))?
+    };
+    let mut retention = Retention::default();
     if let Some(n) = positive(&opts, "keepWarm")? {
         if n.fract() != 0.0 {
             return Err(js::bad_argument("keepWarm must be a non-negative integer"));
         }
-        cfg.retention.keep_warm = n as usize;
+        retention.keep_warm = n as usize;
     }
     if let Some(ms) = positive(&opts, "releaseAfterMs")? {
-        cfg.retention.release_after_ms = ms;
+        retention.release_after_ms = ms;
     }
     let seed = (js::random() * 4_294_967_296.0) as u64;
-    cfg.authenticated = token.is_some();
-    cfg.rpc_prefix = format!("c{seed}-");
-    cfg.seed = seed ^ ((js::random() * 4_294_967_296.0) as u64) << 32;
-    let ep = Endpoint { base, token, timeout_ms: cfg.connect_timeout_ms, max_response_bytes };
-    Ok((ep, cfg))
+    let cfg = Config {
+        transport,
+        backoff,
+        connect_timeout_ms: timeout_ms,
+        authenticated: token.is_some(),
+        rpc_prefix: format!("c{seed}-"),
+        seed: seed ^ ((js::random() * 4_294_967_296.0) as u64) << 32,
+        retention,
+    };
+    Ok((Endpoint { base, token, timeout_ms, max_response_bytes }, cfg))
 }

@@ -37,7 +37,7 @@ impl Socket {
 }
 
 /// A socket event as the core's input, read out of the JS event before the state is borrowed:
-/// the facts only (text, or a binary message's size; the close code and reason). A text
+/// the facts only (the text, or what kind of message was not copied; the close code and reason). A text
 /// message longer than the core reads is left in JS, not copied.
 fn read_event(stream: StreamId, ev: &JsValue) -> Input {
     match js::get(ev, "type").as_string().as_deref() {
@@ -48,11 +48,8 @@ fn read_event(stream: StreamId, ev: &JsValue) -> Input {
                 Some(s) if (s.length() as usize) <= MAX_MESSAGE_BYTES => {
                     Input::StreamMessage { stream, text: s.as_string().unwrap_or_default() }
                 }
-                Some(s) => Input::StreamSkipped { stream, binary: false, len: s.length() as usize },
-                None => {
-                    let len = js::get(&data, "byteLength").as_f64().unwrap_or(0.0) as usize;
-                    Input::StreamSkipped { stream, binary: true, len }
-                }
+                Some(_) => Input::StreamSkipped { stream, binary: false },
+                None => Input::StreamSkipped { stream, binary: true },
             }
         }
         Some("close") => {

@@ -212,15 +212,8 @@ impl HostClient {
                     self.diag.malformed_frames += 1;
                 }
             }
-            Input::StreamClosed { stream, close } => {
-                let why = match close {
-                    Some((code, reason)) if reason.is_empty() => format!("closed ({code})"),
-                    Some((code, reason)) => format!("closed ({code}: {reason})"),
-                    None => "error".into(),
-                };
-                self.on_stream_ended(stream, why);
-            }
             Input::StreamEnded { stream, why } => self.on_stream_ended(stream, why),
+            Input::StreamClosed { stream, close } => self.on_stream_ended(stream, close_words(close)),
             Input::Ensure { session } => {
                 if !self.is_closed() {
                     self.router.ensure(&session);
@@ -341,4 +334,20 @@ impl HostClient {
 /// The error an operation settles with when the client gives it up.
 pub(super) fn cancelled(message: &str) -> RpcError {
     RpcError::with_details(ErrorCode::Cancelled, message, Json::empty_object())
+}
+
+/// Why a WebSocket ended, from its `close` event's code and reason (`None`: its `error` event).
+fn close_words(close: Option<(u16, String)>) -> String {
+    match close {
+        Some((code, reason)) => {
+            // As a `u32`: the `u16` formatter would be one more in the module.
+            let mut why = format!("closed ({})", u32::from(code));
+            if !reason.is_empty() {
+                why.push_str(": ");
+                why.push_str(&reason);
+            }
+            why
+        }
+        None => "error".into(),
+    }
 }

@@ -21,6 +21,9 @@ pub struct StreamId(pub u64);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Token(pub u64);
 
+/// The default of [`Config::connect_timeout_ms`], which is the shell's request timeout too.
+pub const DEFAULT_TIMEOUT_MS: f64 = 30_000.0;
+
 /// Construction parameters.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -45,7 +48,7 @@ impl Default for Config {
         Config {
             transport: Transport::Auto,
             backoff: Backoff::default(),
-            connect_timeout_ms: 30_000.0,
+            connect_timeout_ms: DEFAULT_TIMEOUT_MS,
             authenticated: false,
             rpc_prefix: "c-".into(),
             seed: 0x9e37_79b9_7f4a_7c15,
@@ -68,6 +71,7 @@ pub enum Reply {
 impl Reply {
     /// A 2xx answer from its body bytes: invalid UTF-8 is replaced (as `Response.text()`
     /// does), so the driver hands over bytes and never decodes.
+    #[inline]
     pub fn body(bytes: Vec<u8>) -> Reply {
         Reply::Body(match String::from_utf8(bytes) {
             Ok(text) => text,
@@ -181,8 +185,6 @@ pub enum Input {
         stream: StreamId,
         /// A binary message (else an overlong text one).
         binary: bool,
-        /// Its size: bytes of a binary message, UTF-16 units of a text one.
-        len: usize,
     },
     /// A WebSocket's `close` event (its code and reason), or its `error` event (`None`): the
     /// stream ended, and the client words why.
