@@ -17,6 +17,7 @@ pub mod nodes;
 pub mod pending;
 pub mod plan;
 
+mod command_state;
 mod commands;
 mod event_run;
 mod live;
@@ -25,6 +26,7 @@ mod ops;
 mod release;
 mod responses;
 mod retry;
+mod retry_state;
 mod window;
 
 pub use commands::PLAN_SETTLE_MS;
@@ -171,9 +173,9 @@ pub struct Session {
     /// A plan query failed under this generation: ask again on the next live event or the
     /// `plan_retry` wake, whichever comes first.
     plan_requery: bool,
-    plan_retry: retry::Retry,
+    plan_retry: retry_state::Retry,
     /// Renews an exhausted repair budget after a backoff.
-    repair_retry: retry::Retry,
+    repair_retry: retry_state::Retry,
     wakes_minted: u64,
     pending: PendingSet,
     projections: ProjectionStore,
@@ -185,7 +187,7 @@ pub struct Session {
     queue: Option<Rc<Json>>,
     queue_rev: u64,
     /// Today's upstream host: the command list and selections waiting for `command/done`.
-    commands: commands::Commands,
+    commands: command_state::Commands,
     /// Revision of the scalar parts of the snapshot.
     meta_rev: u64,
     inflight: VecMap<ReqId, Purpose>,
@@ -215,8 +217,8 @@ impl Session {
             plan: PlanTracker::default(),
             plan_rev: 0,
             plan_requery: false,
-            plan_retry: retry::Retry::default(),
-            repair_retry: retry::Retry::default(),
+            plan_retry: retry_state::Retry::default(),
+            repair_retry: retry_state::Retry::default(),
             wakes_minted: 0,
             pending: PendingSet::default(),
             projections: ProjectionStore::default(),
@@ -226,7 +228,7 @@ impl Session {
             title: None,
             queue: None,
             queue_rev: 0,
-            commands: commands::Commands::default(),
+            commands: command_state::Commands::default(),
             meta_rev: 0,
             inflight: VecMap::new(),
             next_req: 0,
