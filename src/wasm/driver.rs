@@ -129,7 +129,7 @@ impl Sink for WeakShared {
     fn feed(&self, input: Input) {
         feed_weak(self, input);
     }
-    #[inline(always)]
+    #[inline]
     fn reads(&self, stream: StreamId) -> bool {
         self.upgrade().is_some_and(|s| s.borrow().streams.contains_key(&stream))
     }
@@ -290,6 +290,16 @@ impl Inner {
         self.streams.insert(stream, StreamIo::Sse(ctrl.clone()));
         let (weak, ep) = (self.me.clone(), self.ep.clone());
         self.starts.push(Box::new(move || io::read_sse(&ep, weak, stream, kind.path(), &ctrl)));
+    }
+
+    /// Session `id`'s snapshot through its export cache (`null` if it is not resident). Reads
+    /// the core only.
+    pub(crate) fn session_snapshot(&mut self, id: &str) -> JsValue {
+        let Inner { core, per_session, .. } = self;
+        match core.session(id) {
+            Some(s) => per_session.get_or_insert_with(id, SessionJs::default).export.snapshot(s),
+            None => JsValue::NULL,
+        }
     }
 
     /// The number of WebSocket downlinks held (diagnostics).

@@ -3,7 +3,7 @@
 use crate::core::client::{Input, SessionOp};
 use crate::core::session::Call;
 use crate::core::wire::{self, Json, PromptMode, RpcResult};
-use crate::wasm::driver::{close_shared, feed_weak, live, make_unsubscribe, run, Inner, SessionJs, Shared};
+use crate::wasm::driver::{close_shared, feed_weak, live, make_unsubscribe, run, SessionJs, Shared};
 use crate::wasm::js;
 use js_sys::Promise;
 use std::rc::Rc;
@@ -157,12 +157,7 @@ impl JsSession {
     /// resident one, so reading it feeds no input and performs nothing.
     #[wasm_bindgen(js_name = getSnapshot)]
     pub fn get_snapshot(&self) -> JsValue {
-        let mut g = self.shared.borrow_mut();
-        let Inner { core, per_session, .. } = &mut *g;
-        match core.session(&self.id) {
-            Some(s) => per_session.get_or_insert_with(self.id.as_str(), SessionJs::default).export.snapshot(s),
-            None => JsValue::NULL,
-        }
+        self.shared.borrow_mut().session_snapshot(&self.id)
     }
 
     /// A session with listeners is watched: it stays resident and is resynced by reconnects.

@@ -37,7 +37,7 @@ impl Socket {
 }
 
 /// A socket event as the core's input, read out of the JS event before the state is borrowed:
-/// the facts only (the text, or what kind of message was not copied; the close code and reason). A text
+/// the facts only (the text, or what kind of message was not copied; the close code). A text
 /// message longer than the core reads is left in JS, not copied.
 fn read_event(stream: StreamId, ev: &JsValue) -> Input {
     match js::get(ev, "type").as_string().as_deref() {
@@ -54,9 +54,9 @@ fn read_event(stream: StreamId, ev: &JsValue) -> Input {
         }
         Some("close") => {
             let code = js::get(ev, "code").as_f64().unwrap_or(0.0) as u16;
-            Input::StreamClosed { stream, close: Some((code, js::get(ev, "reason").as_string().unwrap_or_default())) }
+            Input::StreamClosed { stream, code: Some(code) }
         }
-        _ => Input::StreamClosed { stream, close: None },
+        _ => Input::StreamClosed { stream, code: None },
     }
 }
 

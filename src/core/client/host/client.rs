@@ -213,7 +213,7 @@ impl HostClient {
                 }
             }
             Input::StreamEnded { stream, why } => self.on_stream_ended(stream, why),
-            Input::StreamClosed { stream, close } => self.on_stream_ended(stream, close_words(close)),
+            Input::StreamClosed { stream, code } => self.on_stream_ended(stream, close_words(code)),
             Input::Ensure { session } => {
                 if !self.is_closed() {
                     self.router.ensure(&session);
@@ -336,18 +336,12 @@ pub(super) fn cancelled(message: &str) -> RpcError {
     RpcError::with_details(ErrorCode::Cancelled, message, Json::empty_object())
 }
 
-/// Why a WebSocket ended, from its `close` event's code and reason (`None`: its `error` event).
-fn close_words(close: Option<(u16, String)>) -> String {
-    match close {
-        Some((code, reason)) => {
-            // As a `u32`: the `u16` formatter would be one more in the module.
-            let mut why = format!("closed ({})", u32::from(code));
-            if !reason.is_empty() {
-                why.push_str(": ");
-                why.push_str(&reason);
-            }
-            why
-        }
+/// Why a WebSocket ended, from its `close` event's code (`None`: its `error` event). The
+/// close reason is the host's free text and is not shown.
+fn close_words(code: Option<u16>) -> String {
+    match code {
+        // As a `u32`: the `u16` formatter would be one more in the module.
+        Some(code) => format!("closed ({})", u32::from(code)),
         None => "error".into(),
     }
 }

@@ -186,13 +186,13 @@ pub enum Input {
         /// A binary message (else an overlong text one).
         binary: bool,
     },
-    /// A WebSocket's `close` event (its code and reason), or its `error` event (`None`): the
-    /// stream ended, and the client words why.
+    /// A WebSocket's `close` event (its code), or its `error` event (`None`): the stream
+    /// ended, and the client words why.
     StreamClosed {
         /// The stream that ended.
         stream: StreamId,
-        /// The close code and reason; `None` for an `error` event.
-        close: Option<(u16, String)>,
+        /// The close code; `None` for an `error` event.
+        code: Option<u16>,
     },
     /// The stream ended, failed, or could not be opened; `why` in the carrier's words.
     StreamEnded {
