@@ -48,8 +48,8 @@ fn read_event(stream: StreamId, ev: &JsValue) -> Input {
                 Some(s) if (s.length() as usize) <= MAX_MESSAGE_BYTES => {
                     Input::StreamMessage { stream, text: s.as_string().unwrap_or_default() }
                 }
-                Some(_) => Input::StreamSkipped { stream, binary: false },
-                None => Input::StreamSkipped { stream, binary: true },
+                // Binary, or longer than the core reads: left in JS.
+                _ => Input::StreamSkipped { stream },
             }
         }
         Some("close") => {

@@ -183,8 +183,6 @@ pub enum Input {
     StreamSkipped {
         /// The stream it came on.
         stream: StreamId,
-        /// A binary message (else an overlong text one).
-        binary: bool,
     },
     /// A WebSocket's `close` event (its code), or its `error` event (`None`): the stream
     /// ended, and the client words why.
