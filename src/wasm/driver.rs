@@ -173,6 +173,24 @@ fn run_dyn(shared: &Shared, f: &mut dyn FnMut(&mut Inner)) {
     }
 }
 
+/// Starts a user operation: `make` builds its input around the token the core settles, and
+/// the promise resolves with that settlement. Generic only in a thin shim: every operation
+/// shares one copy of `run` ([`operate_dyn`]).
+pub(crate) fn operate(shared: &Shared, make: impl FnOnce(Token) -> Input) -> Promise {
+    let token = Token(shared.borrow_mut().next_id());
+    operate_dyn(shared, token, make(token))
+}
+
+#[inline(never)]
+fn operate_dyn(shared: &Shared, token: Token, input: Input) -> Promise {
+    run(shared, move |inner| {
+        let (promise, resolve) = js::promise();
+        inner.waiters.insert(token, resolve);
+        inner.handle(input);
+        promise
+    })
+}
+
 /// Feeds one input to the core of a client that may be gone (I/O completions, timers).
 pub(crate) fn feed_weak(weak: &WeakShared, input: Input) {
     if let Some(shared) = weak.upgrade() {
@@ -199,15 +217,6 @@ impl Inner {
             _ => {}
         }
         self.core.handle_input(Instant::from_ms(js::now()), input);
-    }
-
-    /// A user operation whose promise the core settles.
-    pub(crate) fn operation(&mut self, make: impl FnOnce(Token) -> Input) -> Promise {
-        let (promise, resolve) = js::promise();
-        let token = Token(self.next_id());
-        self.waiters.insert(token, resolve);
-        self.handle(make(token));
-        promise
     }
 
     /// Performs the core's outputs until it is quiet, then re-arms the timer and schedules

@@ -4,7 +4,7 @@ use super::session::JsSession;
 use crate::core::client::{HostCall, Input};
 use crate::core::wire;
 use crate::wasm::config::parse_options;
-use crate::wasm::driver::{close_shared, feed_weak, live, make_unsubscribe, run, Inner, SessionJs, Shared};
+use crate::wasm::driver::{close_shared, feed_weak, live, make_unsubscribe, operate, run, Inner, SessionJs, Shared};
 use crate::wasm::js;
 use js_sys::Promise;
 use std::rc::Rc;
@@ -140,7 +140,7 @@ impl HostClient {
 
 impl HostClient {
     fn host_call(&self, call: HostCall) -> Promise {
-        run(&self.shared, |inner| inner.operation(|token| Input::Host { token, call }))
+        operate(&self.shared, |token| Input::Host { token, call })
     }
 }
 

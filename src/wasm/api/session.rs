@@ -3,7 +3,7 @@
 use crate::core::client::{Input, SessionOp};
 use crate::core::session::Call;
 use crate::core::wire::{self, Json, PromptMode, RpcResult};
-use crate::wasm::driver::{close_shared, feed_weak, live, make_unsubscribe, run, SessionJs, Shared};
+use crate::wasm::driver::{close_shared, feed_weak, live, make_unsubscribe, operate, run, SessionJs, Shared};
 use crate::wasm::js;
 use js_sys::Promise;
 use std::rc::Rc;
@@ -52,7 +52,7 @@ impl JsSession {
     fn op(&self, op: SessionOp) -> Result<Promise, JsValue> {
         self.live()?;
         let session = self.id.clone();
-        Ok(run(&self.shared, |inner| inner.operation(|token| Input::Session { token, session, op })))
+        Ok(operate(&self.shared, |token| Input::Session { token, session, op }))
     }
 
     pub fn open(&self) -> Result<Promise, JsValue> {
