@@ -11,8 +11,8 @@
 // Every module folder under a directory given is checked the same way (src/core/session,
 // host/src/streams, …): its own file (mod.rs) and its children are the nodes, and a folder
 // file's `pub use` lines are its facade.
-// Usage: node scripts/imports.mjs host/src [wire/src ...]   (no dependencies; node 18+)
-import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
+// Usage: node scripts/imports.mjs host/src [wire/src ...]   |   node scripts/imports.mjs --self-test   (no dependencies; node 18+)
+import { readFileSync, readdirSync, statSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, dirname, basename, resolve } from 'node:path';
 
 const CLIENT_CRATE = 'agent-session';
@@ -430,6 +430,37 @@ function checkCrate(dir) {
   for (const l of lines) console.log(`  ${l}`);
   return true;
 }
+
+// `--self-test`: the checker on small crates written under target/ — a circle two folders
+// down and one through a folder file's re-export must fail, a facade `pub use` must not.
+function selfTest() {
+  const base = join('target', 'imports-self-test');
+  const crate = (name, files) => {
+    const dir = join(base, name);
+    rmSync(dir, { recursive: true, force: true });
+    for (const [f, text] of Object.entries({ 'Cargo.toml': `[package]\nname = "${name}"\n`, ...files })) {
+      mkdirSync(dirname(join(dir, f)), { recursive: true });
+      writeFileSync(join(dir, f), text);
+    }
+    return join(dir, 'src');
+  };
+  const facade = { 'src/lib.rs': 'mod a;\n', 'src/a/mod.rs': 'mod x;\nmod y;\npub use x::X;\n', 'src/a/x.rs': 'pub struct X;\n', 'src/a/y.rs': 'use super::X;\npub struct Y;\n' };
+  const cases = [
+    ['facade', facade, true],
+    ['reexport-circle', { ...facade, 'src/a/x.rs': 'use super::y::Y;\npub struct X;\n' }, false],
+    ['deep-circle', { ...facade, 'src/a/mod.rs': 'mod x;\nmod y;\nmod deep;\npub use x::X;\n', 'src/a/deep/mod.rs': 'mod p;\nmod q;\n', 'src/a/deep/p.rs': 'use super::q::Q;\npub struct P;\n', 'src/a/deep/q.rs': 'use crate::a::deep::p::P;\npub struct Q;\n' }, false],
+  ];
+  let ok = true;
+  for (const [name, files, want] of cases) {
+    const got = checkCrate(crate(name, files));
+    if (got !== want) { console.log(`self-test ${name}: expected ${want ? 'no cycle' : 'a cycle'}`); ok = false; }
+  }
+  rmSync(base, { recursive: true, force: true });
+  console.log(ok ? 'imports.mjs self-test: ok (a facade passes, circles through a re-export and two folders down fail)' : 'imports.mjs self-test: FAILED');
+  return ok;
+}
+
+if (process.argv[2] === '--self-test') process.exit(selfTest() ? 0 : 1);
 
 const dirs = process.argv.slice(2);
 if (dirs.length === 0) {
