@@ -9,7 +9,7 @@
 //! Run: `cargo bench --bench core_paging`
 
 use agent_session::core::session::{Call, Effect, Session};
-use agent_session::core::wire::{HistoryItem, HistoryValue, Json, SessionEvent};
+use agent_session::core::wire::{parse_unary_response, HistoryItem, HistoryValue, Json, ResponseForm, SessionEvent};
 use serde_json::json;
 use std::time::Instant;
 
@@ -60,7 +60,7 @@ fn page_back(turns: bool, step: u64) -> f64 {
     s.on_response(req, Ok(page(EVENTS - step, EVENTS, turns)));
     s.drain_effects();
     // The response bodies are written before the clock starts: only the client's work is
-    // timed, on the client's path (the one-pass page reader, then the session).
+    // timed, on the client's path (the streamed page reader, then the session).
     let bodies: Vec<String> = (0..EVENTS / step - 1)
         .map(|i| EVENTS - step * (i + 1))
         .map(|b| {
@@ -74,7 +74,12 @@ fn page_back(turns: bool, step: u64) -> f64 {
     for body in bodies {
         let _ = s.load_older();
         let req = history_request(&mut s);
-        s.on_page(req, agent_session_onepass::history_response(&body, "r").expect("one-pass page"));
+        let mut reader = agent_session::core::session::PageReader::default();
+        reader.feed(body.as_bytes());
+        let (rest, streamed) = reader.finish();
+        let form = ResponseForm::Envelope { rpc_id: "r".into() };
+        let value = parse_unary_response(&rest.expect("json"), &form).expect("an envelope");
+        s.on_page(req, value, streamed);
         s.drain_effects();
     }
     let ms = start.elapsed().as_secs_f64() * 1000.0;

@@ -7,7 +7,9 @@
 //   3. opening a tail page of W events (W = 1k, 10k = the host's MAX_PAGE_EVENTS, and 100k
 //      served as one response assembled in the page from the host's pages) with
 //      `session.open()` on a fresh HostClient, next to the open floor: one `fetch` of the same
-//      `session.history` request + `JSON.parse` of the text (goal <= 1.3x at 100k, <= 2x at 1k);
+//      `session.history` request + `JSON.parse` of the text (goal <= 1.3x at 100k, <= 2x at 1k),
+//      and next to the memory bench's plain-JS client opening the same page (fetch + JSON.parse
+//      + its fold into nodes; goal: the package no slower);
 //   4. paging back with `loadOlder()` through a session that is one long turn (a streaming
 //      partial across every page boundary) to seq 0, next to the paging floor: fetch +
 //      `JSON.parse` of the same older-page requests (goal <= 2x);
@@ -129,8 +131,8 @@ try {
   // Each repeat times the floor and the package back to back (alternating which goes first), so
   // the ratio is the median of the per-repeat ratios: a slow patch of the machine (GC, another
   // process) moves both halves of a pair, not one column's median.
-  const ratio = (r) => {
-    const pairs = r.pkgSamples.map((p, i) => p / r.floorSamples[i]).sort((x, y) => x - y)
+  const ratio = (r, floor = r.floorSamples) => {
+    const pairs = r.pkgSamples.map((p, i) => p / floor[i]).sort((x, y) => x - y)
     const mid = pairs.length >> 1
     return pairs.length % 2 ? pairs[mid] : (pairs[mid - 1] + pairs[mid]) / 2
   }
@@ -156,12 +158,12 @@ try {
     'session.history answers (package and floor alike) are served in the page from the texts fetched once from the host, so the host\'s own serving time stays out of both',
   )
   console.log('')
-  console.log('| what | events | floor: fetch + JSON.parse | agent-session | ratio | goal |')
-  console.log('|---|---:|---:|---:|---:|---:|')
+  console.log('| what | events | floor: fetch + JSON.parse | agent-session | ratio | goal | plain-JS client: fetch + JSON.parse + fold | agent-session / plain-JS |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
   for (const r of opens) {
     const goal = r.events >= 100_000 ? '≤ 1.3×' : r.events <= 1000 ? '≤ 2×' : '—'
     console.log(
-      `| open: ${r.label} | ${r.events.toLocaleString('en')} | ${ms(r.floorMs)} | ${ms(r.pkgMs)} (first snapshot ${ms(r.snapshotMs)}) | ${ratio(r).toFixed(2)}× | ${goal} |`,
+      `| open: ${r.label} | ${r.events.toLocaleString('en')} | ${ms(r.floorMs)} | ${ms(r.pkgMs)} (first snapshot ${ms(r.snapshotMs)}) | ${ratio(r).toFixed(2)}× | ${goal} | ${ms(r.plainMs)} (${ratio({ pkgSamples: r.plainSamples }, r.floorSamples).toFixed(2)}× the floor) | ${ratio(r, r.plainSamples).toFixed(2)}× (goal ≤ 1×) |`,
     )
   }
   const hostServed = opens.filter((r) => r.hostTailMs !== undefined)
@@ -210,7 +212,7 @@ try {
   const memory = process.env.BENCH_MEMORY === '0' ? null : await memoryBench(host.url, { small: small.sessionId, big: big.sessionId, dense: pagingBig.sessionId })
   console.log('')
   console.log(
-    `bench-browser: ingest/raw ${results.map((r) => (r.ingestUsPerFrame / r.rawUsPerFrame).toFixed(2) + '×').join(' / ')} (goal ≤ 1.3×, ${worst <= 2 ? 'within' : 'OVER'} the 2× ceiling), window ${b.label.split('-')[0]}/${a.label.split('-')[0]} ${windowRatio.toFixed(2)}×, open/floor ${opens.map((r) => `${k(r.events)} ${ratio(r).toFixed(2)}×`).join(' / ')}, paging/floor ${pagings.map((r) => `${k(r.events)} (${r.pages} pages) ${ratio(r).toFixed(2)}×`).join(' / ')}, wasm + JS ${kb(pkg.gz)} gzipped${memory ? `, memory: ${memory.summary}` : ''}`,
+    `bench-browser: ingest/raw ${results.map((r) => (r.ingestUsPerFrame / r.rawUsPerFrame).toFixed(2) + '×').join(' / ')} (goal ≤ 1.3×, ${worst <= 2 ? 'within' : 'OVER'} the 2× ceiling), window ${b.label.split('-')[0]}/${a.label.split('-')[0]} ${windowRatio.toFixed(2)}×, open/floor ${opens.map((r) => `${k(r.events)} ${ratio(r).toFixed(2)}×`).join(' / ')}, open/plain-JS ${opens.map((r) => `${k(r.events)} ${ratio(r, r.plainSamples).toFixed(2)}×`).join(' / ')}, paging/floor ${pagings.map((r) => `${k(r.events)} (${r.pages} pages) ${ratio(r).toFixed(2)}×`).join(' / ')}, wasm + JS ${kb(pkg.gz)} gzipped${memory ? `, memory: ${memory.summary}` : ''}`,
   )
 } catch (e) {
   console.error(e)

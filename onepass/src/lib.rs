@@ -1,5 +1,6 @@
 //! One-pass readers of the texts the client reads most: the SSE byte stream ([`sse`]),
-//! `session/event` frames, streamed `assistant/chunk` data and `session.history` responses,
+//! `session/event` frames, streamed `assistant/chunk` data and the items of `session.history`
+//! pages ([`page`] cuts them out of a body as it streams),
 //! each read straight through (no split of every level into raw members, no copy in between).
 //!
 //! Why a crate of its own: the release build compiles it at opt-level 3 and the wire crate
@@ -13,6 +14,7 @@
 
 #![deny(missing_docs)]
 
+pub mod page;
 mod readers;
 pub mod sse;
 #[cfg(test)]
@@ -21,7 +23,7 @@ mod tests;
 use agent_session_wire::event::{ChunkData, EventBody, EventData, SessionEvent};
 use agent_session_wire::frames::{FrameError, InboundFrame};
 use agent_session_wire::inbound;
-use agent_session_wire::methods::HistoryValue;
+use agent_session_wire::methods::HistoryItem;
 use agent_session_wire::visit::whole;
 use readers::Reader;
 
@@ -32,12 +34,31 @@ pub fn event_frame(data: &str) -> Option<InboundFrame> {
     frame
 }
 
-/// The page of a successful `server-response` to the request minted as `rpc_id`, or `None`
-/// to take the general reader.
-pub fn history_response(body: &str, rpc_id: &str) -> Option<HistoryValue> {
-    let mut page = None;
-    whole(body, Reader::Response(rpc_id, &mut page)).ok()?;
-    page
+/// One item of a history page (as [`page::PageSplitter`] cuts them out) in one pass, or
+/// `None` to take the general reader.
+pub fn history_item(text: &str) -> Option<HistoryItem> {
+    let mut item = None;
+    whole(text, Reader::Item(&mut item)).ok()?;
+    item
+}
+
+/// The history item at the start of `text` in one pass, and the bytes it took; `None` when
+/// it does not end in `text` or is unusual (the caller cuts it out and reads it then).
+pub fn history_item_at(text: &str) -> Option<(HistoryItem, usize)> {
+    /// The item as a `Deserialize` type, so serde_json's stream reader says where it ended.
+    struct At(HistoryItem);
+    impl<'de> serde::Deserialize<'de> for At {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<At, D::Error> {
+            let mut item = None;
+            serde::de::DeserializeSeed::deserialize(agent_session_wire::visit::Any(Reader::Item(&mut item)), d)?;
+            item.map(At).ok_or_else(|| serde::de::Error::custom("not the hot shape"))
+        }
+    }
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<At>();
+    match stream.next()? {
+        Ok(At(item)) => Some((item, stream.byte_offset())),
+        Err(_) => None,
+    }
 }
 
 /// An `assistant/chunk`'s data in one pass, or `None` to take the general reader.

@@ -5,11 +5,11 @@
 use agent_session_wire::event::{Chunk, ChunkData, ChunkKind, EventData, SessionEvent};
 use agent_session_wire::frames::{EventFrame, Frame, InboundFrame};
 use agent_session_wire::json::Json;
-use agent_session_wire::methods::{HistoryItem, HistoryValue, ProjectionBaseline};
-use agent_session_wire::read::{as_f64, list_of, present, read, Text};
+use agent_session_wire::methods::HistoryItem;
+use agent_session_wire::read::{as_f64, list_of, present, Text};
 use agent_session_wire::seq::MAX_SEQ;
 use agent_session_wire::visit::{leaf, text, Any, Kinds, Scalar};
-use serde::de::{Error, IgnoredAny, MapAccess, SeqAccess};
+use serde::de::{Error, IgnoredAny, MapAccess};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
@@ -25,14 +25,6 @@ pub(crate) enum Reader<'r> {
     Payload(&'r mut Option<EventFrame>),
     /// A session event (frames and history pages alike, so both read it the same).
     Event(&'r mut Option<SessionEvent>),
-    /// A `server-response` envelope to the request minted as this rpc id.
-    Response(&'r str, &'r mut Option<HistoryValue>),
-    /// Its `{ok: true, value}` result.
-    Result(&'r mut Option<HistoryValue>),
-    /// The history page.
-    Page(&'r mut Option<HistoryValue>),
-    /// The page's `events` array.
-    Items(&'r mut Option<Vec<HistoryItem>>),
     /// One history item.
     Item(&'r mut Option<HistoryItem>),
     /// An `assistant/chunk`'s data.
@@ -108,20 +100,9 @@ impl<'de> Kinds<'de> for Reader<'_> {
             Reader::Frame(out) => *out = Some(frame(map)?),
             Reader::Payload(out) => *out = Some(payload(map)?),
             Reader::Event(out) => *out = Some(event(map)?),
-            Reader::Response(rpc_id, out) => *out = Some(response(map, rpc_id)?),
-            Reader::Result(out) => *out = Some(result(map)?),
-            Reader::Page(out) => *out = Some(page(map)?),
             Reader::Item(out) => *out = Some(item(map)?),
             Reader::ChunkData(out) => *out = Some(chunk_data(map)?),
             Reader::Chunk(out) => *out = Some(chunk(map)?),
-            Reader::Items(_) => return Err(fallback()),
-        }
-        Ok(())
-    }
-    fn seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
-        match self {
-            Reader::Items(out) => *out = Some(items(seq)?),
-            _ => return Err(fallback()),
         }
         Ok(())
     }
@@ -200,72 +181,6 @@ fn event<'de, A: MapAccess<'de>>(mut map: A) -> Result<SessionEvent, A::Error> {
         }
         _ => Err(fallback()),
     }
-}
-
-fn response<'de, A: MapAccess<'de>>(mut map: A, want_rpc_id: &str) -> Result<HistoryValue, A::Error> {
-    let (mut kind, mut rpc_id, mut page) = (None, None, None);
-    let mut skipped = Skipped::new();
-    while let Some(Text(key)) = map.next_key()? {
-        match &*key {
-            "type" if kind.is_none() => kind = Some(expect(text(&mut map)?, "server-response")?),
-            "rpcId" if rpc_id.is_none() => rpc_id = Some(expect(text(&mut map)?, want_rpc_id)?),
-            "result" if page.is_none() => nested(&mut map, Reader::Result(&mut page))?,
-            "type" | "rpcId" | "result" => return Err(fallback()),
-            _ => skipped.skip(key, &mut map)?,
-        }
-    }
-    match (kind, rpc_id, page) {
-        (Some(true), Some(true), Some(page)) => Ok(page),
-        _ => Err(fallback()),
-    }
-}
-
-fn result<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryValue, A::Error> {
-    let (mut ok, mut page) = (None, None);
-    while let Some(Text(key)) = map.next_key()? {
-        match &*key {
-            "ok" if ok.is_none() => ok = Some(leaf(&mut map, Scalar::bool, "a boolean")?),
-            "value" if page.is_none() => nested(&mut map, Reader::Page(&mut page))?,
-            // An error result, or anything else: the general reader.
-            _ => return Err(fallback()),
-        }
-    }
-    match (ok, page) {
-        (Some(true), Some(page)) => Ok(page),
-        _ => Err(fallback()),
-    }
-}
-
-fn page<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryValue, A::Error> {
-    let (mut events, mut has_more, mut projections) = (None, None, None);
-    let mut skipped = Skipped::new();
-    while let Some(Text(key)) = map.next_key()? {
-        match &*key {
-            "events" if events.is_none() => nested(&mut map, Reader::Items(&mut events))?,
-            "hasMore" if has_more.is_none() => has_more = Some(leaf(&mut map, Scalar::bool, "a boolean")?),
-            "projections" if projections.is_none() => projections = Some(map.next_value::<&RawValue>()?),
-            "events" | "hasMore" | "projections" => return Err(fallback()),
-            _ => skipped.skip(key, &mut map)?,
-        }
-    }
-    // The baseline is small and rare: its own reader (which refuses repeated keys).
-    let projections = match present(projections) {
-        None => None,
-        Some(raw) => Some(read::<ProjectionBaseline>(raw.get()).map_err(|_| fallback())?),
-    };
-    match (events, has_more) {
-        (Some(events), Some(has_more)) => Ok(HistoryValue { events, has_more, projections }),
-        _ => Err(fallback()),
-    }
-}
-
-fn items<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Vec<HistoryItem>, A::Error> {
-    let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-    let mut item = None;
-    while let Some(()) = seq.next_element_seed(Any(Reader::Item(&mut item)))? {
-        items.push(item.take().ok_or_else(fallback)?);
-    }
-    Ok(items)
 }
 
 fn item<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryItem, A::Error> {

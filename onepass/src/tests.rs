@@ -4,7 +4,7 @@ use super::*;
 use agent_session_wire::envelope::{parse_unary_response, ResponseForm};
 use agent_session_wire::event::{ChunkKind, EventData};
 use agent_session_wire::frames::{EventFrame, Frame};
-use agent_session_wire::methods::HistoryItem;
+use agent_session_wire::methods::{HistoryItem, HistoryValue};
 use agent_session_wire::read::read;
 
 /// Every text line of the captured wire fixtures (SSE `data:` lines, WebSocket messages and
@@ -192,6 +192,39 @@ fn general_page(body: &str, rpc_id: &str) -> Option<HistoryValue> {
     let form = ResponseForm::Envelope { rpc_id: rpc_id.into() };
     let value = parse_unary_response(body, &form).ok()?.ok()?;
     read::<HistoryValue>(value.text()).ok()
+}
+
+/// A page as the client reads it: split as it streams (in pieces of 7 bytes here), each item
+/// read in one pass (`None` if one defers), the rest of the envelope by the general reader.
+fn history_response(body: &str, rpc_id: &str) -> Option<HistoryValue> {
+    struct OnePass(Vec<HistoryItem>, bool);
+    impl page::ItemSink for OnePass {
+        fn read_at(&mut self, text: &str) -> Option<usize> {
+            let (item, n) = history_item_at(text)?;
+            self.0.push(item);
+            Some(n)
+        }
+        fn cut(&mut self, bytes: &[u8]) {
+            match std::str::from_utf8(bytes).ok().and_then(history_item) {
+                Some(item) => self.0.push(item),
+                None => self.1 = false,
+            }
+        }
+    }
+    let mut splitter = page::PageSplitter::new();
+    let mut items = OnePass(Vec::new(), true);
+    for piece in body.as_bytes().chunks(7) {
+        splitter.feed(piece, &mut items).ok()?;
+    }
+    let rest = String::from_utf8(splitter.finish().ok()?).ok()?;
+    let mut page = general_page(&rest, rpc_id)?;
+    if !items.1 || (!page.events.is_empty() && !items.0.is_empty()) {
+        return None;
+    }
+    if page.events.is_empty() {
+        page.events = items.0;
+    }
+    Some(page)
 }
 
 fn respond(rpc_id: &str, result: &str) -> String {

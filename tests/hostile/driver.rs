@@ -138,7 +138,7 @@ pub fn live(seq: &str) -> String {
 /// The window is contiguous, ascending, within the wire bound, and `baseSeq <= tailSeq`
 /// (or empty, base 0 and tail -1); node ids name seqs of the window.
 pub fn assert_window(s: &Session) {
-    let w = s.window();
+    let w = s.window().to_vec();
     for pair in w.windows(2) {
         assert_eq!(pair[0].seq + 1, pair[1].seq, "window not contiguous: {} -> {}", pair[0].seq, pair[1].seq);
     }

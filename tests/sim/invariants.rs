@@ -161,7 +161,7 @@ pub fn check_window(
     lenient: bool,
     verified: &mut Option<(i64, i64)>,
 ) -> Result<(), String> {
-    let w = session.window();
+    let w = session.window().to_vec();
     for pair in w.windows(2) {
         if pair[1].seq != pair[0].seq + 1 {
             return Err(format!("window not contiguous: seq {} then {}", pair[0].seq, pair[1].seq));
@@ -209,7 +209,7 @@ pub fn check_window(
 /// At quiescence: the window ends at the host's tail and is exactly the host's log there;
 /// the plan display is the host's state.
 pub fn check_converged(session: &Session, host: &ModelHost) -> Result<(), String> {
-    let w = session.window();
+    let w = session.window().to_vec();
     if session.tail_seq() != host.last_seq() {
         return Err(format!(
             "at quiescence the window tail is {} but the host's last seq is {}",
@@ -220,7 +220,7 @@ pub fn check_converged(session: &Session, host: &ModelHost) -> Result<(), String
     let base = session.base_seq().max(0) as usize;
     // compared as the client reads them (a chunk's data may be held read)
     let read = |evs: &[SessionEvent]| evs.iter().map(SessionEvent::chunk_read).collect::<Vec<_>>();
-    let (w, log) = (read(w), read(&host.log[base..]));
+    let (w, log) = (read(&w), read(&host.log[base..]));
     if !w.is_empty() && w != log {
         let first = w.iter().zip(&log).find(|(a, b)| a != b);
         return Err(format!(

@@ -242,7 +242,7 @@ fn host_restart_that_lost_its_log_rebuilds() {
     w.quiesce_and_check();
     assert!(!w.sims[0].lenient, "the client rebuilt from the restarted host's log");
     let read = |evs: &[SessionEvent]| evs.iter().map(SessionEvent::chunk_read).collect::<Vec<_>>();
-    assert_eq!(read(w.session().window()), read(&w.host().log[w.session().base_seq() as usize..]));
+    assert_eq!(read(&w.session().window().to_vec()), read(&w.host().log[w.session().base_seq() as usize..]));
 }
 
 #[test]

@@ -5,6 +5,7 @@
 // the very same bytes, in the same page and run. The mux stream is the real one from the host;
 // the bench splices its synthetic burst into that stream (a fetch wrapper installed before the
 // HostClient starts), so the package runs its ordinary transport + ingest path.
+import { fold, type HistoryItem } from './plain-client'
 import init, { HostClient, type Session } from 'agent-session'
 
 type Inject = (bytes: Uint8Array) => void
@@ -317,6 +318,22 @@ async function freshHost(): Promise<HostClient> {
   return host
 }
 
+/** The plain-JS client of the memory bench (www/src/plain-client.ts) opening the same page:
+ *  the floor's fetch + `JSON.parse`, then its fold of the events into nodes. */
+async function plainOpen(body: string): Promise<number> {
+  const res = await window.fetch('/api/session.history', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    cache: 'no-store',
+  })
+  const v = JSON.parse(await res.text()) as { result?: { ok: boolean; value?: { events: HistoryItem[] } } }
+  if (!v.result?.ok || !v.result.value) throw new Error('history failed')
+  const { nodes } = fold(v.result.value.events)
+  if (nodes.length === 0 && v.result.value.events.length > 0) throw new Error('the plain fold made no nodes')
+  return v.result.value.events.length
+}
+
 /** The floor: one `fetch` of a recorded `session.history` request + `JSON.parse` of the text. */
 async function fetchParse(body: string): Promise<number> {
   const res = await window.fetch('/api/session.history', {
@@ -431,6 +448,7 @@ async function runOpenPaging(cfg: OpenPagingConfig) {
       const open: number[] = []
       const snapshot: number[] = []
       const floor: number[] = []
+      const plain: number[] = []
       for (let r = 0; r < (c.repeats ?? cfg.openRepeats); r++) {
         const pkg = async () => {
           const t = await timeOpen(c.sessionId)
@@ -444,16 +462,18 @@ async function runOpenPaging(cfg: OpenPagingConfig) {
           floor.push(performance.now() - t0)
           if (n !== w) throw new Error(`floor saw ${n} events, expected ${w}`)
         }
-        if (r % 2 === 0) {
-          await bare()
-          await pause(30)
-          await pkg()
-        } else {
-          await pkg()
-          await pause(30)
-          await bare()
+        const js = async () => {
+          const t0 = performance.now()
+          const n = await plainOpen(body)
+          plain.push(performance.now() - t0)
+          if (n !== w) throw new Error(`the plain-JS client saw ${n} events, expected ${w}`)
         }
-        await pause(30)
+        // the order rotates, so no one of the three always runs first after a pause
+        const order = [[bare, pkg, js], [pkg, js, bare], [js, bare, pkg]][r % 3] ?? []
+        for (const run of order) {
+          await run()
+          await pause(30)
+        }
       }
       out.push({
         kind: 'open',
@@ -465,8 +485,10 @@ async function runOpenPaging(cfg: OpenPagingConfig) {
         floorMs: median(floor),
         pkgMs: median(open),
         snapshotMs: median(snapshot),
+        plainMs: median(plain),
         floorSamples: floor,
         pkgSamples: open,
+        plainSamples: plain,
       })
     } finally {
       served.clear()

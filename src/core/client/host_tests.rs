@@ -212,12 +212,6 @@ fn a_socket_close_is_worded_by_the_client_from_its_code() {
 }
 
 #[test]
-fn a_unary_body_with_invalid_utf8_is_read_with_replacement_characters() {
-    assert_eq!(Reply::body(b"ok \xff".to_vec()), Reply::Body("ok \u{fffd}".into()));
-    assert_eq!(Reply::body("caf\u{e9}".as_bytes().to_vec()), Reply::Body("caf\u{e9}".into()));
-}
-
-#[test]
 fn a_session_wake_comes_back_through_the_one_timer() {
     let mut d = Driver::sse();
     d.establish();

@@ -5,6 +5,7 @@
 //! replacement window (open, resync, repair) or a prepended page re-folds, and then unchanged
 //! nodes keep their `Rc` (and so their JS identity).
 
+use super::event_run::EventRun;
 use super::nodes::{same_node, Node, NodeKind, Partial, PlanText, RunningToolCall, Stamps, ToolStatus};
 use crate::core::wire::{Chunk, ChunkKind, EventBody, EventData, Json, Seq, SessionEvent};
 use std::rc::Rc;
@@ -336,7 +337,7 @@ impl Fold {
     /// before `k` are taken in their latest version (a later result may have updated them).
     /// Only a page whose pending items outlive the whole window, or a page call cut short by
     /// a turn end (a late result could still complete it), re-folds everything.
-    pub fn prepend(page: &[SessionEvent], window: &[SessionEvent], current: &Fold, stamps: &mut Stamps) -> Fold {
+    pub fn prepend(page: &EventRun, window: &EventRun, current: &Fold, stamps: &mut Stamps) -> Fold {
         let mut head = Fold::default();
         for ev in page {
             head.apply(ev, stamps);
@@ -353,8 +354,9 @@ impl Fold {
                 && open_item.as_ref().is_none_or(|id| f.plan_text.as_ref().is_none_or(|p| p.done || &p.item_id != id))
         };
         let mut k = 0;
+        let mut rest = window.iter();
         while !settled(&head) {
-            let Some(ev) = window.get(k) else {
+            let Some(ev) = rest.next() else {
                 return Fold::rebuild(page.iter().chain(window), current, stamps);
             };
             head.apply(ev, stamps);
@@ -369,7 +371,7 @@ impl Fold {
             return Fold::rebuild(page.iter().chain(window), current, stamps);
         }
         // `current` made its first `made` nodes from window events before `k`.
-        let made = if k == 0 { 0 } else { Fold::rebuild(&window[..k], &Fold::default(), stamps).nodes.len() };
+        let made = if k == 0 { 0 } else { Fold::rebuild(window.iter().take(k), &Fold::default(), stamps).nodes.len() };
         let latest = BySeq::new(&current.nodes[..made]);
         let offset = head.nodes.len();
         let mut nodes = Vec::with_capacity(offset + current.nodes.len() - made);

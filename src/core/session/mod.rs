@@ -23,6 +23,7 @@ mod event_run;
 mod live;
 mod live_buffer;
 mod ops;
+mod page;
 mod release;
 mod responses;
 mod retry;
@@ -30,11 +31,13 @@ mod retry_state;
 mod window;
 
 pub use commands::PLAN_SETTLE_MS;
+pub use event_run::EventRun;
 pub use fences::{EventVersion, OpenGeneration, PlanRequestFence, PlanTicket};
 pub use interaction::Interaction;
 pub use io::{Call, Diagnostics, Effect, OpId, Outcome, ReqId, WakeToken};
 pub use lifecycle::{Freshness, Lifecycle};
 pub use nodes::{Node, NodeKind, Partial, PlanText, RunningToolCall, ToolStatus};
+pub use page::{joined, Page, PageReader, Streamed};
 pub use pending::{PendingInteraction, PendingKind};
 pub use plan::Capability;
 
@@ -337,7 +340,7 @@ impl Session {
         self.window.last().map_or(-1, SessionEvent::seq)
     }
     /// The events held, oldest first.
-    pub fn window(&self) -> &[SessionEvent] {
+    pub fn window(&self) -> &EventRun {
         &self.window
     }
     /// The host holds events older than the window.

@@ -2,16 +2,20 @@
 //! newer open generation superseded are dropped here, before they touch anything.
 
 use super::io::{schema_error, Call, Outcome};
+use super::page::{joined, Page, Streamed};
 use super::plan::PlanApply;
 use super::{Freshness, Lifecycle, OpenState, PromptOp, Purpose, ReqId, Session};
-use crate::core::wire::{self, HistoryValue, Json, PlanModeState, Receipt, ReceiptReason, RpcResult, Seq};
+use crate::core::wire::{
+    self, HistoryValue, Json, PlanModeState, Receipt, ReceiptReason, RpcResult, Seq, SessionEvent,
+};
 
 /// A reply to one session request.
 enum Answer {
     /// The value as JSON text (or the failure).
     Value(RpcResult<Json>),
-    /// A history page the driver already read.
-    Page(HistoryValue),
+    /// A history reply whose events the driver read as the body streamed in: the rest of
+    /// the reply (its `events` emptied) and those events.
+    Page(RpcResult<Json>, Streamed),
 }
 
 impl Answer {
@@ -21,7 +25,7 @@ impl Answer {
             // Only `session.history` replies are read as pages. Not written back to JSON for
             // the other methods' checks: that would link the whole event serializer (and an
             // f64 formatter) into the wasm for a reply that cannot pass them anyway.
-            Answer::Page(_) => Err(wire::RpcError::transport("a history page answered another method")),
+            Answer::Page(..) => Err(wire::RpcError::transport("a history page answered another method")),
         }
     }
 }
@@ -36,8 +40,8 @@ impl Session {
 
     /// The result of history request `req` when the driver already read the page (the
     /// one-pass reader of a `session.history` response); it is validated here.
-    pub fn on_page(&mut self, req: ReqId, page: HistoryValue) {
-        self.on_answer(req, Answer::Page(page))
+    pub fn on_page(&mut self, req: ReqId, result: RpcResult<Json>, streamed: Streamed) {
+        self.on_answer(req, Answer::Page(result, streamed))
     }
 
     fn on_answer(&mut self, req: ReqId, answer: Answer) {
@@ -170,13 +174,14 @@ impl Session {
     }
 
     /// Parsed once, then checked (a page is the largest value the core reads).
-    fn history(&mut self, answer: Answer) -> RpcResult<HistoryValue> {
-        let page = match answer {
-            Answer::Page(page) => Ok(page),
-            Answer::Value(result) => wire::read::read::<HistoryValue>(result?.text()),
+    fn history(&mut self, answer: Answer) -> RpcResult<Page> {
+        let (result, streamed) = match answer {
+            Answer::Value(result) => (result, Ok(Default::default())),
+            Answer::Page(result, streamed) => (result, streamed),
         };
-        let page = page.and_then(|p| p.validate().map(|_| p));
-        page.map_err(|e| {
+        // The rest's own events are checked here; streamed ones were as they arrived.
+        let value = wire::read::read::<HistoryValue>(result?.text()).and_then(|v| v.validate().map(|_| v));
+        joined(value, streamed).map_err(|e| {
             self.diag.bad_values += 1;
             schema_error(wire::SESSION_HISTORY, e)
         })
@@ -187,7 +192,7 @@ impl Session {
         wire::parse_plan_value(&value).map_err(|e| schema_error(method, e))
     }
 
-    fn on_open_page(&mut self, page: RpcResult<HistoryValue>) {
+    fn on_open_page(&mut self, page: RpcResult<Page>) {
         match page {
             Ok(page) => {
                 self.install_window(page);
@@ -213,10 +218,10 @@ impl Session {
         }
     }
 
-    fn on_repair_page(&mut self, page: RpcResult<HistoryValue>) {
+    fn on_repair_page(&mut self, page: RpcResult<Page>) {
         match page {
             // A page behind the window would move it backwards: keep the window.
-            Ok(page) if page.events.last().map_or(-1, |i| i.event.seq()) >= self.tail_seq() => {
+            Ok(page) if page.events.last().map_or(-1, SessionEvent::seq) >= self.tail_seq() => {
                 self.install_window(page);
             }
             Ok(_) | Err(_) => {
@@ -226,7 +231,7 @@ impl Session {
         }
     }
 
-    fn on_older_page(&mut self, base_at_send: Seq, page: RpcResult<HistoryValue>) {
+    fn on_older_page(&mut self, base_at_send: Seq, page: RpcResult<Page>) {
         match page {
             Ok(page) if base_at_send == self.base_seq() => self.prepend_page(page),
             Ok(_) => self.diag.rejected_pages += 1,

@@ -4,19 +4,17 @@
 use super::fold::{Fold, Touched};
 use super::io::{Call, Outcome};
 use super::live_buffer::Inserted;
+use super::page::Page;
 use super::{Freshness, Lifecycle, OpenState, Purpose, Session, MAX_REPAIRS_PER_TAIL};
-use crate::core::wire::{HistoryValue, SessionEvent};
+use crate::core::wire::SessionEvent;
 
 impl Session {
     /// Installs a tail page as the whole window (open, resync, repair), then stitches the
     /// buffered frames onto it.
-    pub(super) fn install_window(&mut self, page: HistoryValue) {
+    pub(super) fn install_window(&mut self, page: Page) {
         let previous_tail = self.tail_seq();
-        // One allocation of the page's length plus room for live events (the run grows by a
-        // quarter when that is used up): reserving as much again doubled a large window's
-        // resident memory, and growing a collected `Vec` copied it once more.
-        let mut events: Vec<SessionEvent> = Vec::with_capacity(super::event_run::with_room(page.events.len()));
-        events.extend(page.events.into_iter().map(|i| i.event));
+        // The run the page was read into becomes the window as it is.
+        let events = page.events;
         if let Some(req) = self.older_in_flight() {
             // The page it asked for abutted the old window, not this one.
             self.inflight.remove(&req);
@@ -30,7 +28,7 @@ impl Session {
             self.plan.forget_commits();
         }
         self.fold = Fold::rebuild(&events, &self.fold, &mut self.stamps);
-        self.window = super::event_run::EventRun::new(events);
+        self.window = events;
         self.has_more = page.has_more;
         if let Some(b) = page.projections {
             self.projections.apply_baseline(b.as_of_seq, &b.values, self.stamps.next());
@@ -166,20 +164,19 @@ impl Session {
     }
 
     /// An older page: prepended only if it ends exactly at `baseSeq - 1`.
-    pub(super) fn prepend_page(&mut self, page: HistoryValue) {
+    pub(super) fn prepend_page(&mut self, page: Page) {
         let base = self.base_seq();
         // `base >= 0` and seqs are at most 2^53 - 1 (`SessionEvent::seq`): no overflow.
-        let abuts = page.events.last().is_some_and(|i| i.event.seq() == base - 1);
+        let abuts = page.events.last().is_some_and(|e| e.seq() == base - 1);
         if !abuts {
             self.diag.rejected_pages += 1;
             self.has_more = false;
             self.meta_changed();
             return;
         }
-        let events: Vec<SessionEvent> = page.events.into_iter().map(|i| i.event).collect();
-        self.fold = Fold::prepend(&events, &self.window, &self.fold, &mut self.stamps);
-        // In front of the run: the page costs its own length, not the window's.
-        self.window.prepend(events);
+        self.fold = Fold::prepend(&page.events, &self.window, &self.fold, &mut self.stamps);
+        // In front of the run: its blocks move, no event does.
+        self.window.prepend(page.events);
         self.has_more = page.has_more;
         self.dirty = true;
         self.meta_changed();

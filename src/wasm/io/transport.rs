@@ -18,6 +18,9 @@ extern "C" {
     fn js_read_sse(url: &str, token: Option<String>, ctrl: &AbortController, feed: JsValue);
 }
 
+/// Bytes of a body handed to the core at a time.
+const PIECE: u32 = 64 * 1024;
+
 /// Starts one unary call; its outcome is fed to the core as the response to `call`.
 /// `ctrl` aborts it (close, generation end); the timeout aborts it too.
 pub(crate) fn unary(ep: &Endpoint, sink: impl Sink, call: CallId, path: &str, body: &str, ctrl: &AbortController) {
@@ -25,9 +28,21 @@ pub(crate) fn unary(ep: &Endpoint, sink: impl Sink, call: CallId, path: &str, bo
         let reply = match why {
             Some(why) => Reply::Failed(why),
             None if status != 0 => Reply::Status(status as u16),
-            // Bytes, not `text()`: a history page can be megabytes, and `text()` would
-            // decode it to UTF-16 only for the call into wasm to encode it back to UTF-8.
-            None => Reply::body(bytes.unchecked_into::<Uint8Array>().to_vec()),
+            None => {
+                // Bytes, not `text()` (a history page can be megabytes: `text()` would
+                // decode it to UTF-16 only to be encoded back), handed over in pieces:
+                // the core reads a page as it comes and never holds the whole body, so
+                // wasm memory (which never shrinks) is not grown by the body's size.
+                let bytes: Uint8Array = bytes.unchecked_into();
+                let len = bytes.length();
+                let mut at = 0;
+                while at < len {
+                    let end = len.min(at + PIECE);
+                    sink.feed(Input::ResponseBytes { call, bytes: bytes.subarray(at, end).to_vec() });
+                    at = end;
+                }
+                Reply::Body(String::new())
+            }
         };
         sink.feed(Input::Response { call, reply });
     });

@@ -25,7 +25,9 @@ impl HostClient {
 
     pub(super) fn dispatch(&mut self, what: CallFor, path: &'static str, body: String, form: ResponseForm) {
         let call = CallId(self.next_id());
-        self.calls.insert(call, PendingCall { what, form, path });
+        let page = path == wire::SESSION_HISTORY && matches!(what, CallFor::Session { .. });
+        let reading = if page { Body::Page(Box::default()) } else { Body::Bytes(Vec::new()) };
+        self.calls.insert(call, PendingCall { what, form, path, body: reading });
         self.outputs.push_back(Output::Send { call, path, body });
     }
 
@@ -43,28 +45,38 @@ impl HostClient {
         }
     }
 
+    /// The next piece of a call's body (`close()` gives every call up, so none is read after it).
+    pub(super) fn on_response_bytes(&mut self, call: CallId, bytes: &[u8]) {
+        match self.calls.get_mut(&call).map(|p| &mut p.body) {
+            Some(Body::Bytes(b)) => b.extend_from_slice(bytes),
+            Some(Body::Page(r)) => r.feed(bytes),
+            None => {}
+        }
+    }
+
     /// A reply to a call in flight (`close()` gives every call up, so none is read after it).
     pub(super) fn on_response(&mut self, call: CallId, reply: Reply) {
-        let Some(p) = self.calls.remove(&call) else { return };
-        // A history page, the largest body read, goes through the one-pass reader.
-        let reply = match (&p.what, &p.form, reply) {
-            (CallFor::Session { session, req }, ResponseForm::Envelope { rpc_id }, Reply::Body(text))
-                if p.path == wire::SESSION_HISTORY =>
-            {
-                match agent_session_onepass::history_response(&text, rpc_id) {
-                    Some(page) => {
-                        // The page owns what it read: the body goes before the window is
-                        // built, so the two never share the memory high-water mark.
-                        drop(text);
-                        if let Some(s) = self.router.get_mut(session) {
-                            s.on_page(*req, page);
-                        }
-                        return;
+        let Some(mut p) = self.calls.remove(&call) else { return };
+        let reply = match (std::mem::replace(&mut p.body, Body::Bytes(Vec::new())), reply) {
+            // A history page: read as it arrived, its envelope now.
+            (Body::Page(mut reader), Reply::Body(text)) => {
+                reader.feed(text.as_bytes());
+                drop(text);
+                let (rest, streamed) = reader.finish();
+                let result = Self::read_reply(&p, rest.map_or_else(Reply::Failed, Reply::Body));
+                if let CallFor::Session { session, req } = &p.what {
+                    if let Some(s) = self.router.get_mut(session) {
+                        s.on_page(*req, result, streamed);
                     }
-                    None => Reply::Body(text),
                 }
+                return;
             }
-            (_, _, reply) => reply,
+            (Body::Bytes(mut b), Reply::Body(text)) if !b.is_empty() => {
+                b.extend_from_slice(text.as_bytes());
+                // Invalid UTF-8 is replaced, as `fetch`'s `text()` does.
+                Reply::Body(String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+            }
+            (_, reply) => reply,
         };
         let result = Self::read_reply(&p, reply);
         match p.what {

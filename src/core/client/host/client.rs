@@ -8,7 +8,7 @@ use crate::core::client::connection::{ConnState, Connection, GenerationEnd, Stre
 use crate::core::client::router::Router;
 use crate::core::client::sessions::SessionList;
 use crate::core::client::timers::TimerTable;
-use crate::core::session::{OpId, ReqId, Session, WakeToken};
+use crate::core::session::{OpId, PageReader, ReqId, Session, WakeToken};
 use crate::core::sse::SseParser;
 use crate::core::vecmap::VecMap;
 use crate::core::wire::{ErrorCode, Json, ResponseForm, RpcError};
@@ -34,6 +34,26 @@ pub(super) struct PendingCall {
     pub(super) what: CallFor,
     pub(super) form: ResponseForm,
     pub(super) path: &'static str,
+    /// The body as it has arrived ([`Input::ResponseBytes`]).
+    pub(super) body: Body,
+}
+
+/// A reply body arriving in pieces.
+pub(super) enum Body {
+    /// Kept whole, read when it ends (every reply but a history page; all small).
+    Bytes(Vec<u8>),
+    /// A history page, read item by item as it arrives.
+    Page(Box<PageReader>),
+}
+
+impl std::fmt::Debug for Body {
+    /// Its size only (no formatting code for a reader's internals in the wasm).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Body::Bytes(b) => write!(f, "{} bytes", b.len()),
+            Body::Page(_) => f.write_str("a page"),
+        }
+    }
 }
 
 /// A downlink's progress.
@@ -195,6 +215,7 @@ impl HostClient {
         match input {
             Input::Timeout => self.on_timeout(),
             Input::Response { call, reply } => self.on_response(call, reply),
+            Input::ResponseBytes { call, bytes } => self.on_response_bytes(call, &bytes),
             Input::StreamOpened { stream } => self.on_stream_opened(stream),
             Input::StreamBytes { stream, bytes } => self.on_stream_bytes(stream, &bytes),
             Input::StreamMessage { stream, text } => {

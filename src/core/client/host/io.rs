@@ -60,24 +60,13 @@ impl Default for Config {
 /// How a unary call ended, as the carrier saw it. The client reads the body itself.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
-    /// A 2xx answer and its body text.
+    /// A 2xx answer and its body text (all of it, or what [`Input::ResponseBytes`] did not
+    /// bring already).
     Body(String),
     /// A non-2xx status.
     Status(u16),
     /// The call never got an answer: network error, abort or timeout (the driver's words).
     Failed(String),
-}
-
-impl Reply {
-    /// A 2xx answer from its body bytes: invalid UTF-8 is replaced (as `Response.text()`
-    /// does), so the driver hands over bytes and never decodes.
-    #[inline]
-    pub fn body(bytes: Vec<u8>) -> Reply {
-        Reply::Body(match String::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-        })
-    }
 }
 
 /// A session operation the UI asked for.
@@ -151,6 +140,16 @@ impl HostCall {
 pub enum Input {
     /// Time passed: the timer armed at [`HostClient::poll_timeout`](super::HostClient::poll_timeout) fired (early is harmless).
     Timeout,
+    /// The next piece of a 2xx answer's body to the call of [`Output::Send`]: a driver that
+    /// reads bodies as they stream hands each piece over as it arrives (a history page is
+    /// then read while it downloads and never held whole), then ends the call with
+    /// `Reply::Body` of an empty text.
+    ResponseBytes {
+        /// The call answered.
+        call: CallId,
+        /// The piece, as it arrived.
+        bytes: Vec<u8>,
+    },
     /// The call of [`Output::Send`] ended.
     Response {
         /// The call that ended.

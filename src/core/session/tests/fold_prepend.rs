@@ -3,8 +3,14 @@
 use super::harness::*;
 use crate::core::session::fold::Fold;
 use crate::core::session::nodes::Stamps;
+use crate::core::session::EventRun;
 use crate::core::wire::{is_message_kind, SessionEvent};
 use serde_json::json;
+
+/// A run of these events, as a window or page holds them.
+fn run(events: &[SessionEvent]) -> EventRun {
+    EventRun::new(events.to_vec())
+}
 
 /// What a UI sees of a fold, without revision stamps.
 fn view(f: &Fold) -> String {
@@ -83,7 +89,7 @@ fn an_older_page_folded_alone_equals_a_full_refold_at_every_message_boundary() {
             }
             let (page, window) = events.split_at(k);
             let current = Fold::rebuild(window, &Fold::default(), &mut stamps);
-            let mut joined = Fold::prepend(page, window, &current, &mut stamps);
+            let mut joined = Fold::prepend(&run(page), &run(window), &current, &mut stamps);
             assert_eq!(view(&joined), view(&full), "{script:?} split at {k}");
             // Later live events (a result for a call on either side, a new turn) agree too.
             let mut whole = full.clone();
@@ -102,7 +108,7 @@ fn a_clean_boundary_keeps_the_window_nodes_and_folds_only_the_page() {
     let (page, window) = events.split_at(5);
     let mut stamps = Stamps::default();
     let current = Fold::rebuild(window, &Fold::default(), &mut stamps);
-    let joined = Fold::prepend(page, window, &current, &mut stamps);
+    let joined = Fold::prepend(&run(page), &run(window), &current, &mut stamps);
     let reused = joined.nodes[joined.nodes.len() - current.nodes.len()..].iter().zip(&current.nodes);
     assert!(reused.clone().all(|(a, b)| std::rc::Rc::ptr_eq(a, b)), "window nodes keep their identity");
     assert_eq!(joined.nodes.len(), 4);
@@ -121,7 +127,7 @@ fn a_long_turn_settles_in_the_window_without_refolding_it() {
     let (page, window) = events.split_at(4);
     let mut stamps = Stamps::default();
     let current = Fold::rebuild(window, &Fold::default(), &mut stamps);
-    let joined = Fold::prepend(page, window, &current, &mut stamps);
+    let joined = Fold::prepend(&run(page), &run(window), &current, &mut stamps);
     let full = Fold::rebuild(&events, &Fold::default(), &mut stamps);
     assert_eq!(view(&joined), view(&full));
     let tail = current.nodes.len() - 2;
