@@ -24,8 +24,12 @@ pub struct Page {
 impl Page {
     /// A page the general reader read.
     pub fn from_value(v: HistoryValue) -> Page {
-        let events = v.events.into_iter().map(|i| i.event).collect();
-        Page { events: EventRun::new(events), has_more: v.has_more, projections: v.projections }
+        // Pushed one by one: the run's own growth, and no list conversion code in the wasm.
+        let mut events = EventRun::default();
+        for i in v.events {
+            events.push(i.event);
+        }
+        Page { events, has_more: v.has_more, projections: v.projections }
     }
 }
 
@@ -134,7 +138,7 @@ impl Sink<'_> {
 /// it, a syntax error included: the page fails its schema either way).
 fn item(bytes: &[u8]) -> Result<HistoryItem, Broken> {
     let text = utf8(bytes);
-    if let Some(item) = agent_session_onepass::history_item(&text) {
+    if let Some((item, _)) = agent_session_onepass::history_item_at(&text).filter(|(_, n)| *n == text.len()) {
         return Ok(item);
     }
     read::<HistoryItem>(&text).map_err(Broken::Schema)
