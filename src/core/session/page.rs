@@ -84,7 +84,7 @@ impl PageReader {
         match (self.broken, rest) {
             (Some(Broken::Syntax(why)), _) | (_, Err(why)) => (Err(why), Ok(EventRun::default())),
             (broken, Ok(rest)) => {
-                let text = String::from_utf8(rest).unwrap_or_else(|e| utf8(e.as_bytes()).into_owned());
+                let text = utf8(&rest).into_owned();
                 let streamed = match broken {
                     Some(Broken::Schema(e)) => Err(e),
                     _ => Ok(self.events),

@@ -74,7 +74,7 @@ impl HostClient {
             (Body::Bytes(mut b), Reply::Body(text)) if !b.is_empty() => {
                 b.extend_from_slice(text.as_bytes());
                 // Invalid UTF-8 is replaced, as `fetch`'s `text()` does.
-                Reply::Body(String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+                Reply::Body(String::from_utf8_lossy(&b).into_owned())
             }
             (_, reply) => reply,
         };
