@@ -125,11 +125,9 @@ impl Inner {
 
 /// The I/O reports to the client through its weak handle: nothing happens once it is gone.
 impl Sink for WeakShared {
-    #[inline]
     fn feed(&self, input: Input) {
         feed_weak(self, input);
     }
-    #[inline]
     fn reads(&self, stream: StreamId) -> bool {
         self.upgrade().is_some_and(|s| s.borrow().streams.contains_key(&stream))
     }
