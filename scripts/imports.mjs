@@ -8,8 +8,11 @@
 // imports only from layers below it). It also fails if a file of the crate's package (not the
 // client crate itself) references the client crate: `agent_session::` in code or an
 // `agent-session` dependency in its Cargo.toml (`agent_session_wire` is fine).
-// Usage: node scripts/imports.mjs host/src [wire/src ...]   (no dependencies; node 18+)
-import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
+// Every module folder under a directory given is checked the same way (src/core/session,
+// host/src/streams, …): its own file (mod.rs) and its children are the nodes, and a folder
+// file's `pub use` lines are its facade.
+// Usage: node scripts/imports.mjs host/src [wire/src ...]   |   node scripts/imports.mjs --self-test   (no dependencies; node 18+)
+import { readFileSync, readdirSync, statSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, dirname, basename, resolve } from 'node:path';
 
 const CLIENT_CRATE = 'agent-session';
@@ -174,27 +177,19 @@ function segments(code, here) {
   return out;
 }
 
-// Resolves a path named in the module at `here` to the top-level module it lands in ('' = the
-// crate root's own items), or null if it leaves the crate or names nothing.
-function resolveTop(here, path, topModules) {
+// Resolves a path named in the module at `here` (absolute module path) to the absolute path it
+// names, or null if it is not a `crate`/`super`/`self` path (or a bare path to a child module
+// of `here`, which `modules` lists).
+function resolveAbs(here, path, modules) {
   let at = [...here];
   let k = 0;
   if (path[0] === 'crate') { at = []; k = 1; }
-  while (path[k] === 'super') { at.pop(); k++; }
-  if (path[k] === 'self') k++;
-  if (path[0] !== 'crate' && path[0] !== 'super' && path[0] !== 'self') return null;
-  const full = [...at, ...path.slice(k)];
-  if (full.length === 0) return null;
-  if (topModules.has(full[0])) return full[0];
-  if (full[0] !== '*' && at.length === 0 && reexports) {
-    const home = reexports(full[0]);
-    if (home) return home;
-  }
-  return full[0] === '*' || at.length === 0 ? '' : null;
+  else if (path[0] === 'super' || path[0] === 'self') {
+    while (path[k] === 'super') { at.pop(); k++; }
+    if (path[k] === 'self') k++;
+  } else if (!modules.has([...here, path[0]].join('::'))) return null;
+  return [...at, ...path.slice(k)];
 }
-
-// Set per crate: where a name the root re-exports is defined (null if not known).
-let reexports = null;
 
 function packageDir(dir) {
   let d = resolve(dir);
@@ -272,88 +267,113 @@ function cycleIn(comp, edges) {
   return [start];
 }
 
-function checkCrate(srcDir) {
-  const problems = [];
-  const files = rsFiles(srcDir);
-  const parsed = files.map((f) => {
-    const { code, testMods } = stripTestItems(stripCode(readFileSync(f, 'utf8')));
-    return { file: f, path: modulePath(srcDir, f), code, testMods };
-  });
-  // Out-of-line test modules (`#[cfg(test)] mod tests;`) and `tests.rs` files are left out.
-  const testFiles = new Set();
-  for (const p of parsed) {
-    for (const t of p.testMods) {
-      const base = p.path.length === 0 ? srcDir : join(srcDir, ...p.path);
-      const dirOf = basename(p.file) === 'mod.rs' || p.path.length === 0 ? dirname(p.file) : base;
-      testFiles.add(resolve(dirOf, `${t}.rs`));
-      testFiles.add(resolve(dirOf, t, 'mod.rs'));
-    }
+// The crate source root of a directory: the nearest ancestor (or itself) holding lib.rs or main.rs.
+function crateRoot(dir) {
+  let d = resolve(dir);
+  while (d !== dirname(d)) {
+    if (existsSync(join(d, 'lib.rs')) || existsSync(join(d, 'main.rs'))) return d;
+    d = dirname(d);
   }
-  const kept = parsed.filter((p) => !testFiles.has(resolve(p.file)) && basename(p.file) !== 'tests.rs' && !p.path.includes('tests'));
-  const root = kept.find((p) => p.path.length === 0);
+  return null;
+}
+
+// Every file of the crate under `srcRoot` with its absolute module path, test modules left out.
+function crateFiles(srcRoot) {
+  const parsed = rsFiles(srcRoot).map((f) => {
+    const { code, testMods } = stripTestItems(stripCode(readFileSync(f, 'utf8')));
+    return { file: f, path: modulePath(srcRoot, f), code, testMods };
+  });
+  // Out-of-line test modules (`#[cfg(test)] mod tests;`) and `tests.rs` files are left out,
+  // with every module under them.
+  const testPaths = [];
+  for (const p of parsed) {
+    for (const t of p.testMods) testPaths.push([...p.path, t]);
+  }
+  const under = (path, pre) => pre.length <= path.length && pre.every((s, i) => path[i] === s);
+  return parsed.filter((p) => basename(p.file) !== 'tests.rs' && !p.path.includes('tests') && !testPaths.some((t) => under(p.path, t)));
+}
+
+// Checks the module folder `prefix` (absolute module path; [] = the crate root) of a crate:
+// its nodes are the folder's own file (mod.rs, lib.rs, main.rs or the sibling `x.rs`) and its
+// child modules (a child folder counts as one node). Returns the problems and the layers.
+function checkFolder(label, kept, prefix) {
+  const n = prefix.length;
+  const inside = kept.filter((p) => p.path.length >= n && prefix.every((s, i) => p.path[i] === s));
+  const root = inside.find((p) => p.path.length === n);
   const rootName = root ? basename(root.file, '.rs') : 'crate';
-  const tops = new Set(kept.filter((p) => p.path.length > 0).map((p) => p.path[0]));
-  const name = (t) => (t === '' ? rootName : t);
-  const nodes = [rootName, ...[...tops].sort()].filter((v, i, a) => a.indexOf(v) === i);
+  const kids = new Set(inside.filter((p) => p.path.length > n).map((p) => p.path[n]));
+  const modules = new Set(kept.map((p) => p.path.join('::')));
+  const nodes = [rootName, ...[...kids].sort()].filter((v, i, a) => a.indexOf(v) === i);
   const edges = new Map(nodes.map((v) => [v, new Set()]));
   const why = new Map();
-  // The root's re-exports: `pub use m::Name` and `pub use m::*` (the name then lives in the
-  // glob module whose files define it).
+  // The folder file's re-exports (`pub use`, `pub(crate) use`, …, of `child::Name` or
+  // `child::*`): a name it re-exports counts as the child that defines it.
   const explicit = new Map();
   const globs = [];
-  for (const m of (root?.code ?? '').matchAll(/\bpub\s+use\s+(?:self::|crate::)?([A-Za-z_][A-Za-z0-9_]*)::([^;]*);/g)) {
-    if (!tops.has(m[1])) continue;
-    const tail = m[2].trim();
-    if (tail === '*') globs.push(m[1]);
-    else for (const n of tail.replace(/[{}]/g, '').split(',')) explicit.set(n.split(/\s+as\s+/).pop().trim(), m[1]);
+  const isFacade = /\bpub(?:\s*\([^)]*\))?\s+use\s+([^;]*);/g;
+  for (const m of (root?.code ?? '').matchAll(isFacade)) {
+    const paths = pathsIn(`use ${m[1]};`);
+    for (const path of paths) {
+      const full = resolveAbs(prefix, path, modules) ?? (kids.has(path[0]) ? [...prefix, ...path] : null);
+      if (!full || full.length <= n + 1 || !prefix.every((s, i) => full[i] === s) || !kids.has(full[n])) continue;
+      const last = full[full.length - 1];
+      if (last === '*') globs.push(full[n]);
+      else explicit.set(last, full[n]);
+    }
+    // `as` renames: the new name is the one others use.
+    for (const r of m[1].matchAll(/([A-Za-z_][A-Za-z0-9_]*)\s+as\s+([A-Za-z_][A-Za-z0-9_]*)/g)) {
+      const home = explicit.get(r[1]);
+      if (home) explicit.set(r[2], home);
+    }
   }
   const defs = new Map();
-  const defined = (mod, n) => {
+  const defined = (mod, name) => {
     if (!defs.has(mod)) {
       const names = new Set();
-      for (const q of kept.filter((q) => q.path[0] === mod)) {
-        for (const d of q.code.matchAll(/\b(?:struct|enum|fn|type|const|static|trait|union)\s+([A-Za-z_][A-Za-z0-9_]*)/g)) names.add(d[1]);
+      for (const q of inside.filter((q) => q.path[n] === mod)) {
+        for (const d of q.code.matchAll(/\b(?:struct|enum|fn|type|const|static|trait|union|mod)\s+([A-Za-z_][A-Za-z0-9_]*)/g)) names.add(d[1]);
       }
       defs.set(mod, names);
     }
-    return defs.get(mod).has(n);
+    return defs.get(mod).has(name);
   };
-  reexports = (n) => explicit.get(n) ?? globs.find((g) => defined(g, n)) ?? null;
-  for (const p of kept) {
-    const from = p.path.length === 0 ? rootName : p.path[0];
+  const nodeOf = (full) => {
+    if (full.length < n || !prefix.every((s, i) => full[i] === s)) return null;
+    if (full.length === n) return rootName;
+    const head = full[n];
+    if (kids.has(head)) return head;
+    return explicit.get(head) ?? globs.find((g) => defined(g, head)) ?? rootName;
+  };
+  for (const p of inside) {
+    const from = p.path.length === n ? rootName : p.path[n];
     const add = (to, what) => {
-      if (to === from) return;
+      if (to === null || to === from) return;
       edges.get(from).add(to);
       const k = `${from}->${to}`;
       if (!why.has(k)) why.set(k, `${relative('.', p.file)}: ${what}`);
     };
-    // The root's `mod` and `pub use` lines are the crate's facade, not imports.
-    const code = p.path.length === 0 ? p.code.replace(/\bpub\s+use\s+[^;]*;/g, (u) => u.replace(/[^\n]/g, ' ')) : p.code;
+    // The folder file's `mod` and `pub use` lines are the folder's facade, not imports.
+    const code = p.path.length === n ? p.code.replace(isFacade, (u) => u.replace(/[^\n]/g, ' ')) : p.code;
     for (const seg of segments(code, p.path)) {
       for (const path of pathsIn(seg.code)) {
-        const t = resolveTop(seg.here, path, tops);
-        if (t !== null) add(name(t), path.join('::'));
+        const full = resolveAbs(seg.here, path, modules);
+        if (full) add(nodeOf(full), path.join('::'));
       }
-      // In the root, a bare `module::…` path (and `use module::…`) names a top-level module.
-      if (seg.here.length === 0) {
-        for (const m of seg.code.matchAll(/(?<![A-Za-z0-9_:])([a-z_][a-z0-9_]*)\s*::/g)) if (tops.has(m[1])) add(m[1], `${m[1]}::`);
+      // A bare `child::…` path outside `use` names a child module of the piece's module.
+      for (const m of seg.code.matchAll(/(?<![A-Za-z0-9_:])([a-z_][a-z0-9_]*)\s*::/g)) {
+        if (modules.has([...seg.here, m[1]].join('::'))) add(nodeOf([...seg.here, m[1]]), `${m[1]}::`);
       }
     }
   }
+  const problems = [];
   const cyclic = sccs(nodes, edges).filter((c) => c.length > 1);
   for (const c of cyclic) {
     const cyc = cycleIn(c, edges);
     const steps = cyc.slice(1).map((to, i) => `    ${cyc[i]} -> ${to}   (${why.get(`${cyc[i]}->${to}`)})`);
-    problems.push(`module cycle among {${c.sort().join(', ')}}:\n${steps.join('\n')}`);
+    problems.push(`${label}: module cycle among {${c.sort().join(', ')}}:\n${steps.join('\n')}`);
   }
-  const pkg = packageDir(srcDir);
-  if (pkg) checkClient(pkg, problems);
-  if (problems.length) {
-    console.log(`${srcDir}: FAILED`);
-    for (const p of problems) console.log(`  ${p}`);
-    return false;
-  }
-  // Layer of a module: 0 if it imports nothing in the crate, else one above its highest import.
+  if (problems.length) return { problems, lines: [] };
+  // Layer of a module: 0 if it imports nothing in the folder, else one above its highest import.
   const layer = new Map();
   const layerOf = (v) => {
     if (!layer.has(v)) layer.set(v, Math.max(-1, ...[...edges.get(v)].map(layerOf)) + 1);
@@ -361,12 +381,86 @@ function checkCrate(srcDir) {
   };
   nodes.forEach(layerOf);
   const top = Math.max(...layer.values());
-  console.log(`${srcDir}: ${nodes.length} modules, no import cycle; layers (each imports only from below):`);
+  const lines = [`${label}: ${nodes.length} modules, no import cycle; layers (each imports only from below):`];
   for (let l = top; l >= 0; l--) {
-    console.log(`  ${String(l).padStart(2)}  ${nodes.filter((v) => layer.get(v) === l).sort().join(' ')}`);
+    lines.push(`  ${String(l).padStart(2)}  ${nodes.filter((v) => layer.get(v) === l).sort().join(' ')}`);
   }
+  return { problems, lines };
+}
+
+// Checks `dir` and every module folder under it.
+function checkCrate(dir) {
+  const srcRoot = crateRoot(dir);
+  if (!srcRoot) {
+    console.log(`${dir}: FAILED\n  no lib.rs or main.rs at or above it`);
+    return false;
+  }
+  const kept = crateFiles(srcRoot);
+  const base = relative(srcRoot, resolve(dir)).split(/[\\/]/).filter(Boolean);
+  // The module folders at or under `dir` that hold a kept module (a folder of only test files
+  // is left out).
+  const folders = new Map();
+  for (const p of kept) {
+    if (p.path.length <= base.length || !base.every((s, i) => p.path[i] === s)) {
+      if (p.path.length === base.length && base.every((s, i) => p.path[i] === s)) folders.set(base.join('/'), base);
+      continue;
+    }
+    for (let k = base.length; k < p.path.length; k++) {
+      const pre = p.path.slice(0, k);
+      folders.set(pre.join('/'), pre);
+    }
+  }
+  const problems = [];
+  const lines = [];
+  for (const key of [...folders.keys()].sort()) {
+    const pre = folders.get(key);
+    const label = relative('.', join(srcRoot, ...pre)) || '.';
+    const r = checkFolder(label, kept, pre);
+    problems.push(...r.problems);
+    lines.push(...r.lines);
+  }
+  const pkg = packageDir(srcRoot);
+  if (pkg) checkClient(pkg, problems);
+  if (problems.length) {
+    console.log(`${dir}: FAILED`);
+    for (const p of problems) console.log(`  ${p}`);
+    return false;
+  }
+  console.log(`${dir}: ${folders.size} module folder(s), no import cycle`);
+  for (const l of lines) console.log(`  ${l}`);
   return true;
 }
+
+// `--self-test`: the checker on small crates written under target/ — a circle two folders
+// down and one through a folder file's re-export must fail, a facade `pub use` must not.
+function selfTest() {
+  const base = join('target', 'imports-self-test');
+  const crate = (name, files) => {
+    const dir = join(base, name);
+    rmSync(dir, { recursive: true, force: true });
+    for (const [f, text] of Object.entries({ 'Cargo.toml': `[package]\nname = "${name}"\n`, ...files })) {
+      mkdirSync(dirname(join(dir, f)), { recursive: true });
+      writeFileSync(join(dir, f), text);
+    }
+    return join(dir, 'src');
+  };
+  const facade = { 'src/lib.rs': 'mod a;\n', 'src/a/mod.rs': 'mod x;\nmod y;\npub use x::X;\n', 'src/a/x.rs': 'pub struct X;\n', 'src/a/y.rs': 'use super::X;\npub struct Y;\n' };
+  const cases = [
+    ['facade', facade, true],
+    ['reexport-circle', { ...facade, 'src/a/x.rs': 'use super::y::Y;\npub struct X;\n' }, false],
+    ['deep-circle', { ...facade, 'src/a/mod.rs': 'mod x;\nmod y;\nmod deep;\npub use x::X;\n', 'src/a/deep/mod.rs': 'mod p;\nmod q;\n', 'src/a/deep/p.rs': 'use super::q::Q;\npub struct P;\n', 'src/a/deep/q.rs': 'use crate::a::deep::p::P;\npub struct Q;\n' }, false],
+  ];
+  let ok = true;
+  for (const [name, files, want] of cases) {
+    const got = checkCrate(crate(name, files));
+    if (got !== want) { console.log(`self-test ${name}: expected ${want ? 'no cycle' : 'a cycle'}`); ok = false; }
+  }
+  rmSync(base, { recursive: true, force: true });
+  console.log(ok ? 'imports.mjs self-test: ok (a facade passes, circles through a re-export and two folders down fail)' : 'imports.mjs self-test: FAILED');
+  return ok;
+}
+
+if (process.argv[2] === '--self-test') process.exit(selfTest() ? 0 : 1);
 
 const dirs = process.argv.slice(2);
 if (dirs.length === 0) {

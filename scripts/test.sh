@@ -22,8 +22,8 @@ layer() {
   fi
 }
 
-layer "import graph: host/src, wire/src and onepass/src acyclic, no client-crate reference in host/, wire/ or onepass/" \
-  node scripts/imports.mjs host/src wire/src onepass/src
+layer "import graph: every module folder of src/, host/src, wire/src and onepass/src acyclic, no client-crate reference in host/, wire/ or onepass/" \
+  bash -c 'node scripts/imports.mjs --self-test && node scripts/imports.mjs src host/src wire/src onepass/src'
 layer "clippy -D warnings (workspace, all targets; and the wasm32 shell with its browser tests)" bash -c \
   'cargo clippy --workspace --all-targets -q -- -D warnings && cargo clippy --target wasm32-unknown-unknown --lib --test browser -q -- -D warnings && echo "clippy: 0 warnings"'
 layer "cargo test --workspace (core, client controller, host, capture replays, named simulation scenarios)" \

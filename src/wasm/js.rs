@@ -1,7 +1,7 @@
 //! Minimal JS bindings and conversions (hand-bound instead of web-sys to keep the wasm
 //! small and the shell usable in windows and workers alike).
 
-use crate::core::wire::Json;
+use crate::core::wire::{result_text, Json, RpcError};
 use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -150,4 +150,9 @@ pub fn promise() -> (Promise, Function) {
     let mut resolve = None;
     let p = Promise::new(&mut |res, _rej| resolve = Some(res));
     (p, resolve.expect("Promise executor runs synchronously"))
+}
+
+/// An `RpcResult` as its wire object (not frozen-sensitive: a fresh object per call).
+pub fn result_js(r: &Result<Json, RpcError>) -> JsValue {
+    json_js(&Json::from_text(&result_text(r)).unwrap_or_default())
 }

@@ -1,18 +1,18 @@
 //! The WebAssembly shell: performs the I/O the sans-IO core asks for (fetch, streams,
 //! timers, microtasks) and exposes the fixed JS API (`HostClient`, `Session`).
+//!
+//! Layers, each importing only from those below: `js` (hand-bound JS) → `config` (the
+//! constructor options) → `export/` (snapshot caches) → `io/` (fetch, SSE, WebSockets; they
+//! report to a `Sink`) → `driver` (the shared state and the run loop) → `api/` (the classes).
 
-mod downlink;
+mod api;
+mod config;
+mod driver;
 mod export;
-mod host_client;
-mod inner;
+mod io;
 mod js;
-mod options;
-mod session;
-mod sessions;
-mod transport;
 
-pub use host_client::HostClient;
-pub use session::JsSession;
+pub use api::{HostClient, JsSession};
 
 /// The global allocator on wasm32: talc grows the wasm memory itself and is smaller than
 /// std's dlmalloc (see the root Cargo.toml for the figures).

@@ -1,4 +1,4 @@
-// The WebAssembly shell's own JS: the fetch I/O (bound in src/wasm/transport.rs) and the
+// The WebAssembly shell's own JS: the fetch I/O (bound in src/wasm/io/transport.rs) and the
 // frozen-value builders of the snapshot export (bound in src/wasm/js.rs).
 //
 // The I/O is JS because awaiting promises is what JS does natively: a Rust async runtime for

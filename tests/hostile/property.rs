@@ -13,11 +13,11 @@
 
 use super::driver::{assert_window, page, user, Driver, SID};
 use agent_session::core::client::{Input, SessionOp};
+use agent_session::core::session::{joined, PageReader};
 use agent_session::core::sse::{SseItem, SseParser};
 use agent_session::core::wire::envelope::{parse_unary_response, ResponseForm};
 use agent_session::core::wire::event::{ChunkData, EventData};
 use agent_session::core::wire::frames::Frame;
-use agent_session::core::session::{joined, PageReader};
 use agent_session::core::wire::methods::{HistoryItem, HistoryValue};
 use agent_session::core::wire::{inbound, read::read};
 use proptest::prelude::*;

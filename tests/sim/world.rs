@@ -305,7 +305,7 @@ impl World {
             if d.carrier == Carrier::WebSocket && self.cfg.sse_only {
                 trace(format!("REFUSE websocket {}", d.kind.path()));
                 self.net.downlinks.retain(|x| x.id != d.id);
-                self.input(Input::StreamEnded { stream: d.id, why: "closed (1006)".into() }, "refused");
+                self.input(Input::StreamClosed { stream: d.id, code: Some(1006) }, "refused");
                 continue;
             }
             for x in self.net.downlinks.iter_mut().filter(|x| x.id == d.id) {

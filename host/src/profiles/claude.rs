@@ -3,7 +3,7 @@
 //! `AskUserQuestion` tool_use that waits for the answer, the answer's tool_result, then the
 //! `ExitPlanMode` tool_use carrying the markdown plan, and the `result`.
 
-use super::{plan_markdown, Ctx};
+use super::script::{plan_markdown, Ctx};
 use serde_json::{json, Value};
 
 const MODEL: &str = "claude-sonnet-4-5-20250929";

@@ -3,7 +3,7 @@
 //! `item/tool/requestUserInput` server request that waits, `serverRequest/resolved`, the plan
 //! item's `item/plan/delta`s and `item/completed`, then `turn/completed`.
 
-use super::{plan_markdown, Ctx};
+use super::script::{plan_markdown, Ctx};
 use crate::script;
 use serde_json::{json, Value};
 

@@ -1,7 +1,7 @@
 //! Cursor over ACP: `session/new`'s modes, `current_mode_update` to `plan`, then the plan as
 //! plain prose in `agent_message_chunk`s. No questions, no structured steps.
 
-use super::{plan_markdown, Ctx};
+use super::script::{plan_markdown, Ctx};
 use crate::script;
 use serde_json::{json, Value};
 

@@ -1,6 +1,6 @@
 //! Native tests of the sans-IO host client as a driver sees it, named after the scenario.
 
-use super::host::{RESEED_MS, UPGRADE_TIMEOUT_MS};
+use super::host::{MAX_MESSAGE_BYTES, RESEED_MS, UPGRADE_TIMEOUT_MS};
 use super::test_driver::*;
 use super::*;
 use crate::core::session::OpenState;
@@ -65,7 +65,7 @@ fn a_refused_websocket_falls_back_to_sse_in_the_same_generation() {
     let mut d = Driver::new(Config::default());
     assert!(d.opened.iter().all(|o| o.2 == Carrier::WebSocket));
     let ws = d.opened[0].0;
-    d.input(Input::StreamEnded { stream: ws, why: "closed (1006)".into() });
+    d.input(Input::StreamClosed { stream: ws, code: Some(1006) });
     assert_eq!(d.client.connection().generation(), 1, "no new generation, no backoff");
     assert_eq!(d.closed.len(), 2, "both sockets of the generation are closed");
     let sse: Vec<_> = d.opened.iter().filter(|o| o.2 == Carrier::Sse).collect();
@@ -187,10 +187,28 @@ fn malformed_and_dropped_frames_are_counted_not_routed() {
     d.establish();
     let mux = d.mux();
     d.input(Input::StreamBytes { stream: mux, bytes: b"data: {not json\n\n".to_vec() });
-    d.input(Input::StreamDropped { stream: mux });
+    d.input(Input::StreamSkipped { stream: mux });
+    // A text message within the UTF-16 bound the driver copies, but over the byte bound.
+    d.input(Input::StreamMessage { stream: mux, text: "\u{e9}".repeat(MAX_MESSAGE_BYTES / 2 + 1) });
     let diag = d.client.diagnostics();
-    assert_eq!(diag.malformed_frames, 2);
+    assert_eq!(diag.malformed_frames, 3);
     assert_eq!(diag.frames, 0);
+}
+
+#[test]
+fn a_socket_close_is_worded_by_the_client_from_its_code() {
+    let mut d = Driver::sse();
+    d.establish();
+    let mux = d.mux();
+    d.input(Input::StreamClosed { stream: mux, code: Some(1011) });
+    let why = d.client.connection().last_error().map(ToString::to_string);
+    assert_eq!(why.as_deref(), Some("events.mux: closed (1011)"));
+    d.advance_to_timeout();
+    d.establish();
+    let mux = d.mux();
+    d.input(Input::StreamClosed { stream: mux, code: None });
+    let why = d.client.connection().last_error().map(ToString::to_string);
+    assert_eq!(why.as_deref(), Some("events.mux: error"));
 }
 
 #[test]

@@ -9,6 +9,7 @@
 //! or after [`PLAN_SETTLE_MS`] with the state known at that point (also when the event came
 //! while the connection was down: the rebuilt window's projections are that state).
 
+use super::command_state::{Waiting, MAX_WAITING, RECENT_DONE};
 use super::io::{Effect, OpId, Outcome, WakeToken};
 use super::{OpenState, Purpose, Session};
 use crate::core::wire::{self, read::Obj, Json, SessionEvent};
@@ -16,33 +17,6 @@ use std::rc::Rc;
 
 /// Longest wait for a selection's `command/done` after its answer.
 pub const PLAN_SETTLE_MS: u32 = 2_000;
-/// Most recent `command/done` ids remembered for answers that arrive after their event.
-const RECENT_DONE: usize = 16;
-/// Most selections waiting at once; past this the oldest settles with what is known.
-const MAX_WAITING: usize = 64;
-
-/// A plan selection answered by the host and waiting for its handler to finish.
-#[derive(Debug, Clone)]
-struct Waiting {
-    command_id: String,
-    op: OpId,
-    token: WakeToken,
-}
-
-/// Command state of one session (today's upstream host only).
-#[derive(Debug, Default)]
-pub struct Commands {
-    /// The last `commands/list` value (`[{name, description?, input?}]`), as sent.
-    pub list: Option<Rc<Json>>,
-    pub rev: u64,
-    /// `commands/change` arrived while a list request was in flight: ask again after it.
-    stale: bool,
-    waiting: Vec<Waiting>,
-    /// Ids of the newest `command/done` events seen, oldest first (bounded by [`RECENT_DONE`];
-    /// a `Vec`, not a `VecDeque`: that links a second ring buffer into the wasm for 16 ids).
-    done: Vec<String>,
-}
-
 /// The `commandId` of a `command/done` event.
 fn done_id(ev: &SessionEvent) -> Option<String> {
     if ev.kind != "command/done" {

@@ -5,9 +5,9 @@
 //! replacement window (open, resync, repair) or a prepended page re-folds, and then unchanged
 //! nodes keep their `Rc` (and so their JS identity).
 
+use super::event_run::EventRun;
 use super::nodes::{same_node, Node, NodeKind, Partial, PlanText, RunningToolCall, Stamps, ToolStatus};
 use crate::core::wire::{Chunk, ChunkKind, EventBody, EventData, Json, Seq, SessionEvent};
-use super::event_run::EventRun;
 use std::rc::Rc;
 
 /// Which parts of the fold an event touched.

@@ -1,6 +1,6 @@
 //! Live events held while no window can take them (loading, repairing, stale).
 
-use super::SessionEvent;
+use crate::core::wire::SessionEvent;
 
 /// Most frames held; past this (or [`MAX_BUFFERED_BYTES`]) the buffer is dropped and the
 /// tail page (which holds them anyway) is pulled instead.

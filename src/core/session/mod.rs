@@ -17,6 +17,7 @@ pub mod nodes;
 pub mod pending;
 pub mod plan;
 
+mod command_state;
 mod commands;
 mod event_run;
 mod live;
@@ -26,16 +27,17 @@ mod page;
 mod release;
 mod responses;
 mod retry;
+mod retry_state;
 mod window;
 
 pub use commands::PLAN_SETTLE_MS;
+pub use event_run::EventRun;
 pub use fences::{EventVersion, OpenGeneration, PlanRequestFence, PlanTicket};
 pub use interaction::Interaction;
 pub use io::{Call, Diagnostics, Effect, OpId, Outcome, ReqId, WakeToken};
 pub use lifecycle::{Freshness, Lifecycle};
-pub use event_run::EventRun;
-pub use page::{joined, Page, PageReader, Streamed};
 pub use nodes::{Node, NodeKind, Partial, PlanText, RunningToolCall, ToolStatus};
+pub use page::{joined, Page, PageReader, Streamed};
 pub use pending::{PendingInteraction, PendingKind};
 pub use plan::Capability;
 
@@ -174,9 +176,9 @@ pub struct Session {
     /// A plan query failed under this generation: ask again on the next live event or the
     /// `plan_retry` wake, whichever comes first.
     plan_requery: bool,
-    plan_retry: retry::Retry,
+    plan_retry: retry_state::Retry,
     /// Renews an exhausted repair budget after a backoff.
-    repair_retry: retry::Retry,
+    repair_retry: retry_state::Retry,
     wakes_minted: u64,
     pending: PendingSet,
     projections: ProjectionStore,
@@ -188,7 +190,7 @@ pub struct Session {
     queue: Option<Rc<Json>>,
     queue_rev: u64,
     /// Today's upstream host: the command list and selections waiting for `command/done`.
-    commands: commands::Commands,
+    commands: command_state::Commands,
     /// Revision of the scalar parts of the snapshot.
     meta_rev: u64,
     inflight: VecMap<ReqId, Purpose>,
@@ -218,8 +220,8 @@ impl Session {
             plan: PlanTracker::default(),
             plan_rev: 0,
             plan_requery: false,
-            plan_retry: retry::Retry::default(),
-            repair_retry: retry::Retry::default(),
+            plan_retry: retry_state::Retry::default(),
+            repair_retry: retry_state::Retry::default(),
             wakes_minted: 0,
             pending: PendingSet::default(),
             projections: ProjectionStore::default(),
@@ -229,7 +231,7 @@ impl Session {
             title: None,
             queue: None,
             queue_rev: 0,
-            commands: commands::Commands::default(),
+            commands: command_state::Commands::default(),
             meta_rev: 0,
             inflight: VecMap::new(),
             next_req: 0,

@@ -2,10 +2,12 @@
 //! newer open generation superseded are dropped here, before they touch anything.
 
 use super::io::{schema_error, Call, Outcome};
+use super::page::{joined, Page, Streamed};
 use super::plan::PlanApply;
 use super::{Freshness, Lifecycle, OpenState, PromptOp, Purpose, ReqId, Session};
-use super::page::{joined, Page, Streamed};
-use crate::core::wire::{self, HistoryValue, Json, SessionEvent, PlanModeState, Receipt, ReceiptReason, RpcResult, Seq};
+use crate::core::wire::{
+    self, HistoryValue, Json, PlanModeState, Receipt, ReceiptReason, RpcResult, Seq, SessionEvent,
+};
 
 /// A reply to one session request.
 enum Answer {

@@ -4,8 +4,8 @@
 use super::fold::{Fold, Touched};
 use super::io::{Call, Outcome};
 use super::live_buffer::Inserted;
-use super::{Freshness, Lifecycle, OpenState, Purpose, Session, MAX_REPAIRS_PER_TAIL};
 use super::page::Page;
+use super::{Freshness, Lifecycle, OpenState, Purpose, Session, MAX_REPAIRS_PER_TAIL};
 use crate::core::wire::SessionEvent;
 
 impl Session {

@@ -1,7 +1,12 @@
 //! Unary calls (minting, dispatch, reading replies) and the session side: operations in,
 //! effects out, settlements.
 
-use super::*;
+use super::client::*;
+use super::io::*;
+use crate::core::client::connection::GenerationEnd;
+use crate::core::session::io::schema_error;
+use crate::core::session::{Effect, Outcome};
+use crate::core::wire::{self, parse_unary_response, Json, ResponseForm, RpcError, RpcResult};
 
 impl HostClient {
     pub(super) fn mint_rpc(&mut self) -> String {
@@ -186,10 +191,6 @@ impl HostClient {
             Effect::Unwake { token } => self.timers.cancel(&Timer::Wake { session: id, token }),
         }
     }
-}
-
-pub(super) fn cancelled(message: &str) -> RpcError {
-    RpcError::with_details(ErrorCode::Cancelled, message, Json::empty_object())
 }
 
 /// A method's value checked against its schema (a failure is a transport error).

@@ -1,7 +1,15 @@
 //! The connection: generations, the carrier of their two downlinks (tickets, refusals,
 //! upgrade deadlines), the frames they carry, and the session-list seed.
 
-use super::*;
+use super::client::*;
+use super::io::*;
+use crate::core::client::carrier::Carrier;
+use crate::core::client::connection::{ConnCommand, GenerationEnd, StreamKind};
+use crate::core::client::downlink::{read_ticket, STREAM_TICKET};
+use crate::core::session::io::schema_error;
+use crate::core::sse::{SseItem, SseParser};
+use crate::core::wire::{self, Frame, Json, ListValue, RpcResult};
+use agent_session_onepass::parse_frame;
 
 impl HostClient {
     pub(super) fn on_conn_command(&mut self, cmd: ConnCommand) {

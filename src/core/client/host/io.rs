@@ -1,7 +1,11 @@
 //! What crosses the sans-IO boundary: the driver's inputs, the client's outputs, and the
 //! handles and time that tie them together.
 
-use super::*;
+use crate::core::client::carrier::{Carrier, Transport};
+use crate::core::client::connection::{Backoff, StreamKind};
+use crate::core::client::retention::Retention;
+use crate::core::wire::interaction::Answer;
+use crate::core::wire::{self, CreatePayload, Json, PromptMode, RpcResult};
 
 pub use crate::core::time::Instant;
 
@@ -16,6 +20,9 @@ pub struct StreamId(pub u64);
 /// The driver's handle for one user operation; settled exactly once by [`Output::Settle`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Token(pub u64);
+
+/// The default of [`Config::connect_timeout_ms`], which is the shell's request timeout too.
+pub const DEFAULT_TIMEOUT_MS: f64 = 30_000.0;
 
 /// Construction parameters.
 #[derive(Debug, Clone)]
@@ -41,7 +48,7 @@ impl Default for Config {
         Config {
             transport: Transport::Auto,
             backoff: Backoff::default(),
-            connect_timeout_ms: 30_000.0,
+            connect_timeout_ms: DEFAULT_TIMEOUT_MS,
             authenticated: false,
             rpc_prefix: "c-".into(),
             seed: 0x9e37_79b9_7f4a_7c15,
@@ -131,7 +138,7 @@ impl HostCall {
 /// Everything that happens to the client.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Input {
-    /// Time passed: the timer armed at [`HostClient::poll_timeout`] fired (early is harmless).
+    /// Time passed: the timer armed at [`HostClient::poll_timeout`](super::HostClient::poll_timeout) fired (early is harmless).
     Timeout,
     /// The next piece of a 2xx answer's body to the call of [`Output::Send`]: a driver that
     /// reads bodies as they stream hands each piece over as it arrives (a history page is
@@ -162,17 +169,27 @@ pub enum Input {
         /// The bytes as they arrived (a chunk may split a line or a UTF-8 sequence).
         bytes: Vec<u8>,
     },
-    /// One WebSocket text message: one frame document.
+    /// One WebSocket text message: one frame document (one longer than
+    /// [`MAX_MESSAGE_BYTES`] is dropped and counted).
     StreamMessage {
         /// The stream it came on.
         stream: StreamId,
         /// The message's text.
         text: String,
     },
-    /// A message that could not be read as a frame (binary, oversize): dropped and counted.
-    StreamDropped {
+    /// A WebSocket message the driver did not copy out as text: a binary one, or a text one
+    /// of more than [`MAX_MESSAGE_BYTES`] UTF-16 units. Dropped and counted.
+    StreamSkipped {
         /// The stream it came on.
         stream: StreamId,
+    },
+    /// A WebSocket's `close` event (its code), or its `error` event (`None`): the stream
+    /// ended, and the client words why.
+    StreamClosed {
+        /// The stream that ended.
+        stream: StreamId,
+        /// The close code; `None` for an `error` event.
+        code: Option<u16>,
     },
     /// The stream ended, failed, or could not be opened; `why` in the carrier's words.
     StreamEnded {
@@ -298,6 +315,11 @@ pub struct ClientDiagnostics {
 
 /// A failed `session.list` seed is asked again after this long while its generation lives.
 pub const RESEED_MS: f64 = 2000.0;
+
+/// The largest WebSocket text message read as a frame (the SSE parser's frame bound). A text
+/// message of more UTF-16 units than this has more UTF-8 bytes too, so a driver need not copy
+/// it out ([`Input::StreamSkipped`]).
+pub const MAX_MESSAGE_BYTES: usize = crate::core::sse::DEFAULT_MAX_FRAME;
 
 /// How long a WebSocket upgrade may hang before it counts as refused.
 pub const UPGRADE_TIMEOUT_MS: f64 = 5000.0;

@@ -2,7 +2,7 @@
 //! watched (listeners the shell reports, operations waiting here), when to sweep, and the one
 //! sweep timer.
 
-use super::*;
+use super::client::*;
 
 impl HostClient {
     /// The sessions with an operation waiting to settle (they count as watched; an id may

@@ -9,11 +9,11 @@
 //! after `close()`, reaches Rust. `WebSocket.close()` dispatches nothing synchronously, so it
 //! is safe inside the state borrow.
 
-use super::inner::{feed_weak, WeakShared};
-use super::js::{self, WebSocket};
+use super::sink::Sink;
 use crate::core::client::downlink::ws_url;
+use crate::core::client::host::MAX_MESSAGE_BYTES;
 use crate::core::client::{Input, StreamId, StreamKind};
-use crate::core::sse::DEFAULT_MAX_FRAME;
+use crate::wasm::js::{self, WebSocket};
 use js_sys::JsString;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -21,14 +21,14 @@ use wasm_bindgen::JsCast;
 const HANDLERS: [&str; 4] = ["onopen", "onmessage", "onclose", "onerror"];
 
 /// One WebSocket downlink and the handler that feeds its events to the core.
-pub(super) struct Socket {
+pub(crate) struct Socket {
     ws: WebSocket,
     _handler: Closure<dyn FnMut(JsValue)>,
 }
 
 impl Socket {
     /// Detaches the handler, then closes the socket: nothing more reaches Rust.
-    pub(super) fn shut(self) {
+    pub(crate) fn shut(self) {
         for h in HANDLERS {
             js::set(&self.ws, h, &JsValue::NULL);
         }
@@ -36,32 +36,33 @@ impl Socket {
     }
 }
 
-/// A socket event as the core's input, read out of the JS event before the state is borrowed.
+/// A socket event as the core's input, read out of the JS event before the state is borrowed:
+/// the facts only (the text, or what kind of message was not copied; the close code). A text
+/// message longer than the core reads is left in JS, not copied.
 fn read_event(stream: StreamId, ev: &JsValue) -> Input {
     match js::get(ev, "type").as_string().as_deref() {
         Some("open") => Input::StreamOpened { stream },
         Some("message") => {
             let data = js::get(ev, "data");
             match data.dyn_ref::<JsString>() {
-                Some(s) if (s.length() as usize) <= DEFAULT_MAX_FRAME => match s.as_string() {
-                    Some(text) if text.len() <= DEFAULT_MAX_FRAME => Input::StreamMessage { stream, text },
-                    _ => Input::StreamDropped { stream },
-                },
-                // A binary or oversize message: dropped and counted like a malformed frame.
-                _ => Input::StreamDropped { stream },
+                Some(s) if (s.length() as usize) <= MAX_MESSAGE_BYTES => {
+                    Input::StreamMessage { stream, text: s.as_string().unwrap_or_default() }
+                }
+                // Binary, or longer than the core reads: left in JS.
+                _ => Input::StreamSkipped { stream },
             }
         }
         Some("close") => {
-            let code = js::get(ev, "code").as_f64().unwrap_or(0.0) as u32;
-            Input::StreamEnded { stream, why: format!("closed ({code})") }
+            let code = js::get(ev, "code").as_f64().unwrap_or(0.0) as u16;
+            Input::StreamClosed { stream, code: Some(code) }
         }
-        _ => Input::StreamEnded { stream, why: "error".into() },
+        _ => Input::StreamClosed { stream, code: None },
     }
 }
 
 /// Opens the WebSocket downlink `kind` (presenting `ticket`) for the core's `stream`.
-pub(super) fn connect(
-    weak: WeakShared,
+pub(crate) fn connect(
+    sink: impl Sink,
     base: &str,
     kind: StreamKind,
     ticket: Option<&str>,
@@ -69,7 +70,7 @@ pub(super) fn connect(
 ) -> Result<Socket, String> {
     let ws = WebSocket::new(&ws_url(base, kind.path(), ticket)).map_err(|e| js::describe(&e))?;
     js::set(&ws, "binaryType", &"arraybuffer".into());
-    let handler = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| feed_weak(&weak, read_event(stream, &ev)));
+    let handler = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| sink.feed(read_event(stream, &ev)));
     for h in HANDLERS {
         js::set(&ws, h, handler.as_ref());
     }

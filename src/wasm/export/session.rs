@@ -1,13 +1,12 @@
-//! The snapshot export cache: frozen JS objects keyed by the core's `rev` stamps, so that
-//! unchanged nodes, arrays and sub-objects keep their JS identity across snapshots and
+//! A session's snapshot export cache: frozen JS objects keyed by the core's `rev` stamps, so
+//! that unchanged nodes, arrays and sub-objects keep their JS identity across snapshots and
 //! `getSnapshot()` returns the identical object until something changes.
 
-use super::js::{frozen, frozen_array, json_js, opt_str, ser_js, splice_frozen};
-use crate::core::client::{Carrier, Connection};
+use super::items::{each, Items};
 use crate::core::session::pending::PendingKind;
 use crate::core::session::{Node, NodeKind, Partial, PendingInteraction, PromptOp, RunningToolCall, Session};
-use crate::core::wire::{result_text, Json, RpcError};
-use js_sys::Reflect;
+use crate::core::wire::{Json, RpcError};
+use crate::wasm::js::{frozen, frozen_array, json_js, opt_str, ser_js, splice_frozen};
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
 
@@ -33,81 +32,8 @@ struct Key {
     running: bool,
 }
 
-/// A per-list cache: the last exported array and its items' revs, in order.
-///
-/// Item revs are unique within a list (every new version of an item takes a fresh stamp),
-/// so an item whose rev is unchanged is the same object. A new export reuses the longest
-/// unchanged prefix and suffix of the last array in one JS call, and builds (or finds in the
-/// old array) only what lies between: a streamed update touches the last item, a prepended
-/// page adds items in front, and neither pays for the whole list.
 #[derive(Default)]
-pub(super) struct Items {
-    revs: Vec<u64>,
-    array: Option<(u64, JsValue)>,
-}
-
-impl Items {
-    /// The list's frozen array; `build` makes a frozen array of new items (in one go).
-    pub(super) fn export<T>(
-        &mut self,
-        rev: u64,
-        items: &[Rc<T>],
-        item_rev: impl Fn(&T) -> u64,
-        build: impl Fn(&[Rc<T>]) -> JsValue,
-    ) -> JsValue {
-        if let Some((r, a)) = &self.array {
-            if *r == rev {
-                return a.clone();
-            }
-        }
-        let mut revs: Vec<u64> = Vec::with_capacity(items.len());
-        for it in items {
-            revs.push(item_rev(it));
-        }
-        let arr = match &self.array {
-            None => build(items),
-            Some((_, old)) => {
-                let (before, after) = (&self.revs, &revs);
-                let prefix = before.iter().zip(after).take_while(|(a, b)| a == b).count();
-                let most = before.len().min(after.len()) - prefix;
-                let suffix = before.iter().rev().zip(after.iter().rev()).take(most).take_while(|(a, b)| a == b).count();
-                let gone = &before[prefix..before.len() - suffix];
-                let middle = &items[prefix..items.len() - suffix];
-                let moved = |it: &Rc<T>| gone.iter().position(|g| *g == item_rev(it));
-                let middle = if middle.iter().any(|it| moved(it).is_some()) {
-                    // Items that moved (a re-sorted list) keep their objects.
-                    let mut objs = Vec::with_capacity(middle.len());
-                    for it in middle {
-                        objs.push(match moved(it) {
-                            Some(i) => Reflect::get_u32(old, (prefix + i) as u32).unwrap_or(JsValue::UNDEFINED),
-                            None => Reflect::get_u32(&build(std::slice::from_ref(it)), 0).unwrap_or(JsValue::UNDEFINED),
-                        });
-                    }
-                    frozen_array(objs.into_iter())
-                } else {
-                    build(middle)
-                };
-                splice_frozen(old, prefix as u32, (before.len() - suffix) as u32, &middle)
-            }
-        };
-        self.revs = revs;
-        self.array = Some((rev, arr.clone()));
-        arr
-    }
-}
-
-/// Frozen objects of `items` built one by one.
-pub(super) fn each<T>(items: &[Rc<T>], build: impl Fn(&T) -> JsValue) -> JsValue {
-    // Gathered in a plain loop: one `frozen_array` copy (over `vec::IntoIter`) for every caller.
-    let mut objs = Vec::with_capacity(items.len());
-    for it in items {
-        objs.push(build(it));
-    }
-    frozen_array(objs.into_iter())
-}
-
-#[derive(Default)]
-pub struct SessionExport {
+pub(crate) struct SessionExport {
     /// Bumped by the driver for every `Changed` effect of the session.
     pub changes: u64,
     snapshot: Option<(Key, JsValue)>,
@@ -447,50 +373,4 @@ impl SessionExport {
         self.projections = Some((store.rev, obj.clone()));
         obj
     }
-}
-
-/// What a connection snapshot shows: state, generation, attempt, retryAt bits, lastError, transport.
-type ConnKey = (&'static str, u64, u32, Option<u64>, Option<String>, Option<Carrier>);
-
-/// The cached connection snapshot.
-#[derive(Default)]
-pub struct ConnExport {
-    snapshot: Option<(ConnKey, JsValue)>,
-}
-
-impl ConnExport {
-    pub fn snapshot(&mut self, c: &Connection, transport: Option<Carrier>) -> JsValue {
-        let key = (
-            c.state().as_str(),
-            c.generation(),
-            c.attempt(),
-            c.retry_at().map(|at| at.as_ms().to_bits()),
-            c.last_error().map(ToString::to_string),
-            transport,
-        );
-        if let Some((k, snap)) = &self.snapshot {
-            if *k == key {
-                return snap.clone();
-            }
-        }
-        let snap = frozen(&[
-            ("state", key.0.into()),
-            ("generation", num(key.1 as f64)),
-            ("attempt", num(key.2)),
-            // The core's instants are monotonic; the UI counts down against `Date.now()`.
-            (
-                "retryAt",
-                c.retry_at().map_or(JsValue::NULL, |at| JsValue::from_f64(super::js::wall_ms(at.as_ms()).round())),
-            ),
-            ("lastError", opt_str(c.last_error().map(ToString::to_string).as_deref())),
-            ("transport", opt_str(transport.map(Carrier::as_str))),
-        ]);
-        self.snapshot = Some((key, snap.clone()));
-        snap
-    }
-}
-
-/// An `RpcResult` as its wire object (not frozen-sensitive: a fresh object per call).
-pub fn result_js(r: &Result<Json, RpcError>) -> JsValue {
-    json_js(&Json::from_text(&result_text(r)).unwrap_or_default())
 }

@@ -1,14 +1,35 @@
-//! `HostClient` constructor options.
+//! `HostClient` constructor options: where the host is (the [`Endpoint`] the I/O uses) and
+//! the core's [`Config`]. Read once, at construction; the request timeout's default is the core's
+//! ([`DEFAULT_TIMEOUT_MS`]).
 
 use super::js;
-use super::transport::Endpoint;
-use crate::core::client::{Backoff, Retention, Transport};
+use crate::core::client::host::DEFAULT_TIMEOUT_MS;
+use crate::core::client::{Backoff, Config, Retention, Transport};
 use wasm_bindgen::prelude::*;
+
+/// Where and how the fetch I/O reaches the host.
+#[derive(Clone)]
+pub(crate) struct Endpoint {
+    /// The origin and path prefix, without a trailing slash.
+    pub(crate) base: String,
+    pub(crate) token: Option<String>,
+    /// Each unary call is aborted after this long (the core's connect timeout, too).
+    pub(crate) timeout_ms: f64,
+    /// Largest unary response body read; a larger one is a transport error naming the limit.
+    pub(crate) max_response_bytes: f64,
+}
+
+impl Endpoint {
+    /// `POST` / `GET` address of `/api/<path>`.
+    pub(crate) fn url(&self, path: &str) -> String {
+        format!("{}/api/{}", self.base, path)
+    }
+}
 
 /// Default bound on a unary response body: a 100k-event history page is ~15 MB.
 const MAX_RESPONSE_BYTES: f64 = (64 << 20) as f64;
 
-pub(super) fn positive(opts: &JsValue, key: &str) -> Result<Option<f64>, JsValue> {
+fn positive(opts: &JsValue, key: &str) -> Result<Option<f64>, JsValue> {
     let v = js::get(opts, key);
     if v.is_undefined() {
         return Ok(None);
@@ -19,7 +40,8 @@ pub(super) fn positive(opts: &JsValue, key: &str) -> Result<Option<f64>, JsValue
     }
 }
 
-pub(super) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Backoff, Transport, Retention), JsValue> {
+/// The options object of `new HostClient(options)`, checked; a bad one is a `bad-argument` error.
+pub(crate) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Config), JsValue> {
     if !(opts.is_undefined() || opts.is_null() || opts.is_object()) {
         return Err(js::bad_argument("HostClient options must be an object"));
     }
@@ -42,7 +64,7 @@ pub(super) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Backoff, Transp
     } else {
         Some(token.as_string().ok_or_else(|| js::bad_argument("token must be a string"))?)
     };
-    let timeout_ms = positive(&opts, "requestTimeoutMs")?.unwrap_or(30_000.0);
+    let timeout_ms = positive(&opts, "requestTimeoutMs")?.unwrap_or(DEFAULT_TIMEOUT_MS);
     let max_response_bytes = positive(&opts, "maxResponseBytes")?.unwrap_or(MAX_RESPONSE_BYTES);
     let mut backoff = Backoff::default();
     let b = js::get(&opts, "backoff");
@@ -76,5 +98,15 @@ pub(super) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Backoff, Transp
     if let Some(ms) = positive(&opts, "releaseAfterMs")? {
         retention.release_after_ms = ms;
     }
-    Ok((Endpoint { base, token, timeout_ms, max_response_bytes }, backoff, transport, retention))
+    let seed = (js::random() * 4_294_967_296.0) as u64;
+    let cfg = Config {
+        transport,
+        backoff,
+        connect_timeout_ms: timeout_ms,
+        authenticated: token.is_some(),
+        rpc_prefix: format!("c{seed}-"),
+        seed: seed ^ ((js::random() * 4_294_967_296.0) as u64) << 32,
+        retention,
+    };
+    Ok((Endpoint { base, token, timeout_ms, max_response_bytes }, cfg))
 }

@@ -1,15 +1,13 @@
-//! `host.getSessions()`: the core's live session list ([`SessionList`]) as a frozen snapshot
-//! that stays the same object until the list changes (unchanged items keep theirs).
+//! The live session list's export cache ([`SessionList`]): a frozen snapshot that stays the
+//! same object until the list changes (unchanged items keep theirs).
 
-use super::export::{each, Items};
-use super::host_client::HostClient;
-use super::inner::Inner;
-use super::js::{frozen, opt_str, ser_js};
+use super::items::{each, Items};
 use crate::core::client::{ListItem, ListState, SessionList};
-use wasm_bindgen::prelude::*;
+use crate::wasm::js::{frozen, opt_str, ser_js};
+use wasm_bindgen::JsValue;
 
 #[derive(Default)]
-pub(super) struct ListExport {
+pub(crate) struct ListExport {
     items: Items,
     snapshot: Option<(u64, JsValue)>,
 }
@@ -32,7 +30,7 @@ fn item_js(i: &ListItem) -> JsValue {
 }
 
 impl ListExport {
-    pub(super) fn snapshot(&mut self, list: &SessionList) -> JsValue {
+    pub(crate) fn snapshot(&mut self, list: &SessionList) -> JsValue {
         if let Some((rev, snap)) = &self.snapshot {
             if *rev == list.rev {
                 return snap.clone();
@@ -50,16 +48,5 @@ impl ListExport {
         let snap = frozen(&[("state", list.state().as_str().into()), ("items", items), ("error", error)]);
         self.snapshot = Some((list.rev, snap.clone()));
         snap
-    }
-}
-
-#[wasm_bindgen]
-impl HostClient {
-    /// The live session list (see `types/index.d.ts`): the same frozen object until it changes.
-    #[wasm_bindgen(js_name = getSessions)]
-    pub fn get_sessions(&self) -> JsValue {
-        let mut g = self.shared.borrow_mut();
-        let Inner { core, sessions_export, .. } = &mut *g;
-        sessions_export.snapshot(core.sessions())
     }
 }

@@ -1,10 +1,10 @@
 //! The `Session` JS class.
 
-use super::inner::*;
-use super::js;
 use crate::core::client::{Input, SessionOp};
 use crate::core::session::Call;
 use crate::core::wire::{self, Json, PromptMode, RpcResult};
+use crate::wasm::driver::{close_shared, feed_weak, live, make_unsubscribe, operate, run, SessionJs, Shared};
+use crate::wasm::js;
 use js_sys::Promise;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -12,8 +12,8 @@ use wasm_bindgen::prelude::*;
 /// One conversation of the host (see `types/index.d.ts`). Obtained with `host.session(id)`.
 #[wasm_bindgen(js_name = Session)]
 pub struct JsSession {
-    pub(super) shared: Shared,
-    pub(super) id: String,
+    pub(crate) shared: Shared,
+    pub(crate) id: String,
 }
 
 fn parse_result_arg(v: &JsValue) -> Result<RpcResult<Json>, JsValue> {
@@ -26,15 +26,6 @@ fn is_block_list(j: &Json) -> bool {
     use crate::core::wire::read::{items, Obj};
     items(j.text())
         .is_ok_and(|blocks| blocks.iter().all(|b| Obj::parse(b.get()).is_ok_and(|o| o.str_ref("type").is_ok())))
-}
-
-/// `closed` once the client is closed (the methods of both classes check it).
-pub(super) fn live(shared: &Shared) -> Result<(), JsValue> {
-    if shared.borrow().core.is_closed() {
-        Err(js::closed_error())
-    } else {
-        Ok(())
-    }
 }
 
 impl Drop for JsSession {
@@ -61,7 +52,7 @@ impl JsSession {
     fn op(&self, op: SessionOp) -> Result<Promise, JsValue> {
         self.live()?;
         let session = self.id.clone();
-        Ok(run(&self.shared, |inner| inner.operation(|token| Input::Session { token, session, op })))
+        Ok(operate(&self.shared, |token| Input::Session { token, session, op }))
     }
 
     pub fn open(&self) -> Result<Promise, JsValue> {
@@ -162,16 +153,11 @@ impl JsSession {
         self.op(SessionOp::Verb(Call::Attachment { attachment_id }))
     }
 
+    /// A pure read: `host.session(id)` made the session resident, and the core never drops a
+    /// resident one, so reading it feeds no input and performs nothing.
     #[wasm_bindgen(js_name = getSnapshot)]
     pub fn get_snapshot(&self) -> JsValue {
-        run(&self.shared, |inner| {
-            inner.handle(Input::Ensure { session: self.id.clone() });
-            let Inner { core, per_session, .. } = inner;
-            match core.session(&self.id) {
-                Some(s) => per_session.get_or_insert_with(self.id.as_str(), SessionJs::default).export.snapshot(s),
-                None => JsValue::NULL,
-            }
-        })
+        self.shared.borrow_mut().session_snapshot(&self.id)
     }
 
     /// A session with listeners is watched: it stays resident and is resynced by reconnects.

@@ -1,4 +1,4 @@
-//! The shared state behind `HostClient` and `Session`: the core [`client::HostClient`] and
+//! The driver: the shared state behind `HostClient` and `Session`: the core [`client::HostClient`] and
 //! the I/O it asks for (fetches, streams, the one timer), plus what must reach JS (promise
 //! resolutions, listeners, the export cache). No protocol decision is made here: every
 //! input goes to the core, every output is performed as told.
@@ -8,81 +8,144 @@
 //! the borrow, and only then calls into JS. Listeners run from a microtask, at most once per
 //! microtask per object, so calling any method from a listener is safe.
 
-use super::downlink::{self, Socket};
-use super::export::{result_js, ConnExport, SessionExport};
-use super::js::{self, AbortController};
-use super::transport::Endpoint;
-use crate::core::client::{self, CallId, Carrier, Input, Instant, Output, Settlement, StreamId, StreamKind, Token};
+use super::config::Endpoint;
+use super::export::{ConnExport, ListExport, SessionExport};
+use super::io::{self, Sink, Socket};
+use super::js::{self, result_js, AbortController};
+use crate::core::client::{
+    self, CallId, Carrier, Config, Input, Instant, Output, Settlement, StreamId, StreamKind, Token,
+};
 use crate::core::vecmap::VecMap;
 use js_sys::{Function, Promise};
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
-pub(super) type Shared = Rc<RefCell<Inner>>;
+pub(crate) type Shared = Rc<RefCell<Inner>>;
 /// The start of an I/O operation, made once the state borrow is released.
-pub(super) type Start = Box<dyn FnOnce()>;
-pub(super) type WeakShared = Weak<RefCell<Inner>>;
+pub(crate) type Start = Box<dyn FnOnce()>;
+pub(crate) type WeakShared = Weak<RefCell<Inner>>;
 
 #[derive(Default)]
-pub(super) struct Listeners {
-    pub(super) items: Vec<(u64, Function)>,
+pub(crate) struct Listeners {
+    pub(crate) items: Vec<(u64, Function)>,
 }
 
 /// What the shell holds for one session.
 #[derive(Default)]
-pub(super) struct SessionJs {
+pub(crate) struct SessionJs {
     /// The `Session` object, held weakly: `host.session(id)` returns this one while a page
     /// holds it (each `Session` keeps the client alive; the client must not keep it).
-    pub(super) obj: Option<js::WeakRef>,
-    pub(super) export: SessionExport,
-    pub(super) listeners: Listeners,
+    pub(crate) obj: Option<js::WeakRef>,
+    pub(crate) export: SessionExport,
+    pub(crate) listeners: Listeners,
 }
 
 /// A downlink being performed: an SSE body read (aborted through its controller) or a socket.
-pub(super) enum StreamIo {
+pub(crate) enum StreamIo {
     Sse(AbortController),
     WebSocket(Socket),
 }
 
-pub(super) struct Inner {
-    pub(super) me: WeakShared,
-    pub(super) ep: Endpoint,
-    pub(super) core: client::HostClient,
+pub(crate) struct Inner {
+    me: WeakShared,
+    ep: Endpoint,
+    pub(crate) core: client::HostClient,
     /// Abort controllers of the unary calls in flight.
-    pub(super) calls: VecMap<CallId, AbortController>,
-    pub(super) streams: VecMap<StreamId, StreamIo>,
-    pub(super) timer: Option<JsValue>,
-    pub(super) timer_at: Option<f64>,
+    pub(crate) calls: VecMap<CallId, AbortController>,
+    streams: VecMap<StreamId, StreamIo>,
+    pub(crate) timer: Option<JsValue>,
+    timer_at: Option<f64>,
     /// JS-owned callbacks (they hold only a weak reference, so a queued timer or microtask
     /// that fires after the client is gone is a no-op).
-    pub(super) timer_cb: Option<Function>,
-    pub(super) microtask_cb: Option<Function>,
-    pub(super) microtask_queued: bool,
+    timer_cb: Option<Function>,
+    microtask_cb: Option<Function>,
+    microtask_queued: bool,
     /// The `resolve` of every operation's promise, by the token the core settles.
-    pub(super) waiters: VecMap<Token, Function>,
-    pub(super) next_id: u64,
+    waiters: VecMap<Token, Function>,
+    next_id: u64,
     /// Per session id: its JS object, export cache and listeners.
-    pub(super) per_session: VecMap<String, SessionJs>,
-    pub(super) conn_export: ConnExport,
-    pub(super) host_listeners: Listeners,
-    pub(super) notify_host: bool,
-    pub(super) notify_sessions: Vec<String>,
+    pub(crate) per_session: VecMap<String, SessionJs>,
+    pub(crate) conn_export: ConnExport,
+    pub(crate) host_listeners: Listeners,
+    notify_host: bool,
+    notify_sessions: Vec<String>,
     /// JS calls to make once the borrow is released.
-    pub(super) deferred: Vec<(Function, JsValue)>,
+    deferred: Vec<(Function, JsValue)>,
     /// I/O to start after those calls.
-    pub(super) starts: Vec<Start>,
+    starts: Vec<Start>,
     /// The live session list's export cache.
-    pub(super) sessions_export: super::sessions::ListExport,
+    pub(crate) sessions_export: ListExport,
     /// The `HostClient` object was collected or freed while `Session` objects still held
     /// the client: the last of them to go closes it.
-    pub(super) host_gone: bool,
+    pub(crate) host_gone: bool,
+}
+
+impl Inner {
+    /// A client's shared state for `ep` and `cfg`, with its timer and listener callbacks (they
+    /// hold it weakly). Nothing starts until its first input.
+    pub(crate) fn create(ep: Endpoint, cfg: Config) -> Shared {
+        let shared: Shared = Rc::new_cyclic(|me: &WeakShared| {
+            RefCell::new(Inner {
+                me: me.clone(),
+                ep,
+                core: client::HostClient::new(cfg),
+                calls: VecMap::new(),
+                streams: VecMap::new(),
+                timer: None,
+                timer_at: None,
+                timer_cb: None,
+                microtask_cb: None,
+                microtask_queued: false,
+                waiters: VecMap::new(),
+                next_id: 0,
+                per_session: VecMap::new(),
+                conn_export: ConnExport::default(),
+                host_listeners: Listeners::default(),
+                notify_host: false,
+                notify_sessions: Vec::new(),
+                deferred: Vec::new(),
+                starts: Vec::new(),
+                sessions_export: ListExport::default(),
+                host_gone: false,
+            })
+        });
+        let weak = Rc::downgrade(&shared);
+        let mut g = shared.borrow_mut();
+        let w = weak.clone();
+        let timer = Closure::<dyn FnMut()>::new(move || feed_weak(&w, Input::Timeout));
+        g.timer_cb = Some(timer.into_js_value().unchecked_into());
+        let micro = Closure::<dyn FnMut()>::new(move || flush_listeners(&weak));
+        g.microtask_cb = Some(micro.into_js_value().unchecked_into());
+        drop(g);
+        shared
+    }
+}
+
+/// The I/O reports to the client through its weak handle: nothing happens once it is gone.
+impl Sink for WeakShared {
+    fn feed(&self, input: Input) {
+        feed_weak(self, input);
+    }
+    fn reads(&self, stream: StreamId) -> bool {
+        self.upgrade().is_some_and(|s| s.borrow().streams.contains_key(&stream))
+    }
+}
+
+/// `closed` once the client is closed (the methods of both JS classes check it).
+pub(crate) fn live(shared: &Shared) -> Result<(), JsValue> {
+    if shared.borrow().core.is_closed() {
+        Err(js::closed_error())
+    } else {
+        Ok(())
+    }
 }
 
 /// Runs `f` on the shared state, then performs the core's outputs, releases the borrow, and
 /// makes the queued JS calls. Generic only in a thin shim: the work is in [`run_dyn`], one
 /// copy for every call site.
-pub(super) fn run<R>(shared: &Shared, f: impl FnOnce(&mut Inner) -> R) -> R {
+pub(crate) fn run<R>(shared: &Shared, f: impl FnOnce(&mut Inner) -> R) -> R {
     let mut f = Some(f);
     let mut r = None;
     run_dyn(shared, &mut |inner| r = f.take().map(|f| f(inner)));
@@ -108,21 +171,39 @@ fn run_dyn(shared: &Shared, f: &mut dyn FnMut(&mut Inner)) {
     }
 }
 
+/// Starts a user operation: `make` builds its input around the token the core settles, and
+/// the promise resolves with that settlement. Generic only in a thin shim: every operation
+/// shares one copy of `run` ([`operate_dyn`]).
+pub(crate) fn operate(shared: &Shared, make: impl FnOnce(Token) -> Input) -> Promise {
+    let token = Token(shared.borrow_mut().next_id());
+    operate_dyn(shared, token, make(token))
+}
+
+#[inline(never)]
+fn operate_dyn(shared: &Shared, token: Token, input: Input) -> Promise {
+    run(shared, move |inner| {
+        let (promise, resolve) = js::promise();
+        inner.waiters.insert(token, resolve);
+        inner.handle(input);
+        promise
+    })
+}
+
 /// Feeds one input to the core of a client that may be gone (I/O completions, timers).
-pub(super) fn feed_weak(weak: &WeakShared, input: Input) {
+pub(crate) fn feed_weak(weak: &WeakShared, input: Input) {
     if let Some(shared) = weak.upgrade() {
         run(&shared, |inner| inner.handle(input));
     }
 }
 
 impl Inner {
-    pub(super) fn next_id(&mut self) -> u64 {
+    pub(crate) fn next_id(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id
     }
 
     /// Hands one input to the core (with the time).
-    pub(super) fn handle(&mut self, input: Input) {
+    pub(crate) fn handle(&mut self, input: Input) {
         match &input {
             Input::Response { call, .. } => {
                 self.calls.remove(call);
@@ -136,18 +217,9 @@ impl Inner {
         self.core.handle_input(Instant::from_ms(js::now()), input);
     }
 
-    /// A user operation whose promise the core settles.
-    pub(super) fn operation(&mut self, make: impl FnOnce(Token) -> Input) -> Promise {
-        let (promise, resolve) = js::promise();
-        let token = Token(self.next_id());
-        self.waiters.insert(token, resolve);
-        self.handle(make(token));
-        promise
-    }
-
     /// Performs the core's outputs until it is quiet, then re-arms the timer and schedules
     /// the listener microtask.
-    pub(super) fn pump(&mut self) {
+    pub(crate) fn pump(&mut self) {
         while let Some(out) = self.core.poll_output() {
             match out {
                 Output::Send { call, path, body } => self.send(call, path, body),
@@ -158,7 +230,7 @@ impl Inner {
                 }
                 Output::OpenStream { stream, kind, carrier: Carrier::Sse, .. } => self.open_sse(stream, kind),
                 Output::OpenStream { stream, kind, carrier: Carrier::WebSocket, ticket } => {
-                    match downlink::connect(self.me.clone(), &self.ep.base, kind, ticket.as_deref(), stream) {
+                    match io::connect(self.me.clone(), &self.ep.base, kind, ticket.as_deref(), stream) {
                         Ok(socket) => {
                             self.streams.insert(stream, StreamIo::WebSocket(socket));
                         }
@@ -217,22 +289,32 @@ impl Inner {
         let ctrl = AbortController::new();
         self.calls.insert(call, ctrl.clone());
         let (weak, ep) = (self.me.clone(), self.ep.clone());
-        self.starts.push(Box::new(move || ep.unary(weak, call, path, &body, &ctrl)));
+        self.starts.push(Box::new(move || io::unary(&ep, weak, call, path, &body, &ctrl)));
     }
 
     fn open_sse(&mut self, stream: StreamId, kind: StreamKind) {
         let ctrl = AbortController::new();
         self.streams.insert(stream, StreamIo::Sse(ctrl.clone()));
         let (weak, ep) = (self.me.clone(), self.ep.clone());
-        self.starts.push(Box::new(move || ep.read_sse(weak, stream, kind.path(), &ctrl)));
+        self.starts.push(Box::new(move || io::read_sse(&ep, weak, stream, kind.path(), &ctrl)));
+    }
+
+    /// Session `id`'s snapshot through its export cache (`null` if it is not resident). Reads
+    /// the core only.
+    pub(crate) fn session_snapshot(&mut self, id: &str) -> JsValue {
+        let Inner { core, per_session, .. } = self;
+        match core.session(id) {
+            Some(s) => per_session.get_or_insert_with(id, SessionJs::default).export.snapshot(s),
+            None => JsValue::NULL,
+        }
     }
 
     /// The number of WebSocket downlinks held (diagnostics).
-    pub(super) fn sockets(&self) -> usize {
+    pub(crate) fn sockets(&self) -> usize {
         self.streams.values().filter(|s| matches!(s, StreamIo::WebSocket(_))).count()
     }
 
-    pub(super) fn close(&mut self) {
+    pub(crate) fn close(&mut self) {
         if self.core.is_closed() {
             return;
         }
@@ -248,7 +330,7 @@ impl Inner {
 
 /// Closes a client (`close()` and the destructors): settles what it must, then makes the
 /// queued JS calls. Closing starts no I/O, so nothing is left to start after them.
-pub(super) fn close_shared(shared: &Shared) {
+pub(crate) fn close_shared(shared: &Shared) {
     let deferred = match shared.try_borrow_mut() {
         Ok(mut g) if !g.core.is_closed() => {
             g.close();
@@ -261,7 +343,7 @@ pub(super) fn close_shared(shared: &Shared) {
     }
 }
 
-pub(super) fn make_unsubscribe(weak: WeakShared, session: Option<String>, id: u64) -> JsValue {
+pub(crate) fn make_unsubscribe(weak: WeakShared, session: Option<String>, id: u64) -> JsValue {
     let cb = Closure::<dyn FnMut()>::new(move || {
         let Some(shared) = weak.upgrade() else { return };
         run(&shared, |g| {
@@ -281,7 +363,7 @@ pub(super) fn make_unsubscribe(weak: WeakShared, session: Option<String>, id: u6
     cb.into_js_value()
 }
 
-pub(super) fn flush_listeners(weak: &WeakShared) {
+pub(crate) fn flush_listeners(weak: &WeakShared) {
     let Some(shared) = weak.upgrade() else { return };
     let calls: Vec<Function> = {
         let mut g = shared.borrow_mut();

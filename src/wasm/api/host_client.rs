@@ -1,74 +1,27 @@
 //! The `HostClient` JS class.
 
-use super::export::ConnExport;
-use super::inner::*;
-use super::js;
-use super::options::parse_options;
 use super::session::JsSession;
-use crate::core::client::{self, Config, HostCall, Input};
-use crate::core::vecmap::VecMap;
+use crate::core::client::{HostCall, Input};
 use crate::core::wire;
+use crate::wasm::config::parse_options;
+use crate::wasm::driver::{close_shared, feed_weak, live, make_unsubscribe, operate, run, Inner, SessionJs, Shared};
+use crate::wasm::js;
 use js_sys::Promise;
-use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 /// The connection to one agent host (see `types/index.d.ts`).
 #[wasm_bindgen]
 pub struct HostClient {
-    pub(super) shared: Shared,
+    pub(crate) shared: Shared,
 }
 
 #[wasm_bindgen]
 impl HostClient {
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<HostClient, JsValue> {
-        let (ep, backoff, transport, retention) = parse_options(&options)?;
-        let seed = (js::random() * 4_294_967_296.0) as u64;
-        let cfg = Config {
-            transport,
-            backoff,
-            connect_timeout_ms: ep.timeout_ms,
-            authenticated: ep.token.is_some(),
-            rpc_prefix: format!("c{seed}-"),
-            seed: seed ^ ((js::random() * 4_294_967_296.0) as u64) << 32,
-            retention,
-        };
-        let shared: Shared = Rc::new_cyclic(|me: &WeakShared| {
-            RefCell::new(Inner {
-                me: me.clone(),
-                ep,
-                core: client::HostClient::new(cfg),
-                calls: VecMap::new(),
-                streams: VecMap::new(),
-                timer: None,
-                timer_at: None,
-                timer_cb: None,
-                microtask_cb: None,
-                microtask_queued: false,
-                waiters: VecMap::new(),
-                next_id: 0,
-                per_session: VecMap::new(),
-                conn_export: ConnExport::default(),
-                host_listeners: Listeners::default(),
-                notify_host: false,
-                notify_sessions: Vec::new(),
-                deferred: Vec::new(),
-                starts: Vec::new(),
-                sessions_export: Default::default(),
-                host_gone: false,
-            })
-        });
-        {
-            let weak = Rc::downgrade(&shared);
-            let mut g = shared.borrow_mut();
-            let w = weak.clone();
-            let timer = Closure::<dyn FnMut()>::new(move || feed_weak(&w, Input::Timeout));
-            g.timer_cb = Some(timer.into_js_value().unchecked_into());
-            let micro = Closure::<dyn FnMut()>::new(move || flush_listeners(&weak));
-            g.microtask_cb = Some(micro.into_js_value().unchecked_into());
-        }
+        let (ep, cfg) = parse_options(&options)?;
+        let shared = Inner::create(ep, cfg);
         // The first input starts the first connection generation.
         // (Through `feed_weak`'s copy of `run`: one fewer generic instance.)
         feed_weak(&Rc::downgrade(&shared), Input::Timeout);
@@ -76,7 +29,7 @@ impl HostClient {
     }
 
     fn live(&self) -> Result<(), JsValue> {
-        super::session::live(&self.shared)
+        live(&self.shared)
     }
 
     #[wasm_bindgen(js_name = getSnapshot)]
@@ -187,7 +140,7 @@ impl HostClient {
 
 impl HostClient {
     fn host_call(&self, call: HostCall) -> Promise {
-        run(&self.shared, |inner| inner.operation(|token| Input::Host { token, call }))
+        operate(&self.shared, |token| Input::Host { token, call })
     }
 }
 

@@ -1,0 +1,12 @@
+//! The snapshot export caches: frozen JS objects keyed by the core's `rev` stamps, so that
+//! unchanged parts keep their JS identity and each `getSnapshot()` returns the identical
+//! object until something changes. Reads the core; performs no I/O.
+
+mod conn;
+mod items;
+mod list;
+mod session;
+
+pub(crate) use conn::ConnExport;
+pub(crate) use list::ListExport;
+pub(crate) use session::SessionExport;
