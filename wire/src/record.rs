@@ -14,6 +14,9 @@
 //!   the path);
 //! - `read_with(path)`: required, read by `path(o, name)` instead of its type's [`Field`]
 //!   (a bounded number such as a seq, see [`super::seq`]); serde reads it as its type.
+//! - `local` (no wire name): not a member at all: never read from the wire, never written
+//!   (serde's `skip`); it reads as `Default::default()` and only the code that builds the value
+//!   sets it (what the client knows of a value that the host must not be able to fake).
 //!
 //! How a value of each type reads is [`Field`]: strings, booleans, numbers, [`Json`] (raw;
 //! required means present, `null` included), nested records, lists of records, wire enums
@@ -220,6 +223,14 @@ macro_rules! record {
             $($($rest)*)?);
     };
     (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*]
+        $(#[$m:meta])* $v:vis $f:ident : $ty:ty = local $(, $($rest:tt)*)?) => {
+        $crate::record!(@field $o $head $check
+            [$($wires)*]
+            [$($fields)* $(#[$m])* #[serde(skip)] $v $f: $ty,]
+            [$($reads)* $f: Default::default(),]
+            $($($rest)*)?);
+    };
+    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*]
         $(#[$m:meta])* $v:vis $f:ident : $ty:ty = $wire:literal $(, $($rest:tt)*)?) => {
         $crate::record!(@field $o $head $check
             [$($wires)* $wire,]
@@ -297,9 +308,12 @@ macro_rules! wire_enum {
         impl $name {
             /// Every named variant and its wire name.
             pub const WIRE: &'static [($name, &'static str)] = &[$(($name::$var, $wire),)* $(($name::$other, $owire))?];
-            /// Its wire name (the fallback variant, if any, has none).
-            pub fn wire_name(self) -> Option<&'static str> {
-                Self::WIRE.iter().find(|(v, _)| *v == self).map(|(_, n)| *n)
+            /// Its wire name (the fallback variant's is the one it is written as).
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$var => $wire,)*
+                    $($name::$other => $owire,)?
+                }
             }
             /// The variant a wire name reads as.
             pub fn from_wire(name: &str) -> Option<Self> {
