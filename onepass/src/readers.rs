@@ -135,7 +135,7 @@ fn frame<'de, A: MapAccess<'de>>(mut map: A) -> Result<InboundFrame, A::Error> {
             // Anything but an event frame stops the pass at once.
             "type" if kind.is_none() => kind = Some(expect(text(&mut map)?, "server-request")?),
             "rpcId" if rpc_id.is_none() => rpc_id = Some(text(&mut map)?.into_owned()),
-            "method" if method.is_none() => method = Some(expect(text(&mut map)?, "session/event")?),
+            "method" if method.is_none() => method = Some(expect(text(&mut map)?, EventFrame::TYPE)?),
             // Read as an event payload even before the method is seen; another frame type
             // fails on its own `type` and falls back.
             "payload" if frame.is_none() => nested(&mut map, Reader::Payload(&mut frame))?,
@@ -153,7 +153,7 @@ fn payload<'de, A: MapAccess<'de>>(mut map: A) -> Result<EventFrame, A::Error> {
     let (mut kind_ok, mut session_id, mut event, mut view) = (None, None, None, None);
     while let Some(Text(key)) = map.next_key()? {
         match &*key {
-            "type" if kind_ok.is_none() => kind_ok = Some(expect(text(&mut map)?, "session/event")?),
+            "type" if kind_ok.is_none() => kind_ok = Some(expect(text(&mut map)?, EventFrame::TYPE)?),
             "sessionId" if session_id.is_none() => session_id = Some(text(&mut map)?.into_owned()),
             "event" if event.is_none() => nested(&mut map, Reader::Event(&mut event))?,
             "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
