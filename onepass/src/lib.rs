@@ -14,6 +14,7 @@
 #![deny(missing_docs)]
 
 mod readers;
+mod skipped;
 pub mod sse;
 #[cfg(test)]
 mod tests;

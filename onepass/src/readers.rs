@@ -2,14 +2,15 @@
 //! single `deserialize_any` instance serves them all; one such instance per reader was
 //! ~1.4 KB of wasm each at opt-level "s" and twice that at 3. Member order is free in each.
 
+use super::skipped::{fallback, Skipped};
 use agent_session_wire::event::{Chunk, ChunkData, ChunkKind, EventData, SessionEvent};
 use agent_session_wire::frames::{EventFrame, Frame, InboundFrame};
 use agent_session_wire::json::Json;
 use agent_session_wire::methods::{HistoryItem, HistoryValue, ProjectionBaseline};
+use agent_session_wire::pass::{Pass, PassMember};
 use agent_session_wire::read::{as_f64, list_of, present, read, Text};
-use agent_session_wire::seq::MAX_SEQ;
 use agent_session_wire::visit::{leaf, text, Any, Kinds, Scalar};
-use serde::de::{Error, IgnoredAny, MapAccess, SeqAccess};
+use serde::de::{Error, MapAccess, SeqAccess};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
@@ -41,54 +42,12 @@ pub(crate) enum Reader<'r> {
     Chunk(&'r mut Option<Chunk>),
 }
 
-/// Stops the pass: the general reader takes over.
-fn fallback<E: Error>() -> E {
-    E::custom("not the hot shape")
-}
-
 /// `Ok(true)` when `got` is `want`; otherwise the pass stops.
 fn expect<E: Error>(got: Cow<'_, str>, want: &str) -> Result<bool, E> {
     if got == want {
         Ok(true)
     } else {
         Err(fallback())
-    }
-}
-
-/// Members of one object a pass skips: still told apart, because the general reader refuses
-/// a repeated member and the two must agree on every input. Invariant: at most
-/// [`Skipped::MAX`] names held; an object with more skipped members (or a skipped name with
-/// escapes) falls back.
-struct Skipped<'de> {
-    names: [&'de str; Skipped::MAX],
-    len: usize,
-}
-
-impl<'de> Skipped<'de> {
-    const MAX: usize = 6;
-
-    fn new() -> Self {
-        Skipped { names: [""; Skipped::MAX], len: 0 }
-    }
-
-    /// Skips the value of member `name`; a repeat (or one too many) stops the pass.
-    fn skip<A: MapAccess<'de>>(&mut self, name: Cow<'de, str>, map: &mut A) -> Result<(), A::Error> {
-        if !self.note(name) {
-            return Err(fallback());
-        }
-        map.next_value::<IgnoredAny>()?;
-        Ok(())
-    }
-
-    /// Records `name`; false when it cannot be told apart from the others.
-    fn note(&mut self, name: Cow<'de, str>) -> bool {
-        let Cow::Borrowed(name) = name else { return false };
-        if self.len == Skipped::MAX || self.names[..self.len].contains(&name) {
-            return false;
-        }
-        self.names[self.len] = name;
-        self.len += 1;
-        true
     }
 }
 
@@ -106,14 +65,19 @@ impl<'de> Kinds<'de> for Reader<'_> {
     fn map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
         match self {
             Reader::Frame(out) => *out = Some(frame(map)?),
-            Reader::Payload(out) => *out = Some(payload(map)?),
-            Reader::Event(out) => *out = Some(event(map)?),
+            Reader::Payload(out) => {
+                let mut pass = Members::tagged(EventFrame::TYPE);
+                let frame = EventFrame::read_pass(&mut pass, map)?;
+                pass.tag_seen()?;
+                *out = Some(frame)
+            }
+            Reader::Event(out) => *out = Some(SessionEvent::read_pass(&mut Members::new(), map)?),
             Reader::Response(rpc_id, out) => *out = Some(response(map, rpc_id)?),
             Reader::Result(out) => *out = Some(result(map)?),
-            Reader::Page(out) => *out = Some(page(map)?),
-            Reader::Item(out) => *out = Some(item(map)?),
-            Reader::ChunkData(out) => *out = Some(chunk_data(map)?),
-            Reader::Chunk(out) => *out = Some(chunk(map)?),
+            Reader::Page(out) => *out = Some(HistoryValue::read_pass(&mut Members::new(), map)?),
+            Reader::Item(out) => *out = Some(HistoryItem::read_pass(&mut Members::new(), map)?),
+            Reader::ChunkData(out) => *out = Some(ChunkData::read_pass(&mut Members::new(), map)?),
+            Reader::Chunk(out) => *out = Some(Chunk::read_pass(&mut Members::new(), map)?),
             Reader::Items(_) => return Err(fallback()),
         }
         Ok(())
@@ -145,59 +109,6 @@ fn frame<'de, A: MapAccess<'de>>(mut map: A) -> Result<InboundFrame, A::Error> {
     }
     match (kind, rpc_id, method, frame) {
         (Some(true), Some(rpc_id), Some(true), Some(frame)) => Ok(InboundFrame { rpc_id, frame: Frame::Event(frame) }),
-        _ => Err(fallback()),
-    }
-}
-
-fn payload<'de, A: MapAccess<'de>>(mut map: A) -> Result<EventFrame, A::Error> {
-    let (mut kind_ok, mut session_id, mut event, mut view) = (None, None, None, None);
-    while let Some(Text(key)) = map.next_key()? {
-        match &*key {
-            "type" if kind_ok.is_none() => kind_ok = Some(expect(text(&mut map)?, EventFrame::TYPE)?),
-            "sessionId" if session_id.is_none() => session_id = Some(text(&mut map)?.into_owned()),
-            "event" if event.is_none() => nested(&mut map, Reader::Event(&mut event))?,
-            "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
-            _ => return Err(fallback()),
-        }
-    }
-    let (Some(true), Some(session_id), Some(event)) = (kind_ok, session_id, event) else { return Err(fallback()) };
-    let view = present(view).map(Json::from_raw);
-    Ok(EventFrame { session_id, event, view })
-}
-
-/// Every member of [`SessionEvent`]; an unknown one sends the event the general way.
-fn event<'de, A: MapAccess<'de>>(mut map: A) -> Result<SessionEvent, A::Error> {
-    let (mut kind, mut seq, mut time, mut data) = (None, None, None, None);
-    let (mut seqs, mut surface_op) = (None, None);
-    while let Some(Text(key)) = map.next_key()? {
-        match &*key {
-            "type" if kind.is_none() => kind = Some(text(&mut map)?.into_owned()),
-            "seq" if seq.is_none() => seq = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
-            "time" if time.is_none() => time = Some(leaf(&mut map, Scalar::f64, "a number")?),
-            // A streamed chunk after its `type` is read here, not copied for a second pass.
-            "data" if data.is_none() && kind.as_deref() == Some("assistant/chunk") => {
-                let mut chunk = None;
-                nested(&mut map, Reader::ChunkData(&mut chunk))?;
-                data = chunk.map(EventData::Chunk);
-            }
-            "data" if data.is_none() => data = Some(EventData::Text(Json::from_raw(map.next_value::<&RawValue>()?))),
-            // Written by today's upstream host on many events (kept raw, read below).
-            "sourceEventSeqs" if seqs.is_none() => seqs = Some(map.next_value::<&RawValue>()?),
-            "surfaceOp" if surface_op.is_none() => surface_op = Some(map.next_value::<&RawValue>()?),
-            _ => return Err(fallback()),
-        }
-    }
-    // `null` reads as absent, as the general reader reads these optional members.
-    let source_event_seqs = match present(seqs) {
-        None => None,
-        Some(raw) => Some(list_of("sourceEventSeqs", raw, &as_f64).map_err(|_| fallback())?),
-    };
-    let surface_op = present(surface_op).map(Json::from_raw);
-    match (kind, seq, time) {
-        // A seq past the wire bound: the general reader refuses it with its reason.
-        (Some(kind), Some(seq), Some(time)) if seq <= MAX_SEQ => {
-            Ok(SessionEvent { kind, seq, time, data: data.unwrap_or_default(), source_event_seqs, surface_op })
-        }
         _ => Err(fallback()),
     }
 }
@@ -236,29 +147,6 @@ fn result<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryValue, A::Error> 
     }
 }
 
-fn page<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryValue, A::Error> {
-    let (mut events, mut has_more, mut projections) = (None, None, None);
-    let mut skipped = Skipped::new();
-    while let Some(Text(key)) = map.next_key()? {
-        match &*key {
-            "events" if events.is_none() => nested(&mut map, Reader::Items(&mut events))?,
-            "hasMore" if has_more.is_none() => has_more = Some(leaf(&mut map, Scalar::bool, "a boolean")?),
-            "projections" if projections.is_none() => projections = Some(map.next_value::<&RawValue>()?),
-            "events" | "hasMore" | "projections" => return Err(fallback()),
-            _ => skipped.skip(key, &mut map)?,
-        }
-    }
-    // The baseline is small and rare: its own reader (which refuses repeated keys).
-    let projections = match present(projections) {
-        None => None,
-        Some(raw) => Some(read::<ProjectionBaseline>(raw.get()).map_err(|_| fallback())?),
-    };
-    match (events, has_more) {
-        (Some(events), Some(has_more)) => Ok(HistoryValue { events, has_more, projections }),
-        _ => Err(fallback()),
-    }
-}
-
 fn items<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Vec<HistoryItem>, A::Error> {
     let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
     let mut item = None;
@@ -268,61 +156,108 @@ fn items<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Vec<HistoryItem>, A::Erro
     Ok(items)
 }
 
-fn item<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryItem, A::Error> {
-    let (mut event, mut view) = (None, None);
-    let mut skipped = Skipped::new();
-    while let Some(Text(key)) = map.next_key()? {
-        match &*key {
-            "event" if event.is_none() => nested(&mut map, Reader::Event(&mut event))?,
-            "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
-            "event" | "view" => return Err(fallback()),
-            _ => skipped.skip(key, &mut map)?,
-        }
+/// The one-pass reading of one record's object: what the generated `read_pass` of each hot
+/// record (`record!`) asks of it. Members it does not declare are skipped (told apart, see
+/// [`Skipped`]), as the general reader ignores them.
+pub(crate) struct Members<'de> {
+    skipped: Skipped<'de>,
+    /// The object's `type` is `assistant/chunk` (an event's), so its `data` is read as the
+    /// chunk's data in the pass, not kept as text for a second one.
+    chunk: bool,
+    /// A `type` tag the record does not declare but the object must carry (a frame payload's),
+    /// and whether it was seen.
+    tag: Option<(&'static str, bool)>,
+}
+
+impl<'de> Members<'de> {
+    pub(crate) fn new() -> Self {
+        Members { skipped: Skipped::new(), chunk: false, tag: None }
     }
-    let view = present(view).map(Json::from_raw);
-    match event {
-        Some(event) => Ok(HistoryItem { event, view }),
-        None => Err(fallback()),
+
+    /// An object whose `type` must be `tag`.
+    pub(crate) fn tagged(tag: &'static str) -> Self {
+        Members { tag: Some((tag, false)), ..Members::new() }
+    }
+
+    /// The tag asked for was there.
+    pub(crate) fn tag_seen<E: Error>(&self) -> Result<(), E> {
+        match self.tag {
+            Some((_, false)) => Err(fallback()),
+            _ => Ok(()),
+        }
     }
 }
 
-fn chunk_data<'de, A: MapAccess<'de>>(mut map: A) -> Result<ChunkData, A::Error> {
-    let (mut turn, mut step, mut chunk) = (None, None, None);
-    let mut skipped = Skipped::new();
-    while let Some(Text(key)) = map.next_key()? {
-        match &*key {
-            "turn" if turn.is_none() => turn = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
-            "step" if step.is_none() => step = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
-            "chunk" if chunk.is_none() => nested(&mut map, Reader::Chunk(&mut chunk))?,
-            "turn" | "step" | "chunk" => return Err(fallback()),
-            _ => skipped.skip(key, &mut map)?,
+impl<'de> Pass<'de> for Members<'de> {
+    fn undeclared<A: MapAccess<'de>>(&mut self, key: Cow<'de, str>, map: &mut A) -> Result<(), A::Error> {
+        match &mut self.tag {
+            Some((tag, seen @ false)) if key == "type" => *seen = expect(text(map)?, tag)?,
+            Some((_, true)) if key == "type" => return Err(fallback()),
+            _ => self.skipped.skip(key, map)?,
         }
+        Ok(())
     }
-    match (turn, step, chunk) {
-        (Some(turn), Some(step), Some(chunk)) => Ok(ChunkData { turn, step, chunk }),
-        _ => Err(fallback()),
+    fn refuse<E: Error>() -> E {
+        fallback()
     }
 }
 
-fn chunk<'de, A: MapAccess<'de>>(mut map: A) -> Result<Chunk, A::Error> {
-    let (mut kind, mut text_member) = (None, None);
-    let mut skipped = Skipped::new();
-    while let Some(Text(key)) = map.next_key()? {
-        match &*key {
-            "type" if kind.is_none() => {
-                kind = Some(match &*text(&mut map)? {
-                    "text-delta" => ChunkKind::TextDelta,
-                    "reasoning-delta" => ChunkKind::ReasoningDelta,
-                    _ => ChunkKind::Other,
-                })
+/// A member read as its raw text (kept, or read by a general reader after the pass).
+fn raw<'de, A: MapAccess<'de>>(map: &mut A) -> Result<&'de RawValue, A::Error> {
+    map.next_value::<&RawValue>()
+}
+
+/// The readings of the member types of the hot records; a record gaining a member of a type
+/// not here does not compile where its pass is called.
+macro_rules! members {
+    ($($t:ty => |$s:ident, $name:ident, $map:ident| $read:expr;)*) => {
+        $(impl<'de> PassMember<'de, $t> for Members<'de> {
+            #[inline]
+            fn member<A: MapAccess<'de>>(&mut self, $name: &'static str, $map: &mut A) -> Result<$t, A::Error> {
+                let $s = self;
+                $read
             }
-            // A `null` text, like a missing one, is no text.
-            "text" if text_member.is_none() => {
-                text_member = Some(leaf(&mut map, Scalar::opt_str, "a string or null")?.map(Cow::into_owned))
-            }
-            "type" | "text" => return Err(fallback()),
-            _ => skipped.skip(key, &mut map)?,
-        }
-    }
-    Ok(Chunk { kind: kind.unwrap_or(ChunkKind::Other), text: text_member.flatten() })
+        })*
+    };
+}
+
+members! {
+    String => |s, name, map| {
+        let t = text(map)?;
+        s.chunk = name == "type" && t == "assistant/chunk";
+        Ok(t.into_owned())
+    };
+    u64 => |_s, _name, map| leaf(map, Scalar::u64, "an unsigned integer");
+    f64 => |_s, _name, map| leaf(map, Scalar::f64, "a number");
+    bool => |_s, _name, map| leaf(map, Scalar::bool, "a boolean");
+    // A `null` text, like a missing one, is no text.
+    Option<String> => |_s, _name, map| Ok(leaf(map, Scalar::opt_str, "a string or null")?.map(Cow::into_owned));
+    // `null` reads as absent, as the general reader reads optional members.
+    Option<Json> => |_s, _name, map| Ok(present(Some(raw(map)?)).map(Json::from_raw));
+    Option<Vec<f64>> => |_s, name, map| match present(Some(raw(map)?)) {
+        None => Ok(None),
+        Some(v) => list_of(name, v, &as_f64).map(Some).map_err(|_| fallback()),
+    };
+    // The baseline is small and rare: its own reader (which refuses repeated keys).
+    Option<ProjectionBaseline> => |_s, _name, map| match present(Some(raw(map)?)) {
+        None => Ok(None),
+        Some(v) => read::<ProjectionBaseline>(v.get()).map(Some).map_err(|_| fallback()),
+    };
+    // A streamed chunk after its event's `type` is read here, not copied for a second pass.
+    EventData => |s, _name, map| match s.chunk {
+        true => nested_as(map, |s| Reader::ChunkData(s)).map(EventData::Chunk),
+        false => Ok(EventData::Text(Json::from_raw(raw(map)?))),
+    };
+    ChunkKind => |_s, _name, map| Ok(ChunkKind::from_wire(&text(map)?).unwrap_or_default());
+    SessionEvent => |_s, _name, map| nested_as(map, |s| Reader::Event(s));
+    Vec<HistoryItem> => |_s, _name, map| nested_as(map, |s| Reader::Items(s));
+    ChunkData => |_s, _name, map| nested_as(map, |s| Reader::ChunkData(s));
+    Chunk => |_s, _name, map| nested_as(map, |s| Reader::Chunk(s));
+}
+
+/// The next member's value read by the reader `make` gives for its slot.
+fn nested_as<'de, A: MapAccess<'de>, T>(map: &mut A, make: fn(&mut Option<T>) -> Reader<'_>) -> Result<T, A::Error> {
+    let mut slot = None;
+    nested(map, make(&mut slot))?;
+    slot.ok_or_else(fallback)
 }

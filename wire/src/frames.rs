@@ -26,7 +26,7 @@ record! {
         /// The session now subscribed.
         pub session_id: String = "sessionId",
         /// Last seq of the host's log, `-1` for an empty log.
-        pub last_seq: i64 = read_with(crate::seq::read_pos) "lastSeq",
+        pub last_seq: i64 = read_with(crate::seq::read_pos, crate::seq::is_pos) "lastSeq",
     }
 }
 
@@ -39,7 +39,7 @@ record! {
         /// The title as the host normalized it.
         pub title: String = "title",
         /// Seq of the event that set the title, so a stale frame cannot undo a newer rename.
-        pub event_seq: u64 = read_with(crate::seq::read) "eventSeq",
+        pub event_seq: u64 = read_with(crate::seq::read, crate::seq::is_seq) "eventSeq",
         /// When the host set it (epoch milliseconds).
         pub updated_at: f64 = "updatedAt",
     }
@@ -191,7 +191,7 @@ record! {
         /// The row's value, kept as sent.
         pub value: Json = "value",
         /// Seq of the event that set the row: rows only move forward.
-        pub seq: i64 = read_with(crate::seq::read_pos) "seq",
+        pub seq: i64 = read_with(crate::seq::read_pos, crate::seq::is_pos) "seq",
     }
 }
 
