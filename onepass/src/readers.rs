@@ -63,21 +63,22 @@ impl<'de> Kinds<'de> for Reader<'_> {
         "the hot shape"
     }
     fn map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        let mut pass = Members::new();
         match self {
             Reader::Frame(out) => *out = Some(frame(map)?),
             Reader::Payload(out) => {
-                let mut pass = Members::tagged(EventFrame::TYPE);
+                pass.tag = Some((EventFrame::TYPE, false));
                 let frame = EventFrame::read_pass(&mut pass, map)?;
                 pass.tag_seen()?;
                 *out = Some(frame)
             }
-            Reader::Event(out) => *out = Some(SessionEvent::read_pass(&mut Members::new(), map)?),
+            Reader::Event(out) => *out = Some(SessionEvent::read_pass(&mut pass, map)?),
             Reader::Response(rpc_id, out) => *out = Some(response(map, rpc_id)?),
             Reader::Result(out) => *out = Some(result(map)?),
-            Reader::Page(out) => *out = Some(HistoryValue::read_pass(&mut Members::new(), map)?),
-            Reader::Item(out) => *out = Some(HistoryItem::read_pass(&mut Members::new(), map)?),
-            Reader::ChunkData(out) => *out = Some(ChunkData::read_pass(&mut Members::new(), map)?),
-            Reader::Chunk(out) => *out = Some(Chunk::read_pass(&mut Members::new(), map)?),
+            Reader::Page(out) => *out = Some(HistoryValue::read_pass(&mut pass, map)?),
+            Reader::Item(out) => *out = Some(HistoryItem::read_pass(&mut pass, map)?),
+            Reader::ChunkData(out) => *out = Some(ChunkData::read_pass(&mut pass, map)?),
+            Reader::Chunk(out) => *out = Some(Chunk::read_pass(&mut pass, map)?),
             Reader::Items(_) => return Err(fallback()),
         }
         Ok(())
@@ -174,11 +175,6 @@ impl<'de> Members<'de> {
         Members { skipped: Skipped::new(), chunk: false, tag: None }
     }
 
-    /// An object whose `type` must be `tag`.
-    pub(crate) fn tagged(tag: &'static str) -> Self {
-        Members { tag: Some((tag, false)), ..Members::new() }
-    }
-
     /// The tag asked for was there.
     pub(crate) fn tag_seen<E: Error>(&self) -> Result<(), E> {
         match self.tag {
@@ -189,6 +185,8 @@ impl<'de> Members<'de> {
 }
 
 impl<'de> Pass<'de> for Members<'de> {
+    /// One copy for every record's pass.
+    #[inline(never)]
     fn undeclared<A: MapAccess<'de>>(&mut self, key: Cow<'de, str>, map: &mut A) -> Result<(), A::Error> {
         match &mut self.tag {
             Some((tag, seen @ false)) if key == "type" => *seen = expect(text(map)?, tag)?,
@@ -212,7 +210,7 @@ fn raw<'de, A: MapAccess<'de>>(map: &mut A) -> Result<&'de RawValue, A::Error> {
 macro_rules! members {
     ($($t:ty => |$s:ident, $name:ident, $map:ident| $read:expr;)*) => {
         $(impl<'de> PassMember<'de, $t> for Members<'de> {
-            #[inline]
+            #[inline(always)]
             fn member<A: MapAccess<'de>>(&mut self, $name: &'static str, $map: &mut A) -> Result<$t, A::Error> {
                 let $s = self;
                 $read

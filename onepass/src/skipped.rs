@@ -3,7 +3,9 @@
 use serde::de::{Error, IgnoredAny, MapAccess};
 use std::borrow::Cow;
 
-/// Stops the pass: the general reader takes over.
+/// Stops the pass: the general reader takes over. One call at every place the pass stops.
+#[cold]
+#[inline(never)]
 pub(crate) fn fallback<E: Error>() -> E {
     E::custom("not the hot shape")
 }

@@ -187,53 +187,57 @@ macro_rules! record {
         $svis:vis struct $name:ident { $($body:tt)* }
         $(check = $check:path;)?
     ) => {
-        $crate::record!(@field o [$(#[$smeta])* $svis struct $name] [$($check)?] [] [] [] [] [] $($body)*);
+        $crate::record!(@field o [$(#[$smeta])* $svis struct $name] [$($check)?] [] [] [] [] [] [] $($body)*);
     };
 
     // One member per step: its struct field (with the serde attributes of its kind), its
     // general reading, its one-pass slot and how the pass fills it in are appended, then the
     // rest.
-    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*]
+    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*] [$($req:tt)*]
         $(#[$m:meta])* $v:vis $f:ident : $ty:ty = opt $wire:literal $(, $($rest:tt)*)?) => {
         $crate::record!(@field $o $head $check
             [$($wires)* $wire,]
             [$($fields)* $(#[$m])* #[serde(rename = $wire, default, skip_serializing_if = "Option::is_none")] $v $f: $ty,]
             [$($reads)* $f: <$ty as $crate::record::Field>::read($o, $wire)?,]
-            [$($slots)* ($f, $ty, $wire)]
+            [$($slots)* ($f, $ty, $wire, [])]
             [$($fin)* $f: $f.unwrap_or_default(),]
+            [$($req)*]
             $($($rest)*)?);
     };
-    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*]
+    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*] [$($req:tt)*]
         $(#[$m:meta])* $v:vis $f:ident : $ty:ty = default $wire:literal $(, $($rest:tt)*)?) => {
         $crate::record!(@field $o $head $check
             [$($wires)* $wire,]
             [$($fields)* $(#[$m])* #[serde(rename = $wire, default)] $v $f: $ty,]
             [$($reads)* $f: $crate::record::or_default::<$ty>($o, $wire, Default::default)?,]
-            [$($slots)* ($f, $ty, $wire)]
+            [$($slots)* ($f, $ty, $wire, [])]
             [$($fin)* $f: $f.unwrap_or_default(),]
+            [$($req)*]
             $($($rest)*)?);
     };
-    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*]
+    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*] [$($req:tt)*]
         $(#[$m:meta])* $v:vis $f:ident : $ty:ty = default_with($ds:literal, $dp:path) $wire:literal $(, $($rest:tt)*)?) => {
         $crate::record!(@field $o $head $check
             [$($wires)* $wire,]
             [$($fields)* $(#[$m])* #[serde(rename = $wire, default = $ds)] $v $f: $ty,]
             [$($reads)* $f: $crate::record::or_default::<$ty>($o, $wire, $dp)?,]
-            [$($slots)* ($f, $ty, $wire)]
+            [$($slots)* ($f, $ty, $wire, [])]
             [$($fin)* $f: $f.unwrap_or_else($dp),]
+            [$($req)*]
             $($($rest)*)?);
     };
-    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*]
+    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*] [$($req:tt)*]
         $(#[$m:meta])* $v:vis $f:ident : $ty:ty = read_with($rp:path, $vp:path) $wire:literal $(, $($rest:tt)*)?) => {
         $crate::record!(@field $o $head $check
             [$($wires)* $wire,]
             [$($fields)* $(#[$m])* #[serde(rename = $wire)] $v $f: $ty,]
             [$($reads)* $f: $rp($o, $wire)?,]
-            [$($slots)* ($f, $ty, $wire)]
-            [$($fin)* $f: match $f { Some(v) if $vp(&v) => v, _ => return Err(P::refuse()) },]
+            [$($slots)* ($f, $ty, $wire, [$vp])]
+            [$($fin)* $f,]
+            [$($req)* $f]
             $($($rest)*)?);
     };
-    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*]
+    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*] [$($req:tt)*]
         $(#[$m:meta])* $v:vis $f:ident : $ty:ty = local $(, $($rest:tt)*)?) => {
         $crate::record!(@field $o $head $check
             [$($wires)*]
@@ -241,21 +245,23 @@ macro_rules! record {
             [$($reads)* $f: Default::default(),]
             [$($slots)*]
             [$($fin)* $f: Default::default(),]
+            [$($req)*]
             $($($rest)*)?);
     };
-    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*]
+    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*] [$($req:tt)*]
         $(#[$m:meta])* $v:vis $f:ident : $ty:ty = $wire:literal $(, $($rest:tt)*)?) => {
         $crate::record!(@field $o $head $check
             [$($wires)* $wire,]
             [$($fields)* $(#[$m])* #[serde(rename = $wire)] $v $f: $ty,]
             [$($reads)* $f: <$ty as $crate::record::Field>::read($o, $wire)?,]
-            [$($slots)* ($f, $ty, $wire)]
-            [$($fin)* $f: match $f { Some(v) => v, None => return Err(P::refuse()) },]
+            [$($slots)* ($f, $ty, $wire, [])]
+            [$($fin)* $f,]
+            [$($req)* $f]
             $($($rest)*)?);
     };
 
     // Its members' wire names and its one-pass reading.
-    (@members $name:ident [$($wires:literal,)*] [$(($sf:ident, $sty:ty, $swire:literal))*] [$($fin:tt)*] [$($check:path)?]) => {
+    (@members $name:ident [$($wires:literal,)*] [$(($sf:ident, $sty:ty, $swire:literal, [$($vp:path)?]))*] [$($fin:tt)*] [$($req:ident)*] [$($check:path)?]) => {
         #[allow(dead_code)]
         impl $name {
             /// Its members' wire names, in order.
@@ -272,12 +278,18 @@ macro_rules! record {
                 while let Some($crate::visit::Text(key)) = map.next_key()? {
                     match &*key {
                         $($swire => match $sf {
-                            None => $sf = Some(<P as $crate::pass::PassMember<'de, $sty>>::member(p, $swire, &mut map)?),
+                            None => {
+                                let v = <P as $crate::pass::PassMember<'de, $sty>>::member(p, $swire, &mut map)?;
+                                $(if !$vp(&v) { return Err(P::refuse()) })?
+                                $sf = Some(v)
+                            }
                             Some(_) => return Err(P::refuse()),
                         },)*
                         _ => p.undeclared(key, &mut map)?,
                     }
                 }
+                // Every required member at once: one way out when one is missing.
+                let ($(Some($req),)* true,) = ($($req,)* true,) else { return Err(P::refuse()) };
                 let v = $name { $($fin)* };
                 $(if $check(&v).is_err() { return Err(P::refuse()) })?
                 Ok(v)
@@ -285,12 +297,12 @@ macro_rules! record {
         }
     };
     // No invariant: serde's derive reads it on the host.
-    (@field $o:ident [$(#[$smeta:meta])* $svis:vis struct $name:ident] [] [$($wires:literal,)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*]) => {
+    (@field $o:ident [$(#[$smeta:meta])* $svis:vis struct $name:ident] [] [$($wires:literal,)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*] [$($req:tt)*]) => {
         $(#[$smeta])*
         #[derive(serde::Serialize, serde::Deserialize)]
         $svis struct $name { $($fields)* }
 
-        $crate::record!(@members $name [$($wires,)*] [$($slots)*] [$($fin)*] []);
+        $crate::record!(@members $name [$($wires,)*] [$($slots)*] [$($fin)*] [$($req)*] []);
 
         impl $crate::read::FromObj for $name {
             fn from_obj($o: &$crate::read::Obj<'_>) -> $crate::read::ReadResult<Self> {
@@ -300,12 +312,12 @@ macro_rules! record {
     };
     // With an invariant: the host's `Deserialize` is this reader over the value's text, so
     // the check is applied once, in one place.
-    (@field $o:ident [$(#[$smeta:meta])* $svis:vis struct $name:ident] [$check:path] [$($wires:literal,)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*]) => {
+    (@field $o:ident [$(#[$smeta:meta])* $svis:vis struct $name:ident] [$check:path] [$($wires:literal,)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*] [$($req:tt)*]) => {
         $(#[$smeta])*
         #[derive(serde::Serialize)]
         $svis struct $name { $($fields)* }
 
-        $crate::record!(@members $name [$($wires,)*] [$($slots)*] [$($fin)*] [$check]);
+        $crate::record!(@members $name [$($wires,)*] [$($slots)*] [$($fin)*] [$($req)*] [$check]);
 
         impl $crate::read::FromObj for $name {
             fn from_obj($o: &$crate::read::Obj<'_>) -> $crate::read::ReadResult<Self> {
