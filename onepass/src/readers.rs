@@ -185,8 +185,6 @@ impl<'de> Members<'de> {
 }
 
 impl<'de> Pass<'de> for Members<'de> {
-    /// One copy for every record's pass.
-    #[inline(never)]
     fn undeclared<A: MapAccess<'de>>(&mut self, key: Cow<'de, str>, map: &mut A) -> Result<(), A::Error> {
         match &mut self.tag {
             Some((tag, seen @ false)) if key == "type" => *seen = expect(text(map)?, tag)?,
@@ -208,10 +206,15 @@ fn raw<'de, A: MapAccess<'de>>(map: &mut A) -> Result<&'de RawValue, A::Error> {
 /// The readings of the member types of the hot records; a record gaining a member of a type
 /// not here does not compile where its pass is called.
 macro_rules! members {
-    ($($t:ty => |$s:ident, $name:ident, $map:ident| $read:expr;)*) => {
+    ($($t:ty => |$s:ident, $name:ident, $map:ident, $slot:ident| $read:expr;)*) => {
         $(impl<'de> PassMember<'de, $t> for Members<'de> {
             #[inline(always)]
-            fn member<A: MapAccess<'de>>(&mut self, $name: &'static str, $map: &mut A) -> Result<$t, A::Error> {
+            fn member<A: MapAccess<'de>>(
+                &mut self,
+                $name: &'static str,
+                $map: &mut A,
+                $slot: &mut Option<$t>,
+            ) -> Result<(), A::Error> {
                 let $s = self;
                 $read
             }
@@ -220,42 +223,57 @@ macro_rules! members {
 }
 
 members! {
-    String => |s, name, map| {
+    String => |s, name, map, slot| {
         let t = text(map)?;
         s.chunk = name == "type" && t == "assistant/chunk";
-        Ok(t.into_owned())
+        put(slot, t.into_owned())
     };
-    u64 => |_s, _name, map| leaf(map, Scalar::u64, "an unsigned integer");
-    f64 => |_s, _name, map| leaf(map, Scalar::f64, "a number");
-    bool => |_s, _name, map| leaf(map, Scalar::bool, "a boolean");
+    u64 => |_s, _name, map, slot| put(slot, leaf(map, Scalar::u64, "an unsigned integer")?);
+    f64 => |_s, _name, map, slot| put(slot, leaf(map, Scalar::f64, "a number")?);
+    bool => |_s, _name, map, slot| put(slot, leaf(map, Scalar::bool, "a boolean")?);
     // A `null` text, like a missing one, is no text.
-    Option<String> => |_s, _name, map| Ok(leaf(map, Scalar::opt_str, "a string or null")?.map(Cow::into_owned));
+    Option<String> => |_s, _name, map, slot| {
+        put(slot, leaf(map, Scalar::opt_str, "a string or null")?.map(Cow::into_owned))
+    };
     // `null` reads as absent, as the general reader reads optional members.
-    Option<Json> => |_s, _name, map| Ok(present(Some(raw(map)?)).map(Json::from_raw));
-    Option<Vec<f64>> => |_s, name, map| match present(Some(raw(map)?)) {
-        None => Ok(None),
-        Some(v) => list_of(name, v, &as_f64).map(Some).map_err(|_| fallback()),
+    Option<Json> => |_s, _name, map, slot| put(slot, present(Some(raw(map)?)).map(Json::from_raw));
+    Option<Vec<f64>> => |_s, name, map, slot| {
+        let list = match present(Some(raw(map)?)) {
+            None => None,
+            Some(v) => Some(list_of(name, v, &as_f64).map_err(|_| fallback())?),
+        };
+        put(slot, list)
     };
     // The baseline is small and rare: its own reader (which refuses repeated keys).
-    Option<ProjectionBaseline> => |_s, _name, map| match present(Some(raw(map)?)) {
-        None => Ok(None),
-        Some(v) => read::<ProjectionBaseline>(v.get()).map(Some).map_err(|_| fallback()),
+    Option<ProjectionBaseline> => |_s, _name, map, slot| {
+        let baseline = match present(Some(raw(map)?)) {
+            None => None,
+            Some(v) => Some(read::<ProjectionBaseline>(v.get()).map_err(|_| fallback())?),
+        };
+        put(slot, baseline)
     };
     // A streamed chunk after its event's `type` is read here, not copied for a second pass.
-    EventData => |s, _name, map| match s.chunk {
-        true => nested_as(map, |s| Reader::ChunkData(s)).map(EventData::Chunk),
-        false => Ok(EventData::Text(Json::from_raw(raw(map)?))),
+    EventData => |s, _name, map, slot| {
+        if s.chunk {
+            let mut chunk = None;
+            nested(map, Reader::ChunkData(&mut chunk))?;
+            *slot = chunk.map(EventData::Chunk);
+        } else {
+            *slot = Some(EventData::Text(Json::from_raw(raw(map)?)));
+        }
+        Ok(())
     };
-    ChunkKind => |_s, _name, map| Ok(ChunkKind::from_wire(&text(map)?).unwrap_or_default());
-    SessionEvent => |_s, _name, map| nested_as(map, |s| Reader::Event(s));
-    Vec<HistoryItem> => |_s, _name, map| nested_as(map, |s| Reader::Items(s));
-    ChunkData => |_s, _name, map| nested_as(map, |s| Reader::ChunkData(s));
-    Chunk => |_s, _name, map| nested_as(map, |s| Reader::Chunk(s));
+    ChunkKind => |_s, _name, map, slot| put(slot, ChunkKind::from_wire(&text(map)?).unwrap_or_default());
+    // Nested records: read into the slot by their own reader (every arm of [`Reader`] fills
+    // its slot or fails).
+    SessionEvent => |_s, _name, map, slot| nested(map, Reader::Event(slot));
+    Vec<HistoryItem> => |_s, _name, map, slot| nested(map, Reader::Items(slot));
+    ChunkData => |_s, _name, map, slot| nested(map, Reader::ChunkData(slot));
+    Chunk => |_s, _name, map, slot| nested(map, Reader::Chunk(slot));
 }
 
-/// The next member's value read by the reader `make` gives for its slot.
-fn nested_as<'de, A: MapAccess<'de>, T>(map: &mut A, make: fn(&mut Option<T>) -> Reader<'_>) -> Result<T, A::Error> {
-    let mut slot = None;
-    nested(map, make(&mut slot))?;
-    slot.ok_or_else(fallback)
+/// Fills a member's slot.
+fn put<T, E>(slot: &mut Option<T>, v: T) -> Result<(), E> {
+    *slot = Some(v);
+    Ok(())
 }

@@ -21,6 +21,12 @@ pub trait Pass<'de> {
 
 /// How a [`Pass`] reads a member value of type `T`.
 pub trait PassMember<'de, T>: Pass<'de> {
-    /// Reads the value of member `name`, next in `map`.
-    fn member<A: MapAccess<'de>>(&mut self, name: &'static str, map: &mut A) -> Result<T, A::Error>;
+    /// Reads the value of member `name`, next in `map`, into `slot` (filled on `Ok`: written
+    /// in place, a nested record is not moved through the call).
+    fn member<A: MapAccess<'de>>(
+        &mut self,
+        name: &'static str,
+        map: &mut A,
+        slot: &mut Option<T>,
+    ) -> Result<(), A::Error>;
 }

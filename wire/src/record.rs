@@ -281,9 +281,8 @@ macro_rules! record {
                     match &*key {
                         $($swire => match $sf {
                             None => {
-                                let v = <P as $crate::pass::PassMember<'de, $sty>>::member(p, $swire, &mut map)?;
-                                $(if !$vp(&v) { return Err(P::refuse()) })?
-                                $sf = Some(v)
+                                <P as $crate::pass::PassMember<'de, $sty>>::member(p, $swire, &mut map, &mut $sf)?;
+                                $(if !$sf.as_ref().is_some_and($vp) { return Err(P::refuse()) })?
                             }
                             Some(_) => return Err(P::refuse()),
                         },)*
