@@ -244,6 +244,9 @@ impl Session {
         }
         let seq = (log.last_seq + 1) as u64;
         let time = now_ms();
+        // Every member is written today; the update keeps a member added for the client alone
+        // (absent from what this host writes) a one-place change in `wire/src/event.rs`.
+        #[allow(clippy::needless_update)]
         let event = SessionEvent {
             kind: ev.kind.to_string(),
             seq,
@@ -251,6 +254,7 @@ impl Session {
             data: ev.data.into(),
             source_event_seqs: ev.source_event_seqs.map(|v| v.into_iter().map(|s| s as f64).collect()),
             surface_op: ev.surface_op.map(|s| Value::String(s.to_string()).into()),
+            ..SessionEvent::default()
         };
         app.store.append(self.pk, &event, updates).map_err(AppendError::Store)?;
         for u in updates {

@@ -8,14 +8,18 @@
 //! the parser these readers drive is fast while the general readers (rare frames, errors,
 //! every other RPC value) stay small.
 //!
-//! Anything a pass does not expect (another frame type, a repeated key, a member it does not
-//! know, a bad value, an error result) gives `None`, and the caller takes the wire crate's
-//! general reader, which classifies errors exactly. Tests hold the two to the same readings.
+//! The records' member lists are not restated here: each hot record's `read_pass` is generated
+//! by `record!` from its declaration, and this crate says only how a value of each member type
+//! is read. A member no record declares is read past, as the general reader ignores it.
+//! Anything a pass does not expect (another frame type, a repeated key, a bad value, an error
+//! result) gives `None`, and the caller takes the wire crate's general reader, which
+//! classifies errors exactly. Tests hold the two to the same readings.
 
 #![deny(missing_docs)]
 
 pub mod page;
 mod readers;
+mod skipped;
 pub mod sse;
 #[cfg(test)]
 mod tests;

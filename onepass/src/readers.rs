@@ -2,14 +2,15 @@
 //! single `deserialize_any` instance serves them all; one such instance per reader was
 //! ~1.4 KB of wasm each at opt-level "s" and twice that at 3. Member order is free in each.
 
+use super::skipped::{fallback, Skipped};
 use agent_session_wire::event::{Chunk, ChunkData, ChunkKind, EventData, SessionEvent};
 use agent_session_wire::frames::{EventFrame, Frame, InboundFrame};
 use agent_session_wire::json::Json;
 use agent_session_wire::methods::HistoryItem;
+use agent_session_wire::pass::{Pass, PassMember};
 use agent_session_wire::read::{as_f64, list_of, present, Text};
-use agent_session_wire::seq::MAX_SEQ;
 use agent_session_wire::visit::{leaf, text, Any, Kinds, Scalar};
-use serde::de::{Error, IgnoredAny, MapAccess};
+use serde::de::{Error, MapAccess};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
@@ -33,54 +34,12 @@ pub(crate) enum Reader<'r> {
     Chunk(&'r mut Option<Chunk>),
 }
 
-/// Stops the pass: the general reader takes over.
-fn fallback<E: Error>() -> E {
-    E::custom("not the hot shape")
-}
-
 /// `Ok(true)` when `got` is `want`; otherwise the pass stops.
 fn expect<E: Error>(got: Cow<'_, str>, want: &str) -> Result<bool, E> {
     if got == want {
         Ok(true)
     } else {
         Err(fallback())
-    }
-}
-
-/// Members of one object a pass skips: still told apart, because the general reader refuses
-/// a repeated member and the two must agree on every input. Invariant: at most
-/// [`Skipped::MAX`] names held; an object with more skipped members (or a skipped name with
-/// escapes) falls back.
-struct Skipped<'de> {
-    names: [&'de str; Skipped::MAX],
-    len: usize,
-}
-
-impl<'de> Skipped<'de> {
-    const MAX: usize = 6;
-
-    fn new() -> Self {
-        Skipped { names: [""; Skipped::MAX], len: 0 }
-    }
-
-    /// Skips the value of member `name`; a repeat (or one too many) stops the pass.
-    fn skip<A: MapAccess<'de>>(&mut self, name: Cow<'de, str>, map: &mut A) -> Result<(), A::Error> {
-        if !self.note(name) {
-            return Err(fallback());
-        }
-        map.next_value::<IgnoredAny>()?;
-        Ok(())
-    }
-
-    /// Records `name`; false when it cannot be told apart from the others.
-    fn note(&mut self, name: Cow<'de, str>) -> bool {
-        let Cow::Borrowed(name) = name else { return false };
-        if self.len == Skipped::MAX || self.names[..self.len].contains(&name) {
-            return false;
-        }
-        self.names[self.len] = name;
-        self.len += 1;
-        true
     }
 }
 
@@ -96,13 +55,19 @@ impl<'de> Kinds<'de> for Reader<'_> {
         "the hot shape"
     }
     fn map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        let mut pass = Members::new();
         match self {
             Reader::Frame(out) => *out = Some(frame(map)?),
-            Reader::Payload(out) => *out = Some(payload(map)?),
-            Reader::Event(out) => *out = Some(event(map)?),
-            Reader::Item(out) => *out = Some(item(map)?),
-            Reader::ChunkData(out) => *out = Some(chunk_data(map)?),
-            Reader::Chunk(out) => *out = Some(chunk(map)?),
+            Reader::Payload(out) => {
+                pass.tag = Some((EventFrame::TYPE, false));
+                let frame = EventFrame::read_pass(&mut pass, map)?;
+                pass.tag_seen()?;
+                *out = Some(frame)
+            }
+            Reader::Event(out) => *out = Some(SessionEvent::read_pass(&mut pass, map)?),
+            Reader::Item(out) => *out = Some(HistoryItem::read_pass(&mut pass, map)?),
+            Reader::ChunkData(out) => *out = Some(ChunkData::read_pass(&mut pass, map)?),
+            Reader::Chunk(out) => *out = Some(Chunk::read_pass(&mut pass, map)?),
         }
         Ok(())
     }
@@ -116,7 +81,7 @@ fn frame<'de, A: MapAccess<'de>>(mut map: A) -> Result<InboundFrame, A::Error> {
             // Anything but an event frame stops the pass at once.
             "type" if kind.is_none() => kind = Some(expect(text(&mut map)?, "server-request")?),
             "rpcId" if rpc_id.is_none() => rpc_id = Some(text(&mut map)?.into_owned()),
-            "method" if method.is_none() => method = Some(expect(text(&mut map)?, "session/event")?),
+            "method" if method.is_none() => method = Some(expect(text(&mut map)?, EventFrame::TYPE)?),
             // Read as an event payload even before the method is seen; another frame type
             // fails on its own `type` and falls back.
             "payload" if frame.is_none() => nested(&mut map, Reader::Payload(&mut frame))?,
@@ -130,114 +95,114 @@ fn frame<'de, A: MapAccess<'de>>(mut map: A) -> Result<InboundFrame, A::Error> {
     }
 }
 
-fn payload<'de, A: MapAccess<'de>>(mut map: A) -> Result<EventFrame, A::Error> {
-    let (mut kind_ok, mut session_id, mut event, mut view) = (None, None, None, None);
-    while let Some(Text(key)) = map.next_key()? {
-        match &*key {
-            "type" if kind_ok.is_none() => kind_ok = Some(expect(text(&mut map)?, "session/event")?),
-            "sessionId" if session_id.is_none() => session_id = Some(text(&mut map)?.into_owned()),
-            "event" if event.is_none() => nested(&mut map, Reader::Event(&mut event))?,
-            "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
-            _ => return Err(fallback()),
-        }
-    }
-    let (Some(true), Some(session_id), Some(event)) = (kind_ok, session_id, event) else { return Err(fallback()) };
-    let view = present(view).map(Json::from_raw);
-    Ok(EventFrame { session_id, event, view })
+/// The one-pass reading of one record's object: what the generated `read_pass` of each hot
+/// record (`record!`) asks of it. Members it does not declare are skipped (told apart, see
+/// [`Skipped`]), as the general reader ignores them.
+pub(crate) struct Members<'de> {
+    skipped: Skipped<'de>,
+    /// The object's `type` is `assistant/chunk` (an event's), so its `data` is read as the
+    /// chunk's data in the pass, not kept as text for a second one.
+    chunk: bool,
+    /// A `type` tag the record does not declare but the object must carry (a frame payload's),
+    /// and whether it was seen.
+    tag: Option<(&'static str, bool)>,
 }
 
-/// Every member of [`SessionEvent`]; an unknown one sends the event the general way.
-fn event<'de, A: MapAccess<'de>>(mut map: A) -> Result<SessionEvent, A::Error> {
-    let (mut kind, mut seq, mut time, mut data) = (None, None, None, None);
-    let (mut seqs, mut surface_op) = (None, None);
-    while let Some(Text(key)) = map.next_key()? {
-        match &*key {
-            "type" if kind.is_none() => kind = Some(text(&mut map)?.into_owned()),
-            "seq" if seq.is_none() => seq = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
-            "time" if time.is_none() => time = Some(leaf(&mut map, Scalar::f64, "a number")?),
-            // A streamed chunk after its `type` is read here, not copied for a second pass.
-            "data" if data.is_none() && kind.as_deref() == Some("assistant/chunk") => {
-                let mut chunk = None;
-                nested(&mut map, Reader::ChunkData(&mut chunk))?;
-                data = chunk.map(EventData::Chunk);
-            }
-            "data" if data.is_none() => data = Some(EventData::Text(Json::from_raw(map.next_value::<&RawValue>()?))),
-            // Written by today's upstream host on many events (kept raw, read below).
-            "sourceEventSeqs" if seqs.is_none() => seqs = Some(map.next_value::<&RawValue>()?),
-            "surfaceOp" if surface_op.is_none() => surface_op = Some(map.next_value::<&RawValue>()?),
-            _ => return Err(fallback()),
+impl<'de> Members<'de> {
+    pub(crate) fn new() -> Self {
+        Members { skipped: Skipped::new(), chunk: false, tag: None }
+    }
+
+    /// The tag asked for was there.
+    pub(crate) fn tag_seen<E: Error>(&self) -> Result<(), E> {
+        match self.tag {
+            Some((_, false)) => Err(fallback()),
+            _ => Ok(()),
         }
     }
-    // `null` reads as absent, as the general reader reads these optional members.
-    let source_event_seqs = match present(seqs) {
-        None => None,
-        Some(raw) => Some(list_of("sourceEventSeqs", raw, &as_f64).map_err(|_| fallback())?),
+}
+
+impl<'de> Pass<'de> for Members<'de> {
+    fn undeclared<A: MapAccess<'de>>(&mut self, key: Cow<'de, str>, map: &mut A) -> Result<(), A::Error> {
+        match &mut self.tag {
+            Some((tag, seen @ false)) if key == "type" => *seen = expect(text(map)?, tag)?,
+            Some((_, true)) if key == "type" => return Err(fallback()),
+            _ => self.skipped.skip(key, map)?,
+        }
+        Ok(())
+    }
+    fn refuse<E: Error>() -> E {
+        fallback()
+    }
+}
+
+/// A member read as its raw text (kept, or read by a general reader after the pass).
+fn raw<'de, A: MapAccess<'de>>(map: &mut A) -> Result<&'de RawValue, A::Error> {
+    map.next_value::<&RawValue>()
+}
+
+/// The readings of the member types of the hot records; a record gaining a member of a type
+/// not here does not compile where its pass is called.
+macro_rules! members {
+    ($($t:ty => |$s:ident, $name:ident, $map:ident, $slot:ident| $read:expr;)*) => {
+        $(impl<'de> PassMember<'de, $t> for Members<'de> {
+            #[inline(always)]
+            fn member<A: MapAccess<'de>>(
+                &mut self,
+                $name: &'static str,
+                $map: &mut A,
+                $slot: &mut Option<$t>,
+            ) -> Result<(), A::Error> {
+                let $s = self;
+                $read
+            }
+        })*
     };
-    let surface_op = present(surface_op).map(Json::from_raw);
-    match (kind, seq, time) {
-        // A seq past the wire bound: the general reader refuses it with its reason.
-        (Some(kind), Some(seq), Some(time)) if seq <= MAX_SEQ => {
-            Ok(SessionEvent { kind, seq, time, data: data.unwrap_or_default(), source_event_seqs, surface_op })
-        }
-        _ => Err(fallback()),
-    }
 }
 
-fn item<'de, A: MapAccess<'de>>(mut map: A) -> Result<HistoryItem, A::Error> {
-    let (mut event, mut view) = (None, None);
-    let mut skipped = Skipped::new();
-    while let Some(Text(key)) = map.next_key()? {
-        match &*key {
-            "event" if event.is_none() => nested(&mut map, Reader::Event(&mut event))?,
-            "view" if view.is_none() => view = Some(map.next_value::<&RawValue>()?),
-            "event" | "view" => return Err(fallback()),
-            _ => skipped.skip(key, &mut map)?,
+members! {
+    String => |s, name, map, slot| {
+        let t = text(map)?;
+        s.chunk = name == "type" && t == "assistant/chunk";
+        put(slot, t.into_owned())
+    };
+    u64 => |_s, _name, map, slot| put(slot, leaf(map, Scalar::u64, "an unsigned integer")?);
+    f64 => |_s, _name, map, slot| put(slot, leaf(map, Scalar::f64, "a number")?);
+    bool => |_s, _name, map, slot| put(slot, leaf(map, Scalar::bool, "a boolean")?);
+    // A `null` text, like a missing one, is no text.
+    Option<String> => |_s, _name, map, slot| {
+        put(slot, leaf(map, Scalar::opt_str, "a string or null")?.map(Cow::into_owned))
+    };
+    // `null` reads as absent, as the general reader reads optional members.
+    Option<Json> => |_s, _name, map, slot| put(slot, present(Some(raw(map)?)).map(Json::from_raw));
+    Option<Vec<f64>> => |_s, name, map, slot| {
+        let list = match present(Some(raw(map)?)) {
+            None => None,
+            Some(v) => Some(list_of(name, v, &as_f64).map_err(|_| fallback())?),
+        };
+        put(slot, list)
+    };
+    // A streamed chunk after its event's `type` is read here, not copied for a second pass.
+    EventData => |s, _name, map, slot| {
+        if s.chunk {
+            let mut chunk = None;
+            nested(map, Reader::ChunkData(&mut chunk))?;
+            *slot = chunk.map(EventData::Chunk);
+        } else {
+            *slot = Some(EventData::Text(Json::from_raw(raw(map)?)));
         }
-    }
-    let view = present(view).map(Json::from_raw);
-    match event {
-        Some(event) => Ok(HistoryItem { event, view }),
-        None => Err(fallback()),
-    }
+        Ok(())
+    };
+    ChunkKind => |_s, _name, map, slot| put(slot, ChunkKind::from_wire(&text(map)?).unwrap_or_default());
+    // Nested records: read into the slot by their own reader (every arm of [`Reader`] fills
+    // its slot or fails).
+    SessionEvent => |_s, _name, map, slot| nested(map, Reader::Event(slot));
+    ChunkData => |_s, _name, map, slot| nested(map, Reader::ChunkData(slot));
+    Chunk => |_s, _name, map, slot| nested(map, Reader::Chunk(slot));
 }
 
-fn chunk_data<'de, A: MapAccess<'de>>(mut map: A) -> Result<ChunkData, A::Error> {
-    let (mut turn, mut step, mut chunk) = (None, None, None);
-    let mut skipped = Skipped::new();
-    while let Some(Text(key)) = map.next_key()? {
-        match &*key {
-            "turn" if turn.is_none() => turn = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
-            "step" if step.is_none() => step = Some(leaf(&mut map, Scalar::u64, "an unsigned integer")?),
-            "chunk" if chunk.is_none() => nested(&mut map, Reader::Chunk(&mut chunk))?,
-            "turn" | "step" | "chunk" => return Err(fallback()),
-            _ => skipped.skip(key, &mut map)?,
-        }
-    }
-    match (turn, step, chunk) {
-        (Some(turn), Some(step), Some(chunk)) => Ok(ChunkData { turn, step, chunk }),
-        _ => Err(fallback()),
-    }
-}
-
-fn chunk<'de, A: MapAccess<'de>>(mut map: A) -> Result<Chunk, A::Error> {
-    let (mut kind, mut text_member) = (None, None);
-    let mut skipped = Skipped::new();
-    while let Some(Text(key)) = map.next_key()? {
-        match &*key {
-            "type" if kind.is_none() => {
-                kind = Some(match &*text(&mut map)? {
-                    "text-delta" => ChunkKind::TextDelta,
-                    "reasoning-delta" => ChunkKind::ReasoningDelta,
-                    _ => ChunkKind::Other,
-                })
-            }
-            // A `null` text, like a missing one, is no text.
-            "text" if text_member.is_none() => {
-                text_member = Some(leaf(&mut map, Scalar::opt_str, "a string or null")?.map(Cow::into_owned))
-            }
-            "type" | "text" => return Err(fallback()),
-            _ => skipped.skip(key, &mut map)?,
-        }
-    }
-    Ok(Chunk { kind: kind.unwrap_or(ChunkKind::Other), text: text_member.flatten() })
+/// Fills a member's slot.
+fn put<T, E>(slot: &mut Option<T>, v: T) -> Result<(), E> {
+    *slot = Some(v);
+    Ok(())
 }

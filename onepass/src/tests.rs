@@ -3,7 +3,8 @@
 use super::*;
 use agent_session_wire::envelope::{parse_unary_response, ResponseForm};
 use agent_session_wire::event::{ChunkKind, EventData};
-use agent_session_wire::frames::{EventFrame, Frame};
+use agent_session_wire::frames::Frame;
+use agent_session_wire::json::Json;
 use agent_session_wire::methods::{HistoryItem, HistoryValue};
 use agent_session_wire::read::read;
 
@@ -101,7 +102,6 @@ fn a_streamed_chunk_after_its_type_is_read_in_the_pass_and_one_before_it_stays_t
 #[test]
 fn rare_and_malformed_event_members_defer_to_the_general_reader() {
     let cases = [
-        (r#"{"type":"x","seq":1,"time":1,"newMember":1}"#, true),
         (r#"{"type":"x","seq":1,"time":1,"sourceEventSeqs":["a"]}"#, false),
         (r#"{"type":"x","seq":1,"time":1,"sourceEventSeqs":{}}"#, false),
         (r#"{"type":"x","seq":-1,"time":1}"#, false),
@@ -114,6 +114,72 @@ fn rare_and_malformed_event_members_defer_to_the_general_reader() {
         assert_eq!(event_frame(&frame), None, "{ev}");
         assert_eq!(read::<SessionEvent>(ev).is_ok(), general_reads, "{ev}");
         assert_eq!(parse_frame(&frame).is_ok(), general_reads, "{ev}");
+    }
+}
+
+/// An event member no record declares (a newer host's) is read past in the pass, as the
+/// general reader ignores it: the fast path stays taken.
+#[test]
+fn an_undeclared_event_member_is_read_past_in_the_pass_as_the_general_reader_ignores_it() {
+    for ev in
+        [r#"{"type":"x","seq":1,"time":1,"newMember":1}"#, r#"{"newMember":{"a":[1]},"type":"x","seq":1,"time":1}"#]
+    {
+        let frame =
+            server_request("session/event", &format!(r#"{{"type":"session/event","sessionId":"s","event":{ev}}}"#));
+        let general = inbound::parse_frame(&frame).unwrap();
+        assert_eq!(event_frame(&frame), Some(general), "{ev}");
+    }
+}
+
+/// The one-place edit: a member added to a record's list is read by its one-pass reader with
+/// no other change (`Grown` is `Probe` plus `extra`; both passes are the same generated code).
+#[test]
+fn a_member_added_to_a_record_in_one_place_is_read_by_its_one_pass_reader() {
+    use agent_session_wire::visit::{whole, Kinds};
+    use serde::de::MapAccess;
+
+    agent_session_wire::record! {
+        #[derive(Debug, PartialEq)]
+        struct Probe {
+            seq: u64 = read_with(agent_session_wire::seq::read, agent_session_wire::seq::is_seq) "seq",
+            kind: String = "type",
+        }
+    }
+    agent_session_wire::record! {
+        #[derive(Debug, PartialEq)]
+        struct Grown {
+            seq: u64 = read_with(agent_session_wire::seq::read, agent_session_wire::seq::is_seq) "seq",
+            kind: String = "type",
+            extra: Option<Json> = opt "extra",
+        }
+    }
+    struct PassOf<T>(std::marker::PhantomData<T>);
+    macro_rules! kinds {
+        ($t:ident) => {
+            impl<'de> Kinds<'de> for PassOf<$t> {
+                type Value = $t;
+                fn what(&self) -> &'static str {
+                    "a probe"
+                }
+                fn map<A: MapAccess<'de>>(self, map: A) -> Result<$t, A::Error> {
+                    $t::read_pass(&mut readers::Members::new(), map)
+                }
+            }
+        };
+    }
+    kinds!(Probe);
+    kinds!(Grown);
+    let text = r#"{"type":"x","extra":{"k":[1]},"seq":2}"#;
+    let probe = whole(text, PassOf::<Probe>(Default::default())).unwrap();
+    assert_eq!(probe, read::<Probe>(text).unwrap(), "the undeclared member read past");
+    let grown = whole(text, PassOf::<Grown>(Default::default())).unwrap();
+    assert_eq!(grown.extra.as_ref().map(Json::text), Some(r#"{"k":[1]}"#), "the new member read in the pass");
+    assert_eq!(grown, read::<Grown>(text).unwrap(), "as the general reader reads it");
+    for refused in
+        [r#"{"type":"x","extra":1,"extra":2,"seq":2}"#, r#"{"type":"x"}"#, r#"{"type":"x","seq":9007199254740992}"#]
+    {
+        assert!(whole(refused, PassOf::<Grown>(Default::default())).is_err(), "{refused}");
+        assert!(read::<Grown>(refused).is_err(), "{refused}");
     }
 }
 
@@ -140,19 +206,10 @@ fn an_event_frame_reads_the_same_whatever_the_member_order_or_escapes() {
     );
     assert_eq!(event_frame(&other), None);
     assert!(matches!(parse_frame(&other), Err(FrameError::MethodMismatch { .. })));
-    let members = EventFrame::MEMBERS;
-    assert_eq!(members, ["sessionId", "event", "view"], "the payload pass reads these (and `type`)");
-    assert_eq!(
-        SessionEvent::MEMBERS,
-        ["type", "seq", "time", "data", "sourceEventSeqs", "surfaceOp"],
-        "the event pass reads these"
-    );
 }
 
 #[test]
 fn the_chunk_pass_agrees_with_the_general_reader_or_defers_to_it() {
-    assert_eq!(ChunkData::MEMBERS, ["turn", "step", "chunk"]);
-    assert_eq!(agent_session_wire::event::Chunk::MEMBERS, ["type", "text"]);
     let cases = [
         r#"{"turn":1,"step":2,"chunk":{"type":"text-delta","index":0,"text":"a\"b"}}"#,
         r#"{"chunk":{"text":"x","type":"reasoning-delta"},"step":2,"turn":1,"extra":[1]}"#,
@@ -260,6 +317,11 @@ fn the_page_pass_agrees_with_the_general_reader_or_defers_to_it() {
             "r1",
             r#"{"ok":true,"value":{"events":[{"event":{"type":"x","seq":1,"time":0,"sourceEventSeqs":[0]}}],"hasMore":false}}"#,
         ),
+        // a member no record declares is skipped, as the general reader ignores it
+        respond(
+            "r1",
+            r#"{"ok":true,"value":{"events":[{"event":{"type":"x","seq":1,"time":0,"later":{}}}],"hasMore":false}}"#,
+        ),
     ];
     for body in &one_pass_shapes {
         let general = general_page(body, "r1");
@@ -271,10 +333,6 @@ fn the_page_pass_agrees_with_the_general_reader_or_defers_to_it() {
         respond("other", r#"{"ok":true,"value":{"events":[],"hasMore":false}}"#),
         respond("r1", r#"{"ok":false,"error":{"code":"internal","message":"x"}}"#),
         respond("r1", r#"{"ok":true,"value":{"events":[{"event":{"type":"x","seq":-1,"time":0}}],"hasMore":false}}"#),
-        respond(
-            "r1",
-            r#"{"ok":true,"value":{"events":[{"event":{"type":"x","seq":1,"time":0,"later":{}}}],"hasMore":false}}"#,
-        ),
         page(&two, r#","projections":{"asOfSeq":1,"values":{"a":1,"a":2}}"#),
         r#"{"type":"server-request","rpcId":"r1","result":{}}"#.to_string(),
         format!("{}x", page(&two, "")),

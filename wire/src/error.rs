@@ -26,20 +26,6 @@ wire_enum! {
         Internal = "internal";
 }
 
-impl ErrorCode {
-    /// Its wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::BadRequest => "bad-request",
-            ErrorCode::Cancelled => "cancelled",
-            ErrorCode::SessionNotFound => "session-not-found",
-            ErrorCode::AgentBusy => "agent-busy",
-            ErrorCode::Unsupported => "unsupported",
-            ErrorCode::Internal => "internal",
-        }
-    }
-}
-
 record! {
     /// The business error of a failed call: a code to match on, a message for people, free-form
     /// details.
@@ -51,26 +37,30 @@ record! {
         pub message: String = "message",
         /// Free-form context (`{}` when the host sent none).
         pub details: Json = default_with("Json::empty_object", Json::empty_object) "details",
+        /// The carrier's HTTP status, when the call failed with one. Set only by
+        /// [`RpcError::carrier_status`], never read from the wire: a host's own error whose
+        /// `details` say `{transport: true, status: 404}` is still the host's error.
+        pub http_status: Option<u16> = local,
     }
 }
 
 impl RpcError {
     /// An error with its details as a JSON tree (the host's constructors).
     pub fn new(code: ErrorCode, message: impl Into<String>, details: Value) -> Self {
-        RpcError { code, message: message.into(), details: Json::from_value(&details) }
+        RpcError { code, message: message.into(), details: Json::from_value(&details), http_status: None }
     }
     /// Without building a `Value` (the client's error paths).
     pub fn with_details(code: ErrorCode, message: impl Into<String>, details: Json) -> Self {
-        RpcError { code, message: message.into(), details }
+        RpcError { code, message: message.into(), details, http_status: None }
     }
     /// A carrier failure (non-2xx, rpcId mismatch, bad body, value failing its schema,
     /// timeout) folded into the business shape callers see.
     pub fn transport(message: impl Into<String>) -> Self {
         Self::transport_with(message.into(), None)
     }
-    /// A non-2xx answer of the carrier; the status is kept in `details.status` because a
-    /// client tells host generations apart by it (today's upstream answers 404 to the seed's
-    /// plan RPCs).
+    /// A non-2xx answer of the carrier. The status is kept typed ([`RpcError::status`])
+    /// because a client tells host generations apart by it (today's upstream answers 404 to
+    /// the seed's plan RPCs), and shown to people in `details.status`.
     pub fn carrier_status(status: u16, message: impl Into<String>) -> Self {
         Self::transport_with(message.into(), Some(status))
     }
@@ -87,6 +77,7 @@ impl RpcError {
             code: ErrorCode::Internal,
             message,
             details: details.unwrap_or_else(|_| unreachable!("literal JSON")),
+            http_status: status,
         }
     }
     /// A host without `method` (it answered the call 404): a clear refusal, not a transport
@@ -96,6 +87,7 @@ impl RpcError {
             code: ErrorCode::Unsupported,
             message: format!("{method}: not supported by this host"),
             details: Json::empty_object(),
+            http_status: None,
         }
     }
     /// The same error when this is a 404 of the carrier, else itself.
@@ -105,13 +97,10 @@ impl RpcError {
             _ => self,
         }
     }
-    /// The carrier status of an error made by [`RpcError::carrier_status`].
+    /// The carrier status of an error made by [`RpcError::carrier_status`] (never one a host
+    /// wrote into `details`).
     pub fn status(&self) -> Option<u16> {
-        let o = Obj::parse(self.details.text()).ok()?;
-        if o.opt_bool("transport").ok()?? {
-            return o.opt_u64("status").ok()?.and_then(|s| u16::try_from(s).ok());
-        }
-        None
+        self.http_status
     }
     /// A `bad-request` carrying the schema issues the host found.
     pub fn bad_request(message: impl Into<String>, issues: Vec<Value>) -> Self {
@@ -202,5 +191,38 @@ pub mod result_serde {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<RpcResult<Value>, D::Error> {
         let v = Value::deserialize(d)?;
         result_from_json(&v).map_err(D::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_carrier_status_is_typed_and_shown_and_a_host_cannot_fake_it_in_details() {
+        let carrier = RpcError::carrier_status(404, "session.planMode: HTTP 404");
+        assert_eq!(carrier.status(), Some(404));
+        // What people (and JS) see is the wire object: the status in `details`, no other member.
+        assert_eq!(
+            carrier.to_json(),
+            json!({"code": "internal", "message": "session.planMode: HTTP 404", "details": {"transport": true, "status": 404}})
+        );
+        // The same object sent by a host is the host's error, not the carrier's.
+        let text =
+            r#"{"ok":false,"error":{"code":"internal","message":"m","details":{"transport":true,"status":404}}}"#;
+        let hosts = result_from_text(text).unwrap().unwrap_err();
+        assert_eq!((hosts.status(), hosts.details.value()["status"].as_u64()), (None, Some(404)));
+        assert_eq!(hosts.clone().or_unsupported("session.rename"), hosts);
+        let hosts: RpcError = serde_json::from_value(carrier.to_json()).unwrap();
+        assert_eq!(hosts.status(), None, "serde does not read it either");
+        assert_eq!(carrier.or_unsupported("session.rename").code, ErrorCode::Unsupported);
+    }
+
+    #[test]
+    fn every_error_code_is_written_as_its_wire_name() {
+        for (code, name) in ErrorCode::WIRE {
+            assert_eq!((code.as_str(), ErrorCode::from_wire(name)), (*name, Some(*code)));
+        }
+        assert_eq!(ErrorCode::from_wire("newer-code"), Some(ErrorCode::Internal));
     }
 }

@@ -21,7 +21,7 @@ record! {
         /// window, unread.
         pub kind: String = "type",
         /// At most [`crate::seq::MAX_SEQ`] as the client reads it.
-        pub seq: u64 = read_with(crate::seq::read) "seq",
+        pub seq: u64 = read_with(crate::seq::read, crate::seq::is_seq) "seq",
         /// The host's clock when it logged the event; never used for ordering.
         #[serde(serialize_with = "whole::number")]
         pub time: f64 = "time",
@@ -151,8 +151,7 @@ impl SessionEvent {
             seq,
             time,
             data: EventData::Text(Json::from_value(&data)),
-            source_event_seqs: None,
-            surface_op: None,
+            ..SessionEvent::default()
         }
     }
     /// The seq as a position. The readers refuse seqs past [`MAX_SEQ`], so the `min` never

@@ -26,7 +26,7 @@ record! {
         /// The session now subscribed.
         pub session_id: String = "sessionId",
         /// Last seq of the host's log, `-1` for an empty log.
-        pub last_seq: i64 = read_with(crate::seq::read_pos) "lastSeq",
+        pub last_seq: i64 = read_with(crate::seq::read_pos, crate::seq::is_pos) "lastSeq",
     }
 }
 
@@ -39,7 +39,7 @@ record! {
         /// The title as the host normalized it.
         pub title: String = "title",
         /// Seq of the event that set the title, so a stale frame cannot undo a newer rename.
-        pub event_seq: u64 = read_with(crate::seq::read) "eventSeq",
+        pub event_seq: u64 = read_with(crate::seq::read, crate::seq::is_seq) "eventSeq",
         /// When the host set it (epoch milliseconds).
         pub updated_at: f64 = "updatedAt",
     }
@@ -191,7 +191,7 @@ record! {
         /// The row's value, kept as sent.
         pub value: Json = "value",
         /// Seq of the event that set the row: rows only move forward.
-        pub seq: i64 = read_with(crate::seq::read_pos) "seq",
+        pub seq: i64 = read_with(crate::seq::read_pos, crate::seq::is_pos) "seq",
     }
 }
 
@@ -272,57 +272,78 @@ record! {
     }
 }
 
-/// Every frame type of both streams. The `type` tag equals the envelope `method`.
-/// Deserialized by [`Frame::from_text`] (the tag picks the struct, which then reads the text
-/// directly; raw `Json` fields cannot pass through serde's tagged-enum buffering).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type")]
-pub enum Frame {
+/// The frame table: each frame type's variant, payload record and type name, once. From it
+/// follow [`Frame`] (its serde tags), [`Frame::NAMES`], [`Frame::type_name`], the reading
+/// of a payload by its name, and each payload record's `TYPE` const.
+macro_rules! frames {
+    ($($(#[$m:meta])* $var:ident($ty:ident) = $name:literal,)*) => {
+        /// Every frame type of both streams. The `type` tag equals the envelope `method`.
+        /// Deserialized by [`Frame::from_text`] (the tag picks the struct, which then reads the
+        /// text directly; raw `Json` fields cannot pass through serde's tagged-enum buffering).
+        #[derive(Debug, Clone, PartialEq, Serialize)]
+        #[serde(tag = "type")]
+        pub enum Frame {
+            $($(#[$m])* #[serde(rename = $name)] $var($ty),)*
+        }
+
+        $(impl $ty {
+            /// The frame's type name (its payload's `type`, its envelope's `method`).
+            pub const TYPE: &'static str = $name;
+        })*
+
+        impl Frame {
+            /// Every frame type name this client knows.
+            pub const NAMES: &'static [&'static str] = &[$($name),*];
+
+            pub(crate) fn read_variant(method: &str, o: &Obj<'_>) -> Result<Frame, FrameError> {
+                let frame = match method {
+                    $($name => $ty::from_obj(o).map(Frame::$var),)*
+                    _ => return Err(FrameError::Unknown { method: method.to_string() }),
+                };
+                frame.map_err(|error| FrameError::Schema { method: method.to_string(), error })
+            }
+
+            /// The frame's `type` tag, which is also its envelope `method`.
+            pub fn type_name(&self) -> &'static str {
+                match self {
+                    $(Frame::$var(_) => $name,)*
+                }
+            }
+        }
+    };
+}
+
+frames! {
     /// A `session/event` frame.
-    #[serde(rename = "session/event")]
-    Event(EventFrame),
+    Event(EventFrame) = "session/event",
     /// A `session/subscribed` frame.
-    #[serde(rename = "session/subscribed")]
-    Subscribed(SubscribedFrame),
+    Subscribed(SubscribedFrame) = "session/subscribed",
     /// A `session/title` frame.
-    #[serde(rename = "session/title")]
-    Title(TitleFrame),
+    Title(TitleFrame) = "session/title",
     /// A `session/projection` frame (extension 1).
-    #[serde(rename = "session/projection")]
-    Projection(ProjectionFrame),
+    Projection(ProjectionFrame) = "session/projection",
     /// A `session/queue` frame.
-    #[serde(rename = "session/queue")]
-    Queue(QueueFrame),
+    Queue(QueueFrame) = "session/queue",
     /// An `approval/requested` frame.
-    #[serde(rename = "approval/requested")]
-    ApprovalRequested(ApprovalRequested),
+    ApprovalRequested(ApprovalRequested) = "approval/requested",
     /// An `approval/resolved` frame.
-    #[serde(rename = "approval/resolved")]
-    ApprovalResolved(ApprovalResolved),
+    ApprovalResolved(ApprovalResolved) = "approval/resolved",
     /// A `question/requested` frame.
-    #[serde(rename = "question/requested")]
-    QuestionRequested(QuestionRequested),
+    QuestionRequested(QuestionRequested) = "question/requested",
     /// A `question/resolved` frame.
-    #[serde(rename = "question/resolved")]
-    QuestionResolved(QuestionResolved),
+    QuestionResolved(QuestionResolved) = "question/resolved",
     /// A `stream/error` frame.
-    #[serde(rename = "stream/error")]
-    StreamError(StreamErrorFrame),
+    StreamError(StreamErrorFrame) = "stream/error",
     /// A `host/session-added` frame.
-    #[serde(rename = "host/session-added")]
-    SessionAdded(SessionAddedFrame),
+    SessionAdded(SessionAddedFrame) = "host/session-added",
     /// A `host/session-removed` frame.
-    #[serde(rename = "host/session-removed")]
-    SessionRemoved(SessionIdFrame),
+    SessionRemoved(SessionIdFrame) = "host/session-removed",
     /// A `host/session-status` frame.
-    #[serde(rename = "host/session-status")]
-    SessionStatus(SessionStatusFrame),
+    SessionStatus(SessionStatusFrame) = "host/session-status",
     /// A `host/agent-error` frame.
-    #[serde(rename = "host/agent-error")]
-    AgentError(AgentErrorFrame),
+    AgentError(AgentErrorFrame) = "host/agent-error",
     /// A `host/remote-event` frame.
-    #[serde(rename = "host/remote-event")]
-    RemoteEvent(RemoteEventFrame),
+    RemoteEvent(RemoteEventFrame) = "host/remote-event",
 }
 
 impl<'de> Deserialize<'de> for Frame {
@@ -339,49 +360,6 @@ impl Frame {
         let o = Obj::parse(raw).map_err(schema)?;
         let method = o.str_ref("type").map_err(schema)?;
         Frame::read_variant(&method, &o)
-    }
-
-    pub(crate) fn read_variant(method: &str, o: &Obj<'_>) -> Result<Frame, FrameError> {
-        let frame = match method {
-            "session/event" => EventFrame::from_obj(o).map(Frame::Event),
-            "session/subscribed" => SubscribedFrame::from_obj(o).map(Frame::Subscribed),
-            "session/title" => TitleFrame::from_obj(o).map(Frame::Title),
-            "session/projection" => ProjectionFrame::from_obj(o).map(Frame::Projection),
-            "session/queue" => QueueFrame::from_obj(o).map(Frame::Queue),
-            "approval/requested" => ApprovalRequested::from_obj(o).map(Frame::ApprovalRequested),
-            "approval/resolved" => ApprovalResolved::from_obj(o).map(Frame::ApprovalResolved),
-            "question/requested" => QuestionRequested::from_obj(o).map(Frame::QuestionRequested),
-            "question/resolved" => QuestionResolved::from_obj(o).map(Frame::QuestionResolved),
-            "stream/error" => StreamErrorFrame::from_obj(o).map(Frame::StreamError),
-            "host/session-added" => SessionAddedFrame::from_obj(o).map(Frame::SessionAdded),
-            "host/session-removed" => SessionIdFrame::from_obj(o).map(Frame::SessionRemoved),
-            "host/session-status" => SessionStatusFrame::from_obj(o).map(Frame::SessionStatus),
-            "host/agent-error" => AgentErrorFrame::from_obj(o).map(Frame::AgentError),
-            "host/remote-event" => RemoteEventFrame::from_obj(o).map(Frame::RemoteEvent),
-            _ => return Err(FrameError::Unknown { method: method.to_string() }),
-        };
-        frame.map_err(|error| FrameError::Schema { method: method.to_string(), error })
-    }
-
-    /// The frame's `type` tag, which is also its envelope `method`.
-    pub fn type_name(&self) -> &'static str {
-        match self {
-            Frame::Event(_) => "session/event",
-            Frame::Subscribed(_) => "session/subscribed",
-            Frame::Title(_) => "session/title",
-            Frame::Projection(_) => "session/projection",
-            Frame::Queue(_) => "session/queue",
-            Frame::ApprovalRequested(_) => "approval/requested",
-            Frame::ApprovalResolved(_) => "approval/resolved",
-            Frame::QuestionRequested(_) => "question/requested",
-            Frame::QuestionResolved(_) => "question/resolved",
-            Frame::StreamError(_) => "stream/error",
-            Frame::SessionAdded(_) => "host/session-added",
-            Frame::SessionRemoved(_) => "host/session-removed",
-            Frame::SessionStatus(_) => "host/session-status",
-            Frame::AgentError(_) => "host/agent-error",
-            Frame::RemoteEvent(_) => "host/remote-event",
-        }
     }
 
     /// The session event a `session/event` frame carries.

@@ -4,24 +4,6 @@
 use super::frames::{Frame, FrameError, InboundFrame};
 use super::read::{Obj, ReadError};
 
-const KNOWN: &[&str] = &[
-    "session/event",
-    "session/subscribed",
-    "session/title",
-    "session/projection",
-    "session/queue",
-    "approval/requested",
-    "approval/resolved",
-    "question/requested",
-    "question/resolved",
-    "stream/error",
-    "host/session-added",
-    "host/session-removed",
-    "host/session-status",
-    "host/agent-error",
-    "host/remote-event",
-];
-
 /// Two-level parse: the envelope, then the frame with its own schema. Each level is one split
 /// of an object into raw members, so the error is classified exactly: a bad envelope, an
 /// unknown frame type, a payload whose `type` disagrees with the `method`, or a payload
@@ -35,7 +17,7 @@ pub fn parse_frame(data: &str) -> Result<InboundFrame, FrameError> {
     let rpc_id = env.str("rpcId").map_err(envelope)?;
     let method = env.str_ref("method").map_err(envelope)?;
     let payload = env.raw("payload").ok_or_else(|| FrameError::Envelope(ReadError::missing("payload")))?;
-    if !KNOWN.contains(&&*method) {
+    if !Frame::NAMES.contains(&&*method) {
         return Err(FrameError::Unknown { method: method.into_owned() });
     }
     let schema = |error: ReadError| FrameError::Schema { method: method.to_string(), error };
@@ -59,6 +41,25 @@ mod tests {
 
     fn data(method: &str, payload: &str) -> String {
         format!(r#"{{"type":"server-request","rpcId":"r1","method":"{method}","payload":{payload}}}"#)
+    }
+
+    /// The frame table is the one list of names: each is read by its own record, and written
+    /// back with it as its `type`.
+    #[test]
+    fn every_frame_type_of_the_table_reads_by_its_record_and_writes_its_name() {
+        assert_eq!(Frame::NAMES.len(), 15);
+        for name in Frame::NAMES {
+            let e = parse_frame(&data(name, &format!(r#"{{"type":"{name}"}}"#)));
+            assert!(!matches!(e, Err(FrameError::Unknown { .. } | FrameError::MethodMismatch { .. })), "{name}: {e:?}");
+        }
+        let f = parse_frame(&data(
+            "session/title",
+            r#"{"type":"session/title","sessionId":"s","title":"t","eventSeq":1,"updatedAt":1}"#,
+        ))
+        .unwrap();
+        assert_eq!((f.frame.type_name(), crate::frames::TitleFrame::TYPE), ("session/title", "session/title"));
+        let written: serde_json::Value = serde_json::from_str(&f.frame.to_envelope("r").to_json_string()).unwrap();
+        assert_eq!(written["payload"]["type"], "session/title");
     }
 
     /// Capture 04: today's host forwards `commands/change` on the host stream.

@@ -26,6 +26,7 @@ pub mod inbound;
 pub mod interaction;
 pub mod json;
 pub mod methods;
+pub mod pass;
 pub mod plan;
 pub mod read;
 pub mod seq;

@@ -293,7 +293,7 @@ record! {
     #[derive(Debug, Clone, PartialEq)]
     pub struct ProjectionBaseline {
         /// Seq of the last event the baseline includes (`-1` for an empty log).
-        pub as_of_seq: i64 = read_with(crate::seq::read_pos) "asOfSeq",
+        pub as_of_seq: i64 = read_with(crate::seq::read_pos, crate::seq::is_pos) "asOfSeq",
         /// Sorted by key, no key twice.
         #[serde(with = "crate::record::sorted_map")]
         pub values: Vec<(String, Json)> = "values",

@@ -1,7 +1,9 @@
 //! One field list per wire type: [`record!`] takes a struct with each member's wire name once
-//! and generates the struct, its serde derives (the host writes and parses with them) and its
-//! [`FromObj`] (the client reads with it, see [`super::read`]); [`wire_enum!`] does the same
-//! for string enums. Both readings follow from the same list, so they cannot drift apart.
+//! and generates the struct, its serde derives (the host writes and parses with them), its
+//! [`FromObj`] (the client reads with it, see [`super::read`]) and its one-pass reading
+//! `read_pass` (the client's hot texts, see [`super::pass`]); [`wire_enum!`] does the same for
+//! string enums. Every reading follows from the same list, so adding a member is one line here
+//! and no reading can drift from another.
 //!
 //! A member is `name: Type = [kind] "wireName"`; the kind says what a missing member means:
 //!
@@ -12,8 +14,13 @@
 //!   reads it: `Json` keeps it, a list refuses it, like serde's `default`);
 //! - `default_with("path", path)`: the same with a default function (serde's spelling, then
 //!   the path);
-//! - `read_with(path)`: required, read by `path(o, name)` instead of its type's [`Field`]
-//!   (a bounded number such as a seq, see [`super::seq`]); serde reads it as its type.
+//! - `read_with(path, valid)`: required, read by `path(o, name)` instead of its type's
+//!   [`Field`] (a bounded number such as a seq, see [`super::seq`]); the one-pass reading
+//!   reads it as its type and refuses a value `valid(&v)` is false for; serde reads it as its
+//!   type.
+//! - `local` (no wire name): not a member at all: never read from the wire, never written
+//!   (serde's `skip`); it reads as `Default::default()` and only the code that builds the value
+//!   sets it (what the client knows of a value that the host must not be able to fake).
 //!
 //! How a value of each type reads is [`Field`]: strings, booleans, numbers, [`Json`] (raw;
 //! required means present, `null` included), nested records, lists of records, wire enums
@@ -171,10 +178,10 @@ pub fn or_default<T: Field>(o: &Obj<'_>, name: &str, default: fn() -> T) -> Read
     }
 }
 
-/// A wire record: the struct, `Serialize`/`Deserialize` and [`FromObj`] from one field list
-/// (see the module docs for the member syntax). An optional `check = path;` after the struct
-/// names a `fn(&Self) -> Result<(), ReadError>` both readings apply (an invariant across
-/// members).
+/// A wire record: the struct, `Serialize`/`Deserialize`, [`FromObj`] and the one-pass
+/// reading `read_pass` (see [`crate::pass`]) from one field list (see the module docs for the
+/// member syntax). An optional `check = path;` after the struct names a
+/// `fn(&Self) -> Result<(), ReadError>` every reading applies (an invariant across members).
 #[macro_export]
 macro_rules! record {
     (
@@ -182,67 +189,121 @@ macro_rules! record {
         $svis:vis struct $name:ident { $($body:tt)* }
         $(check = $check:path;)?
     ) => {
-        $crate::record!(@field o [$(#[$smeta])* $svis struct $name] [$($check)?] [] [] [] $($body)*);
+        $crate::record!(@field o [$(#[$smeta])* $svis struct $name] [$($check)?] [] [] [] [] [] [] $($body)*);
     };
 
-    // One member per step: its struct field (with the serde attributes of its kind) and its
-    // reading are appended, then the rest.
-    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*]
+    // One member per step: its struct field (with the serde attributes of its kind), its
+    // general reading, its one-pass slot and how the pass fills it in are appended, then the
+    // rest.
+    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*] [$($req:tt)*]
         $(#[$m:meta])* $v:vis $f:ident : $ty:ty = opt $wire:literal $(, $($rest:tt)*)?) => {
         $crate::record!(@field $o $head $check
             [$($wires)* $wire,]
             [$($fields)* $(#[$m])* #[serde(rename = $wire, default, skip_serializing_if = "Option::is_none")] $v $f: $ty,]
             [$($reads)* $f: <$ty as $crate::record::Field>::read($o, $wire)?,]
+            [$($slots)* ($f, $ty, $wire, [])]
+            [$($fin)* $f: $f.unwrap_or_default(),]
+            [$($req)*]
             $($($rest)*)?);
     };
-    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*]
+    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*] [$($req:tt)*]
         $(#[$m:meta])* $v:vis $f:ident : $ty:ty = default $wire:literal $(, $($rest:tt)*)?) => {
         $crate::record!(@field $o $head $check
             [$($wires)* $wire,]
             [$($fields)* $(#[$m])* #[serde(rename = $wire, default)] $v $f: $ty,]
             [$($reads)* $f: $crate::record::or_default::<$ty>($o, $wire, Default::default)?,]
+            [$($slots)* ($f, $ty, $wire, [])]
+            [$($fin)* $f: $f.unwrap_or_default(),]
+            [$($req)*]
             $($($rest)*)?);
     };
-    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*]
+    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*] [$($req:tt)*]
         $(#[$m:meta])* $v:vis $f:ident : $ty:ty = default_with($ds:literal, $dp:path) $wire:literal $(, $($rest:tt)*)?) => {
         $crate::record!(@field $o $head $check
             [$($wires)* $wire,]
             [$($fields)* $(#[$m])* #[serde(rename = $wire, default = $ds)] $v $f: $ty,]
             [$($reads)* $f: $crate::record::or_default::<$ty>($o, $wire, $dp)?,]
+            [$($slots)* ($f, $ty, $wire, [])]
+            [$($fin)* $f: $f.unwrap_or_else($dp),]
+            [$($req)*]
             $($($rest)*)?);
     };
-    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*]
-        $(#[$m:meta])* $v:vis $f:ident : $ty:ty = read_with($rp:path) $wire:literal $(, $($rest:tt)*)?) => {
+    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*] [$($req:tt)*]
+        $(#[$m:meta])* $v:vis $f:ident : $ty:ty = read_with($rp:path, $vp:path) $wire:literal $(, $($rest:tt)*)?) => {
         $crate::record!(@field $o $head $check
             [$($wires)* $wire,]
             [$($fields)* $(#[$m])* #[serde(rename = $wire)] $v $f: $ty,]
             [$($reads)* $f: $rp($o, $wire)?,]
+            [$($slots)* ($f, $ty, $wire, [$vp])]
+            [$($fin)* $f,]
+            [$($req)* $f]
             $($($rest)*)?);
     };
-    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*]
+    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*] [$($req:tt)*]
+        $(#[$m:meta])* $v:vis $f:ident : $ty:ty = local $(, $($rest:tt)*)?) => {
+        $crate::record!(@field $o $head $check
+            [$($wires)*]
+            [$($fields)* $(#[$m])* #[serde(skip)] $v $f: $ty,]
+            [$($reads)* $f: Default::default(),]
+            [$($slots)*]
+            [$($fin)* $f: Default::default(),]
+            [$($req)*]
+            $($($rest)*)?);
+    };
+    (@field $o:ident $head:tt $check:tt [$($wires:tt)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*] [$($req:tt)*]
         $(#[$m:meta])* $v:vis $f:ident : $ty:ty = $wire:literal $(, $($rest:tt)*)?) => {
         $crate::record!(@field $o $head $check
             [$($wires)* $wire,]
             [$($fields)* $(#[$m])* #[serde(rename = $wire)] $v $f: $ty,]
             [$($reads)* $f: <$ty as $crate::record::Field>::read($o, $wire)?,]
+            [$($slots)* ($f, $ty, $wire, [])]
+            [$($fin)* $f,]
+            [$($req)* $f]
             $($($rest)*)?);
     };
 
-    // Its members' wire names.
-    (@members $name:ident [$($wires:literal,)*]) => {
+    // Its members' wire names and its one-pass reading.
+    (@members $name:ident [$($wires:literal,)*] [$(($sf:ident, $sty:ty, $swire:literal, [$($vp:path)?]))*] [$($fin:tt)*] [$($req:ident)*] [$($check:path)?]) => {
         #[allow(dead_code)]
         impl $name {
-            /// Its members' wire names, in order (what other readers of it must agree with).
+            /// Its members' wire names, in order.
             pub const MEMBERS: &'static [&'static str] = &[$($wires),*];
+
+            /// Reads it from the object `map` in one pass with `p` (see [`crate::pass`]): the
+            /// same members, repeats refused, missing ones as their kind says.
+            pub fn read_pass<'de, A, P>(p: &mut P, mut map: A) -> Result<Self, A::Error>
+            where
+                A: serde::de::MapAccess<'de>,
+                P: $crate::pass::Pass<'de> $(+ $crate::pass::PassMember<'de, $sty>)*,
+            {
+                $(let mut $sf: Option<$sty> = None;)*
+                while let Some($crate::visit::Text(key)) = map.next_key()? {
+                    match &*key {
+                        $($swire => match $sf {
+                            None => {
+                                <P as $crate::pass::PassMember<'de, $sty>>::member(p, $swire, &mut map, &mut $sf)?;
+                                $(if !$sf.as_ref().is_some_and($vp) { return Err(P::refuse()) })?
+                            }
+                            Some(_) => return Err(P::refuse()),
+                        },)*
+                        _ => p.undeclared(key, &mut map)?,
+                    }
+                }
+                // Every required member at once: one way out when one is missing.
+                let ($(Some($req),)* true,) = ($($req,)* true,) else { return Err(P::refuse()) };
+                let v = $name { $($fin)* };
+                $(if $check(&v).is_err() { return Err(P::refuse()) })?
+                Ok(v)
+            }
         }
     };
     // No invariant: serde's derive reads it on the host.
-    (@field $o:ident [$(#[$smeta:meta])* $svis:vis struct $name:ident] [] [$($wires:literal,)*] [$($fields:tt)*] [$($reads:tt)*]) => {
+    (@field $o:ident [$(#[$smeta:meta])* $svis:vis struct $name:ident] [] [$($wires:literal,)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*] [$($req:tt)*]) => {
         $(#[$smeta])*
         #[derive(serde::Serialize, serde::Deserialize)]
         $svis struct $name { $($fields)* }
 
-        $crate::record!(@members $name [$($wires,)*]);
+        $crate::record!(@members $name [$($wires,)*] [$($slots)*] [$($fin)*] [$($req)*] []);
 
         impl $crate::read::FromObj for $name {
             fn from_obj($o: &$crate::read::Obj<'_>) -> $crate::read::ReadResult<Self> {
@@ -252,12 +313,12 @@ macro_rules! record {
     };
     // With an invariant: the host's `Deserialize` is this reader over the value's text, so
     // the check is applied once, in one place.
-    (@field $o:ident [$(#[$smeta:meta])* $svis:vis struct $name:ident] [$check:path] [$($wires:literal,)*] [$($fields:tt)*] [$($reads:tt)*]) => {
+    (@field $o:ident [$(#[$smeta:meta])* $svis:vis struct $name:ident] [$check:path] [$($wires:literal,)*] [$($fields:tt)*] [$($reads:tt)*] [$($slots:tt)*] [$($fin:tt)*] [$($req:tt)*]) => {
         $(#[$smeta])*
         #[derive(serde::Serialize)]
         $svis struct $name { $($fields)* }
 
-        $crate::record!(@members $name [$($wires,)*]);
+        $crate::record!(@members $name [$($wires,)*] [$($slots)*] [$($fin)*] [$($req)*] [$check]);
 
         impl $crate::read::FromObj for $name {
             fn from_obj($o: &$crate::read::Obj<'_>) -> $crate::read::ReadResult<Self> {
@@ -297,9 +358,12 @@ macro_rules! wire_enum {
         impl $name {
             /// Every named variant and its wire name.
             pub const WIRE: &'static [($name, &'static str)] = &[$(($name::$var, $wire),)* $(($name::$other, $owire))?];
-            /// Its wire name (the fallback variant, if any, has none).
-            pub fn wire_name(self) -> Option<&'static str> {
-                Self::WIRE.iter().find(|(v, _)| *v == self).map(|(_, n)| *n)
+            /// Its wire name (the fallback variant's is the one it is written as).
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$var => $wire,)*
+                    $($name::$other => $owire,)?
+                }
             }
             /// The variant a wire name reads as.
             pub fn from_wire(name: &str) -> Option<Self> {

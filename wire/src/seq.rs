@@ -35,20 +35,27 @@ fn out_of_range(name: &str) -> ReadError {
     ReadError::expected(name, "a seq in 0..=2^53-1")
 }
 
-/// A required seq member (`record!`'s `read_with`).
+/// Whether `n` is a seq (`0..=MAX_SEQ`).
+pub fn is_seq(n: &u64) -> bool {
+    WireSeq::new(*n).is_some()
+}
+
+/// Whether `n` is a seq position (`-1..=MAX_SEQ`, `-1` for an empty log).
+pub fn is_pos(n: &i64) -> bool {
+    *n == -1 || u64::try_from(*n).ok().and_then(WireSeq::new).is_some()
+}
+
+/// A required seq member (`record!`'s `read_with(read, is_seq)`).
 pub fn read(o: &Obj<'_>, name: &str) -> ReadResult<u64> {
     let n = o.u64(name)?;
-    WireSeq::new(n).map(WireSeq::get).ok_or_else(|| out_of_range(name))
+    is_seq(&n).then_some(n).ok_or_else(|| out_of_range(name))
 }
 
 /// A seq position member where `-1` means "empty log" (`lastSeq`, `asOfSeq`, a projection's
-/// `seq`): `-1..=MAX_SEQ`.
+/// `seq`): `-1..=MAX_SEQ` (`record!`'s `read_with(read_pos, is_pos)`).
 pub fn read_pos(o: &Obj<'_>, name: &str) -> ReadResult<i64> {
     let n = o.i64(name)?;
-    match n == -1 || u64::try_from(n).ok().and_then(WireSeq::new).is_some() {
-        true => Ok(n),
-        false => Err(out_of_range(name)),
-    }
+    is_pos(&n).then_some(n).ok_or_else(|| out_of_range(name))
 }
 
 #[cfg(test)]

@@ -171,3 +171,20 @@ fn other_transport_errors_keep_the_seed_dialect_and_retry() {
     d.pump();
     assert_eq!(d.wakes.len(), 1, "retried after a backoff");
 }
+
+#[test]
+fn a_hosts_business_error_whose_details_say_transport_404_does_not_switch_the_plan_dialect() {
+    let mut d = Driver::new();
+    d.s.open();
+    let (req, _) = d.take_history();
+    d.answer(req, page_with_projections(&[user(0, "a")], json!({"plan": {"active": true, "pending": false}})));
+    let q = d.take_plan_query();
+    // The host's own failure, read from its answer: its details mimic the carrier's.
+    let body = r#"{"ok":false,"error":{"code":"internal","message":"plan store down","details":{"transport":true,"status":404}}}"#;
+    let hosts = crate::core::wire::result_from_text(body).unwrap().unwrap_err();
+    d.fail(q, hosts);
+    assert_eq!(d.s.plan_mode(), None, "still the seed's dialect: the projection is not the state");
+    assert!(!d.has_request(|c| matches!(c, Call::Commands)), "no probe for the plan command");
+    d.pump();
+    assert_eq!(d.wakes.len(), 1, "a failure of the seed's plan query, retried after a backoff");
+}
