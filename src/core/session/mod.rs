@@ -31,7 +31,7 @@ mod retry_state;
 mod window;
 
 pub use commands::PLAN_SETTLE_MS;
-pub use event_run::EventRun;
+pub use event_run::{EventRun, Events};
 pub use fences::{EventVersion, OpenGeneration, PlanRequestFence, PlanTicket};
 pub use interaction::Interaction;
 pub use io::{Call, Diagnostics, Effect, OpId, Outcome, ReqId, WakeToken};
