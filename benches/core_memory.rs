@@ -9,31 +9,9 @@ mod common;
 
 use agent_session::core::client::{Input, Instant, Reply};
 use agent_session::core::wire::{HistoryItem, SessionEvent};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-/// Counts live bytes and their high-water mark.
-struct Counting;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            let now = LIVE.fetch_add(l.size(), Relaxed) + l.size();
-            PEAK.fetch_max(now, Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) };
-        LIVE.fetch_sub(l.size(), Relaxed);
-    }
-}
-
-#[global_allocator]
-static ALLOC: Counting = Counting;
+#[path = "common/counting.rs"]
+mod counting;
 
 const MB: f64 = 1e6;
 
@@ -50,14 +28,12 @@ fn main() {
         let now = Instant::from_ms(0.0);
         // The body is the driver's (JS memory in a browser): counted from here, it streams
         // in as the shell hands it over, in fetch-sized pieces, each the core's copy.
-        let base = LIVE.load(Relaxed);
-        PEAK.store(base, Relaxed);
+        let base = counting::start();
         for piece in text.as_bytes().chunks(64 * 1024) {
             c.handle_input(now, Input::ResponseBytes { call, bytes: piece.to_vec() });
         }
         c.handle_input(now, Input::Response { call, reply: Reply::Body(String::new()) });
-        let peak = PEAK.load(Relaxed) - base;
-        let resident = LIVE.load(Relaxed) - base;
+        let (peak, resident) = counting::since(base);
         drop(text);
         let s = c.session("s").expect("resident");
         assert_eq!(s.window().len(), n as usize);

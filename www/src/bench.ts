@@ -318,24 +318,8 @@ async function freshHost(): Promise<HostClient> {
   return host
 }
 
-/** The plain-JS client of the memory bench (www/src/plain-client.ts) opening the same page:
- *  the floor's fetch + `JSON.parse`, then its fold of the events into nodes. */
-async function plainOpen(body: string): Promise<number> {
-  const res = await window.fetch('/api/session.history', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body,
-    cache: 'no-store',
-  })
-  const v = JSON.parse(await res.text()) as { result?: { ok: boolean; value?: { events: HistoryItem[] } } }
-  if (!v.result?.ok || !v.result.value) throw new Error('history failed')
-  const { nodes } = fold(v.result.value.events)
-  if (nodes.length === 0 && v.result.value.events.length > 0) throw new Error('the plain fold made no nodes')
-  return v.result.value.events.length
-}
-
-/** The floor: one `fetch` of a recorded `session.history` request + `JSON.parse` of the text. */
-async function fetchParse(body: string): Promise<number> {
+/** One `fetch` of a recorded `session.history` request + `JSON.parse` of the text. */
+async function fetchPage(body: string): Promise<HistoryResponse> {
   const res = await window.fetch('/api/session.history', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -344,7 +328,21 @@ async function fetchParse(body: string): Promise<number> {
   })
   const v = JSON.parse(await res.text()) as HistoryResponse
   if (!v.result?.ok) throw new Error(`history failed: ${JSON.stringify(v).slice(0, 300)}`)
-  return v.result.value.events.length
+  return v
+}
+
+/** The plain-JS client of the memory bench (www/src/plain-client.ts) opening the same page:
+ *  the floor's fetch + `JSON.parse`, then its fold of the events into nodes. */
+async function plainOpen(body: string): Promise<number> {
+  const events = (await fetchPage(body)).result.value.events as unknown as HistoryItem[]
+  const { nodes } = fold(events)
+  if (nodes.length === 0 && events.length > 0) throw new Error('the plain fold made no nodes')
+  return events.length
+}
+
+/** The floor: one `fetch` of a recorded `session.history` request + `JSON.parse` of the text. */
+async function fetchParse(body: string): Promise<number> {
+  return (await fetchPage(body)).result.value.events.length
 }
 
 /** Fetches the session's history pages from the host (tail, then older pages back to seq 0,
