@@ -26,6 +26,8 @@ layer "import graph: every module folder of src/, host/src, wire/src and onepass
   bash -c 'node scripts/imports.mjs --self-test && node scripts/imports.mjs src host/src wire/src onepass/src'
 layer "clippy -D warnings (workspace, all targets; and the wasm32 shell with its browser tests)" bash -c \
   'cargo clippy --workspace --all-targets -q -- -D warnings && cargo clippy --target wasm32-unknown-unknown --lib --test browser -q -- -D warnings && echo "clippy: 0 warnings"'
+layer "rustdoc -D warnings (every crate's docs build with no broken link; native and the wasm32 shell)" bash -c \
+  'RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace -q && RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --target wasm32-unknown-unknown --lib -q && echo "rustdoc: 0 warnings"'
 layer "cargo test --workspace (core, client controller, host, capture replays, named simulation scenarios)" \
   cargo test --workspace -- --skip random_schedules --skip hostile_property_
 # The hostile-host property tests (issue 27) run once, here, so their counts are shown.

@@ -6,7 +6,7 @@
 //! method's own schema ([`methods`], [`frames`]); the client reads through [`read`], and the hot
 //! texts (event frames, history pages, streamed chunks) through the `agent-session-onepass`
 //! crate, which drives serde_json through [`visit`] like [`read`] does. Every wire type is one field list
-//! ([`record`]) from which both its serde derives (host) and its reader (client) follow.
+//! ([`record`](mod@record)) from which both its serde derives (host) and its reader (client) follow.
 //!
 //! A crate of its own (re-exported as `agent_session::core::wire`) so the release build can
 //! compile it at opt-level 3 while the rest of the wasm is built for size: every streamed

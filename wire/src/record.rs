@@ -1,7 +1,7 @@
-//! One field list per wire type: [`record!`] takes a struct with each member's wire name once
+//! One field list per wire type: `record!` takes a struct with each member's wire name once
 //! and generates the struct, its serde derives (the host writes and parses with them), its
 //! [`FromObj`] (the client reads with it, see [`super::read`]) and its one-pass reading
-//! `read_pass` (the client's hot texts, see [`super::pass`]); [`wire_enum!`] does the same for
+//! `read_pass` (the client's hot texts, see [`super::pass`]); `wire_enum!` does the same for
 //! string enums. Every reading follows from the same list, so adding a member is one line here
 //! and no reading can drift from another.
 //!

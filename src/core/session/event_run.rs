@@ -4,7 +4,7 @@
 //! at its tail with every live event and at its head with every older page. In one `Vec`
 //! each of those grew by reallocation, and the copy beside the original was the memory
 //! high-water mark (1.5–2× the window; wasm memory never shrinks, so a tab paid it for
-//! good), and prepending moved the whole window. In blocks of at most [`BLOCK`] events, a
+//! good), and prepending moved the whole window. In blocks of at most `BLOCK` events, a
 //! push fills the last block, a page's blocks go in front as they are, and nothing is moved
 //! or copied twice.
 
@@ -32,8 +32,8 @@ impl EventRun {
     }
 
     /// Appends one event after the run's tail: into the last block while it has fewer than
-    /// [`BLOCK`] events, else into a new block. A run's first block starts at 16 and doubles
-    /// (so exactly up to [`BLOCK`]); later ones are made whole.
+    /// `BLOCK` events, else into a new block. A run's first block starts at 16 and doubles
+    /// (so exactly up to `BLOCK`); later ones are made whole.
     pub fn push(&mut self, event: SessionEvent) {
         match self.blocks.last_mut() {
             Some(last) if last.len() < BLOCK => last.push(event),

@@ -38,8 +38,9 @@ impl Session {
         self.on_answer(req, Answer::Value(result))
     }
 
-    /// The result of history request `req` when the driver already read the page (the
-    /// one-pass reader of a `session.history` response); it is validated here.
+    /// The result of history request `req` whose body was read as it streamed in: `result`
+    /// is the reply without its events (the envelope, `events` emptied), `streamed` the
+    /// events the page reader took out of it. Joined and validated here.
     pub fn on_page(&mut self, req: ReqId, result: RpcResult<Json>, streamed: Streamed) {
         self.on_answer(req, Answer::Page(result, streamed))
     }
