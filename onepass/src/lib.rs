@@ -38,12 +38,11 @@ pub fn event_frame(data: &str) -> Option<InboundFrame> {
     frame
 }
 
-/// One item of a history page (as [`page::PageSplitter`] cuts them out) in one pass, or
-/// `None` to take the general reader.
+/// One item of a history page that is all of `text` (as [`page::PageSplitter`] cuts them
+/// out) in one pass, or `None` to take the general reader. The same reading as an item read
+/// in place ([`history_item_at`]).
 pub fn history_item(text: &str) -> Option<HistoryItem> {
-    let mut item = None;
-    whole(text, Reader::Item(&mut item)).ok()?;
-    item
+    history_item_at(text).filter(|(_, n)| *n == text.len()).map(|(item, _)| item)
 }
 
 /// The history item at the start of `text` in one pass, and the bytes it took; `None` when

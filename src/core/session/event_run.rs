@@ -24,13 +24,6 @@ pub struct EventRun {
 }
 
 impl EventRun {
-    /// A run of exactly `events`.
-    pub fn new(events: Vec<SessionEvent>) -> EventRun {
-        let len = events.len();
-        let blocks = if events.is_empty() { Vec::new() } else { vec![events] };
-        EventRun { blocks, len }
-    }
-
     /// Appends one event after the run's tail: into the last block while it has fewer than
     /// `BLOCK` events, else into a new block. A run's first block starts at 16 and doubles
     /// (so exactly up to `BLOCK`); later ones are made whole.

@@ -138,7 +138,7 @@ impl Sink<'_> {
 /// it, a syntax error included: the page fails its schema either way).
 fn item(bytes: &[u8]) -> Result<HistoryItem, Broken> {
     let text = utf8(bytes);
-    if let Some((item, _)) = agent_session_onepass::history_item_at(&text).filter(|(_, n)| *n == text.len()) {
+    if let Some(item) = agent_session_onepass::history_item(&text) {
         return Ok(item);
     }
     read::<HistoryItem>(&text).map_err(Broken::Schema)

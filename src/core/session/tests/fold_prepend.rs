@@ -9,7 +9,11 @@ use serde_json::json;
 
 /// A run of these events, as a window or page holds them.
 fn run(events: &[SessionEvent]) -> EventRun {
-    EventRun::new(events.to_vec())
+    let mut run = EventRun::default();
+    for ev in events {
+        run.push(ev.clone());
+    }
+    run
 }
 
 /// What a UI sees of a fold, without revision stamps.
