@@ -66,6 +66,9 @@ pub struct Response {
     pub result: RpcResult<Value>,
     pub lost: bool,
     pub meta: Meta,
+    /// A body handed over in pieces (as fetch chunks arrive), other steps between them: its
+    /// text and the bytes handed over so far.
+    pub streamed: Option<(String, usize)>,
 }
 
 impl Response {

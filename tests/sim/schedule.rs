@@ -28,6 +28,8 @@ pub struct Stats {
     pub sse_fallback: u64,
     pub unwatches: u64,
     pub releases: u64,
+    /// Deliveries that met a body begun in pieces.
+    pub pieces: u64,
 }
 
 impl Stats {
@@ -52,6 +54,7 @@ impl Stats {
         self.sse_fallback += o.sse_fallback;
         self.unwatches += o.unwatches;
         self.releases += o.releases;
+        self.pieces += o.pieces;
     }
 }
 
@@ -172,7 +175,10 @@ pub fn run(seed: u64) -> Stats {
             }
             Action::DeliverResponse => {
                 let i = w.rng.below(w.net.responses.len());
-                w.deliver_response(i)
+                if w.net.responses[i].streamed.is_some() {
+                    stats.pieces += 1;
+                }
+                w.deliver_some(i)
             }
             Action::DeliverFrames => {
                 for _ in 0..w.rng.range(1, 3) {

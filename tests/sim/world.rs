@@ -324,18 +324,59 @@ impl World {
         }
     }
 
-    fn answer(&mut self, r: Response) {
-        let reply = if r.lost {
-            Reply::Failed("lost on the network".into())
-        } else {
-            match (&r.rpc_id, &r.result) {
-                (None, Ok(receipt)) => Reply::Body(receipt.to_string()),
-                (rpc_id, result) => Reply::Body(
-                    json!({ "type": "server-response", "rpcId": rpc_id, "result": result_to_json(result) }).to_string(),
-                ),
+    /// The body the host writes for `r` (a receipt, or the response envelope).
+    fn body_text(r: &Response) -> String {
+        match (&r.rpc_id, &r.result) {
+            (None, Ok(receipt)) => receipt.to_string(),
+            (rpc_id, result) => {
+                json!({ "type": "server-response", "rpcId": rpc_id, "result": result_to_json(result) }).to_string()
             }
+        }
+    }
+
+    fn answer(&mut self, mut r: Response) {
+        let reply = match r.streamed.take() {
+            // The rest of a body begun in pieces, then its end (or the failure that cut it).
+            Some((text, at)) => {
+                self.input(Input::ResponseBytes { call: r.id, bytes: text.as_bytes()[at..].to_vec() }, "last piece");
+                if r.lost {
+                    Reply::Failed("lost on the network halfway".into())
+                } else {
+                    Reply::Body(String::new())
+                }
+            }
+            None if r.lost => Reply::Failed("lost on the network".into()),
+            None => Reply::Body(Self::body_text(&r)),
         };
         self.input(Input::Response { call: r.id, reply }, "response");
+    }
+
+    /// Hands over the next piece of response `i`'s body, as a fetch chunk arrives: anything
+    /// may happen before the next one (frames, other answers, a reconnect, a release). A body
+    /// with one byte left is delivered instead.
+    pub fn deliver_piece(&mut self, i: usize) {
+        let r = &mut self.net.responses[i];
+        let (text, at) = r.streamed.take().unwrap_or_else(|| (Self::body_text(r), 0));
+        let left = text.len() - at;
+        if left < 2 {
+            self.net.responses[i].streamed = Some((text, at));
+            return self.deliver_response(i);
+        }
+        let end = at + 1 + self.rng.below(left - 1);
+        let call = r.id;
+        trace(format!("piece of {call:?}: bytes {at}..{end} of {}", text.len()));
+        let bytes = text.as_bytes()[at..end].to_vec();
+        self.net.responses[i].streamed = Some((text, end));
+        self.input(Input::ResponseBytes { call, bytes }, "response piece");
+    }
+
+    /// Delivers response `i`, or (one time in three) only the next piece of its body.
+    pub fn deliver_some(&mut self, i: usize) {
+        if self.rng.below(3) == 0 {
+            self.deliver_piece(i)
+        } else {
+            self.deliver_response(i)
+        }
     }
 
     fn new_token(&mut self, sim: usize) -> Token {
@@ -532,7 +573,7 @@ impl World {
         };
         let lost = r.fate != Fate::Normal;
         trace(format!("host processes {:?} {} ({:?}) -> {}", r.id, target_name(&r.target), r.fate, short(&result)));
-        self.net.responses.push(Response { id: r.id, rpc_id: r.rpc_id, target: r.target, result, lost, meta });
+        self.net.responses.push(Response { id: r.id, rpc_id: r.rpc_id, target: r.target, result, lost, meta, streamed: None });
     }
 
     pub fn host_process_where(&mut self, pred: impl Fn(&Call) -> bool) {
@@ -747,7 +788,7 @@ impl World {
                 self.host_process(i);
             } else if !self.net.responses.is_empty() {
                 let i = self.rng.below(self.net.responses.len());
-                self.deliver_response(i);
+                self.deliver_some(i);
             } else if !self.net.stream.is_empty() && self.net.mux().is_some() {
                 self.deliver_frame();
             } else if let Some(i) = busy {
@@ -768,7 +809,7 @@ impl World {
             }
             1 if !self.net.responses.is_empty() => {
                 let i = self.rng.below(self.net.responses.len());
-                self.deliver_response(i)
+                self.deliver_some(i)
             }
             2 => {
                 self.deliver_frame();

@@ -1,5 +1,5 @@
 //! Fetch-based transport: unary `POST /api/<path>` calls and streaming SSE bodies, performed
-//! by `shell.js` (two small async JS functions) and reported here as the core's inputs. What the
+//! by `shell.js` (one small async JS function) and reported here as the core's inputs. What the
 //! carrier saw goes to the core as it is (a body, a status, a failure); the core reads it.
 
 use super::sink::Sink;
@@ -12,56 +12,79 @@ use wasm_bindgen::JsCast;
 
 #[wasm_bindgen(module = "/src/wasm/shell.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = unary)]
-    fn js_unary(url: &str, body: &str, token: Option<String>, ms: f64, max: f64, ctrl: &AbortController, done: JsValue);
-    #[wasm_bindgen(js_name = readSse)]
-    fn js_read_sse(url: &str, token: Option<String>, ctrl: &AbortController, feed: JsValue);
+    #[wasm_bindgen(js_name = request)]
+    fn js_request(url: &str, body: Option<String>, token: Option<String>, ms: f64, max: f64, ctrl: &AbortController, feed: JsValue);
 }
 
-/// Bytes of a body handed to the core at a time.
+/// Bytes of a body handed to the core at a time: a fetch chunk can be megabytes, and the
+/// core reads a page as it comes, so wasm memory (which never shrinks) is never grown by
+/// more than this for a body.
 const PIECE: u32 = 64 * 1024;
 
-/// Starts one unary call; its outcome is fed to the core as the response to `call`.
-/// `ctrl` aborts it (close, generation end); the timeout aborts it too.
+/// How `shell.js`'s `request` reports: `(0)` a 2xx answer, `(1, chunk)` a piece of its body,
+/// `(2, status, why)` the end; the answer says whether reading goes on.
+type Feed = dyn FnMut(u32, JsValue, Option<String>) -> bool;
+
+/// Starts one request; `feed` gets what it reports. `ctrl` aborts it (close, generation end).
+fn request(url: &str, body: Option<String>, ep: &Endpoint, ms: f64, max: f64, ctrl: &AbortController, feed: Box<Feed>) {
+    js_request(url, body, ep.token.clone(), ms, max, ctrl, Closure::wrap(feed).into_js_value());
+}
+
+/// The status `request` reported at the end (0: none).
+fn status(arg: &JsValue) -> u16 {
+    arg.as_f64().unwrap_or(0.0) as u16
+}
+
+/// Each `PIECE` of a fetched chunk, copied into wasm memory.
+fn pieces(chunk: JsValue, mut each: impl FnMut(Vec<u8>)) {
+    let bytes: Uint8Array = chunk.unchecked_into();
+    let len = bytes.length();
+    let mut at = 0;
+    while at < len {
+        let end = len.min(at + PIECE);
+        each(bytes.subarray(at, end).to_vec());
+        at = end;
+    }
+}
+
+/// Starts one unary call; its body is fed to the core as it arrives, then its outcome as the
+/// response to `call`. `ctrl` aborts it (close, generation end); the timeout aborts it too.
 pub(crate) fn unary(ep: &Endpoint, sink: impl Sink, call: CallId, path: &str, body: &str, ctrl: &AbortController) {
-    let done = Closure::once_into_js(move |status: u32, bytes: JsValue, why: Option<String>| {
-        let reply = match why {
-            Some(why) => Reply::Failed(why),
-            None if status != 0 => Reply::Status(status as u16),
-            None => {
-                // Bytes, not `text()` (a history page can be megabytes: `text()` would
-                // decode it to UTF-16 only to be encoded back), handed over in pieces:
-                // the core reads a page as it comes and never holds the whole body, so
-                // wasm memory (which never shrinks) is not grown by the body's size.
-                let bytes: Uint8Array = bytes.unchecked_into();
-                let len = bytes.length();
-                let mut at = 0;
-                while at < len {
-                    let end = len.min(at + PIECE);
-                    sink.feed(Input::ResponseBytes { call, bytes: bytes.subarray(at, end).to_vec() });
-                    at = end;
-                }
-                Reply::Body(String::new())
+    let feed = move |what: u32, arg: JsValue, why: Option<String>| {
+        match (what, why) {
+            (0, _) => {}
+            (1, _) => pieces(arg, |bytes| sink.feed(Input::ResponseBytes { call, bytes })),
+            (_, why) => {
+                let reply = match (why, status(&arg)) {
+                    (Some(why), _) => Reply::Failed(why),
+                    (None, 0) => Reply::Body(String::new()),
+                    (None, status) => Reply::Status(status),
+                };
+                sink.feed(Input::Response { call, reply });
             }
-        };
-        sink.feed(Input::Response { call, reply });
-    });
-    js_unary(&ep.url(path), body, ep.token.clone(), ep.timeout_ms, ep.max_response_bytes, ctrl, done);
+        }
+        true
+    };
+    request(&ep.url(path), Some(body.to_owned()), ep, ep.timeout_ms, ep.max_response_bytes, ctrl, Box::new(feed));
 }
 
 /// Starts reading the SSE body at `path` for the core's `stream` until it ends or the core
 /// closes the stream, feeding its opening, every chunk and its end to the core.
 pub(crate) fn read_sse(ep: &Endpoint, sink: impl Sink, stream: StreamId, path: &str, ctrl: &AbortController) {
-    let feed = Closure::<dyn FnMut(u32, JsValue, Option<String>) -> bool>::new(
-        move |what: u32, chunk: JsValue, why: Option<String>| {
-            let input = match what {
-                0 => Input::StreamOpened { stream },
-                1 => Input::StreamBytes { stream, bytes: chunk.unchecked_into::<Uint8Array>().to_vec() },
-                _ => Input::StreamEnded { stream, why: why.unwrap_or_default() },
-            };
-            sink.feed(input);
-            sink.reads(stream)
-        },
-    );
-    js_read_sse(&ep.url(path), ep.token.clone(), ctrl, feed.into_js_value());
+    let feed = move |what: u32, arg: JsValue, why: Option<String>| {
+        match what {
+            0 => sink.feed(Input::StreamOpened { stream }),
+            1 => pieces(arg, |bytes| sink.feed(Input::StreamBytes { stream, bytes })),
+            _ => {
+                let why = match (why, status(&arg)) {
+                    (Some(why), _) => why,
+                    (None, 0) => "stream ended".to_owned(),
+                    (None, status) => format!("HTTP {status}"),
+                };
+                sink.feed(Input::StreamEnded { stream, why })
+            }
+        }
+        sink.reads(stream)
+    };
+    request(&ep.url(path), None, ep, 0.0, f64::INFINITY, ctrl, Box::new(feed));
 }
