@@ -20,6 +20,9 @@ let inject: Inject | null = null
 let historyLog: string[] | null = null
 const served = new Map<string, { prefix: string; suffix: string }>()
 let servedMisses = 0
+/** When set, the `served` answers come from the bench's loopback replay server
+ *  (scripts/bench-replay.mjs) instead of a `Response` built in the page. */
+let replay: string | null = null
 const servedKey = (sessionId: string, beforeSeq?: number) => `${sessionId}|${beforeSeq ?? 'tail'}`
 
 const realFetch = window.fetch.bind(window)
@@ -32,7 +35,15 @@ window.fetch = async (input: RequestInfo | URL, initArg?: RequestInit): Promise<
       const req = JSON.parse(body) as { rpcId: string; payload: { sessionId: string; beforeSeq?: number } }
       const o = served.get(servedKey(req.payload.sessionId, req.payload.beforeSeq))
       if (!o) servedMisses++
-      else {
+      else if (replay) {
+        return realFetch(`${replay}/replay`, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain' },
+          body: `${servedKey(req.payload.sessionId, req.payload.beforeSeq)}\n${req.rpcId}`,
+          signal: initArg.signal,
+          cache: 'no-store',
+        })
+      } else {
         return new Response(o.prefix + JSON.stringify(req.rpcId) + o.suffix, {
           status: 200,
           headers: { 'content-type': 'application/json' },
@@ -291,6 +302,9 @@ export interface OpenCase {
   assemble?: boolean
   /** Overrides the config's repeats (small, noisy cases take more). */
   repeats?: number
+  /** Serve the answers from the loopback replay server (a body streamed over the network
+   *  stack) instead of from the page. */
+  loopback?: boolean
 }
 export interface PagingCase {
   label: string
@@ -302,6 +316,8 @@ export interface OpenPagingConfig {
   paging: PagingCase[]
   openRepeats: number
   pagingRepeats: number
+  /** The loopback replay server (scripts/bench-replay.mjs), for the `loopback` cases. */
+  replayUrl?: string
 }
 
 type HistoryResponse = {
@@ -437,6 +453,14 @@ async function runOpenPaging(cfg: OpenPagingConfig) {
   const out = []
   for (const c of cfg.open) {
     const primed = await prime(c.sessionId, !!c.assemble)
+    if (c.loopback) {
+      if (!cfg.replayUrl) throw new Error('a loopback case without a replay server')
+      for (const [key, o] of served) {
+        const res = await realFetch(`${cfg.replayUrl}/store`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ key, ...o }) })
+        if (!res.ok) throw new Error(`the replay server refused ${key}: HTTP ${res.status}`)
+      }
+      replay = cfg.replayUrl
+    }
     try {
       // warm-up (also records the package's own request, which the floor replays)
       const first = await timeOpen(c.sessionId)
@@ -477,6 +501,7 @@ async function runOpenPaging(cfg: OpenPagingConfig) {
         kind: 'open',
         repeats: open.length,
         label: c.label,
+        loopback: !!c.loopback,
         events: w,
         hostTailMs: c.assemble ? undefined : primed.hostTailMs,
         nodes: first.nodes,
@@ -490,6 +515,7 @@ async function runOpenPaging(cfg: OpenPagingConfig) {
       })
     } finally {
       served.clear()
+      replay = null
     }
   }
   for (const c of cfg.paging) {
