@@ -26,6 +26,7 @@ const COLD = {
   title: null,
   queue: null,
   commands: null,
+  cached: false,
 }
 const colds = new WeakMap()
 /** The cold snapshot of `session` (one frozen object per session). */

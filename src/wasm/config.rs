@@ -88,6 +88,9 @@ pub(crate) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Config), JsValu
             .and_then(|t| Transport::parse(&t))
             .ok_or_else(|| js::bad_argument("transport must be 'auto', 'websocket' or 'sse'"))?
     };
+    // The local cache is the entry's (`cache.js`): `cache` is on when truthy, and its bound,
+    // when it is an object, is checked here with the other numbers.
+    positive(&js::get(&opts, "cache"), "maxBytes")?;
     let mut retention = Retention::default();
     if let Some(n) = positive(&opts, "keepWarm")? {
         if n.fract() != 0.0 {

@@ -70,7 +70,7 @@ pub(crate) struct Inner {
     pub(crate) conn_export: ConnExport,
     pub(crate) host_listeners: Listeners,
     notify_host: bool,
-    notify_sessions: Vec<String>,
+    pub(crate) notify_sessions: Vec<String>,
     /// JS calls to make once the borrow is released.
     deferred: Vec<(Function, JsValue)>,
     /// I/O to start after those calls.

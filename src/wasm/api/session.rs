@@ -160,6 +160,25 @@ impl JsSession {
         self.shared.borrow_mut().session_snapshot(&self.id)
     }
 
+    /// The local cache's hook (`cache.js`, docs/API.md "Local cache"). With `nodes` (as many
+    /// as the last snapshot's, each equal to the one it replaces): they become the exported
+    /// nodes, so nodes painted from the cache keep their identity once the host confirmed
+    /// them. Without: the session's listeners are called, as for a change, because the cache
+    /// painted it.
+    #[wasm_bindgen(js_name = __cache)]
+    pub fn cache_hook(&self, nodes: JsValue) {
+        let mut g = self.shared.borrow_mut();
+        if nodes.is_undefined() {
+            if !g.notify_sessions.contains(&self.id) {
+                g.notify_sessions.push(self.id.clone());
+            }
+            // Nothing but the listeners' microtask to queue: no JS is called here.
+            g.pump();
+        } else {
+            g.per_session.get_or_insert_with(self.id.as_str(), SessionJs::default).export.adopt_nodes(nodes);
+        }
+    }
+
     /// A session with listeners is watched: it stays resident and is resynced by reconnects.
     pub fn subscribe(&self, listener: JsValue) -> Result<JsValue, JsValue> {
         let f = js::is_function(&listener).ok_or_else(|| js::bad_argument("listener must be a function"))?;

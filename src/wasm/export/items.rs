@@ -4,7 +4,7 @@
 use crate::wasm::js::{frozen_array, splice_frozen};
 use js_sys::Reflect;
 use std::rc::Rc;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 /// A per-list cache: the last exported array and its items' revs, in order.
 ///
@@ -66,6 +66,20 @@ impl Items {
         self.revs = revs;
         self.array = Some((rev, arr.clone()));
         arr
+    }
+}
+
+impl Items {
+    /// Takes `array` as the last export when it holds as many items (the shell's cache made
+    /// them equal to what it replaces, docs/API.md "Local cache"), so later exports splice
+    /// from its objects; `false` when it does not fit.
+    pub(crate) fn adopt(&mut self, array: JsValue) -> bool {
+        let len = array.dyn_ref::<js_sys::Array>().map(|a| a.length() as usize);
+        let fits = self.array.is_some() && len == Some(self.revs.len());
+        if let (true, Some((_, a))) = (fits, &mut self.array) {
+            *a = array;
+        }
+        fits
     }
 }
 

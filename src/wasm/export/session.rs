@@ -139,6 +139,20 @@ fn nodes_js(nodes: &[Rc<Node>]) -> JsValue {
     all
 }
 
+/// A JSON value's frozen object (`null` without one), the one exported last while its rev
+/// stands (the queue, the command list).
+fn json_by_rev(slot: &mut Option<(u64, JsValue)>, rev: u64, value: Option<&Json>) -> JsValue {
+    match (&*slot, value) {
+        (_, None) => JsValue::NULL,
+        (Some((r, obj)), Some(_)) if *r == rev => obj.clone(),
+        (_, Some(v)) => {
+            let obj = json_js(v);
+            *slot = Some((rev, obj.clone()));
+            obj
+        }
+    }
+}
+
 fn partial_js(p: &Partial) -> JsValue {
     frozen(&[
         ("turn", num(p.turn as f64)),
@@ -182,6 +196,14 @@ fn pending_js(p: &PendingInteraction) -> JsValue {
 }
 
 impl SessionExport {
+    /// The nodes of the last snapshot replaced by `nodes` (see [`Items::adopt`]); the next
+    /// snapshot is built anew around them.
+    pub fn adopt_nodes(&mut self, nodes: JsValue) {
+        if self.nodes.adopt(nodes) {
+            self.snapshot = None;
+        }
+    }
+
     pub fn snapshot(&mut self, s: &Session) -> JsValue {
         let key = Key {
             changes: self.changes,
@@ -306,24 +328,8 @@ impl SessionExport {
                 obj
             }
         };
-        let queue = match (&self.queue, s.queue()) {
-            (_, None) => JsValue::NULL,
-            (Some((rev, obj)), Some(_)) if *rev == s.queue_rev() => obj.clone(),
-            (_, Some(items)) => {
-                let obj = json_js(items);
-                self.queue = Some((s.queue_rev(), obj.clone()));
-                obj
-            }
-        };
-        let commands = match (&self.commands, s.commands()) {
-            (_, None) => JsValue::NULL,
-            (Some((rev, obj)), Some(_)) if *rev == s.commands_rev() => obj.clone(),
-            (_, Some(list)) => {
-                let obj = json_js(list);
-                self.commands = Some((s.commands_rev(), obj.clone()));
-                obj
-            }
-        };
+        let queue = json_by_rev(&mut self.queue, s.queue_rev(), s.queue().map(|j| &**j));
+        let commands = json_by_rev(&mut self.commands, s.commands_rev(), s.commands().map(|j| &**j));
         let snap = frozen(&[
             ("sessionId", s.id().into()),
             ("openState", key.state.into()),
@@ -345,6 +351,8 @@ impl SessionExport {
             ("title", opt_str(s.title().as_deref())),
             ("queue", queue),
             ("commands", commands),
+            // Only the shell's local cache paints a snapshot with `cached: true`.
+            ("cached", false.into()),
         ]);
         self.snapshot = Some((key, snap.clone()));
         snap
