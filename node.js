@@ -117,6 +117,10 @@ export class HostClient {
     this[LIVE]?.close()
   }
 
+  clearCache() {
+    return Live.prototype.clearCache.call(this)
+  }
+
   free() {
     this.close()
     this[LIVE]?.free()

@@ -75,6 +75,14 @@ export interface HostClientOptions {
   keepWarm?: number
   /** How long a warm unwatched session stays before it is released too. Default 60000 ms. */
   releaseAfterMs?: number
+  /**
+   * The opt-in local cache (docs/API.md, "Local cache"): what a session's window showed is kept
+   * in IndexedDB (conversation content in the browser's storage: the app decides), so a reopen
+   * paints it (`cached: true`) before the host answers. `true` = `{ maxBytes: 52428800 }`
+   * (50 MiB, least recently opened entries go first); falsy = off (the default: nothing is
+   * stored). Where there is no IndexedDB (Node, jsdom) nothing is stored or read.
+   */
+  cache?: boolean | { maxBytes?: number }
 }
 
 export type Transport = 'auto' | 'websocket' | 'sse'
@@ -145,6 +153,8 @@ export class HostClient {
   fork(options: { sessionId: string; atSeq?: number }): Promise<RpcResult<{ sessionId: string }>>
   /** The resident Session for the id: the same object for the same id. */
   session(sessionId: string): Session
+  /** Empties the local cache: every host's entries (whether or not this client uses it). */
+  clearCache(): Promise<void>
   diagnostics(): HostDiagnostics
   /** Stops streams, timers and in-flight calls; settles every pending operation. Idempotent. */
   close(): void
@@ -374,6 +384,9 @@ export interface ConversationSnapshot {
   /** The session's commands (today's upstream host, `commands/list`, kept current on the host's
    * `commands/change`); null before the host listed them and on hosts without commands. */
   readonly commands: readonly CommandInfo[] | null
+  /** True while the snapshot is painted from the local cache (`openState: 'open'`, the cached
+   * nodes and seqs) and the host has not answered the open yet; false otherwise. */
+  readonly cached: boolean
 }
 
 export type OperatingMode = 'default' | 'plan' | 'ask' | 'execute' | 'unknown'
