@@ -71,8 +71,9 @@ async function tx(mode, run) {
     t.oncomplete = ok
     t.onerror = t.onabort = () => fail(t.error)
   })
-  const out = await run(t.objectStore('meta'), t.objectStore('entries'))
-  await ended
+  // Both awaited together: a failed request aborts the transaction, and neither rejection
+  // may go unhandled.
+  const [out] = await Promise.all([run(t.objectStore('meta'), t.objectStore('entries')), ended])
   return out
 }
 
@@ -238,6 +239,7 @@ function opened(s) {
         s.__cache()
       }
     })
+    .catch(() => {})
     .finally(() => (st.reading = false))
 }
 

@@ -26,7 +26,8 @@ async function boot() {
     return
   }
   const baseUrl = hostBaseUrl()
-  const host = new HostClient({ baseUrl })
+  // The local cache: a conversation seen before paints at once on a reload (docs/API.md).
+  const host = new HostClient({ baseUrl, cache: true })
   ;(window as unknown as { __agentSession?: unknown }).__agentSession = { host, baseUrl }
   root.render(
     <StrictMode>

@@ -148,6 +148,11 @@ export function SessionView({
               </span>
             )}
             <ModeIndicator mode={interaction?.mode ?? null} />
+            {snap.cached ? (
+              <span className="status cached" data-testid="status-cached" title="Shown from this browser's cache until the host answers">
+                <span className="mini-spinner" aria-hidden /> Syncing
+              </span>
+            ) : null}
           </div>
         </div>
         <PlanChip session={session} plan={snap.planMode} loading={planLoading} />
