@@ -127,7 +127,7 @@ export function SessionView({
   // prompt the UI shows as a card).
   const awaitingUser = snap.pending.length > 0 || (interaction?.capabilities?.supportsStructuredUserInput === true && interaction.prompts.length > 0)
   const working = snap.running && !snap.partial && !awaitingUser
-  const planLoading = snap.planMode === null && (snap.openState !== 'open' || 'plan' in snap.projections)
+  const planLoading = snap.planMode === null && (snap.openState !== 'open' || snap.cached || 'plan' in snap.projections)
   return (
     <section className="session" data-testid="session-view" data-session-id={session.sessionId} data-open-state={snap.openState}>
       <header className="session-head">
