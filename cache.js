@@ -77,8 +77,13 @@ async function tx(mode, run) {
   return out
 }
 
-/** Empties the cache (every host's entries). */
+// The caches of the clients that have not closed (clearAll drops their queued writes).
+const live = new Set()
+
+/** Empties the cache (every host's entries). What was queued before is dropped with it:
+ *  only what changes afterwards is written again. */
 export async function clearAll() {
+  for (const c of live) c.forget()
   if (typeof indexedDB === 'undefined') return
   await tx('readwrite', (meta, entries) => {
     meta.clear()
@@ -110,8 +115,20 @@ export class Cache {
     this.timer = 0
     // The snapshot last written of each session (an unchanged one is not written again).
     this.written = new Map()
+    // Sessions whose host-confirmed window is behind what was cached: the host's log was
+    // replaced (an honest log never shrinks), so their next write replaces the entry.
+    this.replaced = new Set()
     this.flush = this.flush.bind(this)
     if (typeof addEventListener === 'function') addEventListener('pagehide', this.flush)
+    live.add(this)
+  }
+
+  /** Drops what is queued; the snapshots it held count as written. */
+  forget() {
+    for (const [id, snap] of this.queue) this.written.set(id, snap)
+    this.queue.clear()
+    clearTimeout(this.timer)
+    this.timer = 0
   }
 
   key(id) {
@@ -154,14 +171,16 @@ export class Cache {
     for (const [id, snap] of batch) this.written.set(id, snap)
     const rows = batch.map(([id, s]) => {
       const entry = { v: VERSION, key: this.key(id), nodes: s.nodes, baseSeq: s.baseSeq, tailSeq: s.tailSeq, title: s.title }
-      return { entry, bytes: JSON.stringify(s.nodes).length + 64 }
+      const replaces = this.replaced.delete(id)
+      return { entry, replaces, bytes: JSON.stringify(s.nodes).length + 64 }
     })
     try {
       await tx('readwrite', async (meta, entries) => {
         const now = Date.now()
-        for (const { entry, bytes } of rows) {
+        for (const { entry, replaces, bytes } of rows) {
           const m = await done(meta.get(entry.key))
-          if (m && m.v === VERSION && m.tailSeq > entry.tailSeq) continue
+          // Another tab's longer view of the same log stays; a replaced log's does not.
+          if (m && m.v === VERSION && m.tailSeq > entry.tailSeq && !replaces) continue
           meta.put({ v: VERSION, key: entry.key, bytes, tailSeq: entry.tailSeq, openedAt: m?.openedAt ?? now })
           entries.put(entry)
         }
@@ -184,6 +203,7 @@ export class Cache {
   /** Writes what is queued and stops listening for the page going away. */
   close() {
     if (typeof removeEventListener === 'function') removeEventListener('pagehide', this.flush)
+    live.delete(this)
     return this.flush()
   }
 }
@@ -234,9 +254,13 @@ function opened(s) {
   st.cache
     .read(s.sessionId)
     .then((entry) => {
-      if (entry && getSnapshot.call(s).openState === 'loading') {
+      const now = getSnapshot.call(s)
+      if (entry && now.openState === 'loading') {
         st.entry = entry
         s.__cache()
+      } else if (entry && now.openState === 'open' && now.tailSeq < entry.tailSeq) {
+        // The host answered first, with a shorter log than the cached one: it was replaced.
+        st.cache.replaced.add(s.sessionId)
       }
     })
     .catch(() => {})
@@ -259,6 +283,7 @@ function snapshot() {
   }
   if (e) {
     st.entry = st.paint = st.base = null
+    if (w.openState === 'open' && w.tailSeq < e.tailSeq) st.cache.replaced.add(this.sessionId)
     if (w.openState === 'open') {
       // Confirmed: nodes equal to cached ones keep the cached objects from now on.
       const byId = new Map(e.nodes.map((n) => [n.id, n]))
