@@ -220,7 +220,7 @@ describe('local cache', () => {
     guard.assertClean()
   })
 
-  it('unchanged nodes keep their painted objects through the reconcile; nodes the host logged since are new objects', async () => {
+  it('unchanged nodes keep their painted objects through the reconcile; nodes the host logged since are new objects', async (t) => {
     const id = await seed(40)
     const { page, guard } = await cachePage()
     const first = await cacheOnce(page, id)
@@ -248,6 +248,7 @@ describe('local cache', () => {
     })
     const kept = identity.filter((r) => r.painted && r.equal)
     const added = identity.filter((r) => !r.painted)
+    t.diagnostic(`${first.nodes.length} painted nodes, ${kept.length} unchanged, ${added.length} new of ${identity.length}`)
     assert.ok(kept.length >= first.nodes.length - 2, `most painted nodes are unchanged (${kept.length} of ${first.nodes.length})`)
     assert.ok(added.length > 0, 'the host logged new nodes')
     for (const r of kept) assert.ok(r.same, `unchanged node ${r.id} keeps the painted object`)
@@ -319,7 +320,7 @@ describe('local cache', () => {
     guard.assertClean()
   })
 
-  it('the least recently opened entries are evicted to keep the total bytes within maxBytes', async () => {
+  it('the least recently opened entries are evicted to keep the total bytes within maxBytes', async (t) => {
     const ids = []
     for (let i = 0; i < 4; i++) ids.push(await seed(20))
     const { page, guard } = await cachePage()
@@ -333,6 +334,7 @@ describe('local cache', () => {
     })
     assert.ok(one > 64)
     const maxBytes = Math.floor(one * 2.5) // room for two
+    t.diagnostic(`one entry: ${one} B; maxBytes ${maxBytes}`)
     const keys = async () => {
       const l = await page.evaluate(() => window.cachePage.list())
       const short = (k) => ids.indexOf(k.split('\n')[1])
