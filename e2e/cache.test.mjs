@@ -70,22 +70,29 @@ describe('local cache', () => {
   const waitReady = (page) => page.waitForFunction(() => document.getElementById('out')?.textContent === 'ready')
 
   /** Opens `id` with the cache on (`cache` option), reads its snapshot and closes the client;
-   *  resolves with that snapshot once its entry is stored. */
-  function cacheOnce(page, id, cache = true) {
+   *  resolves with that snapshot once the write has run (and, when `stored`, once the entry
+   *  holds that snapshot). */
+  function cacheOnce(page, id, cache = true, stored = true) {
     return page.evaluate(
-      async ({ id, cache }) => {
+      async ({ id, cache, stored }) => {
         const C = window.cachePage
         const h = new C.HostClient({ baseUrl: location.origin, cache })
         await C.ready(h)
         const s = h.session(id)
         await s.open()
         const snap = s.getSnapshot()
-        const before = C.activity().ended
+        const before = C.mark()
         h.close()
         await C.settledAfter(before, 'the write at close()')
+        if (stored) {
+          await C.until(async () => {
+            const e = await C.get('entries', C.key(id))
+            return e && e.tailSeq === snap.tailSeq && C.equal(e.nodes, snap.nodes)
+          }, 'the entry')
+        }
         return { openState: snap.openState, cached: snap.cached, nodes: snap.nodes, baseSeq: snap.baseSeq, tailSeq: snap.tailSeq, title: snap.title }
       },
-      { id, cache },
+      { id, cache, stored },
     )
   }
 
@@ -312,7 +319,7 @@ describe('local cache', () => {
     const newTail = await append(id, 14, { messageEvery: 4 })
     assert.ok(newTail < first.tailSeq)
     // The reopen shows the new log and close() writes what it showed.
-    const second = await cacheOnce(page, id)
+    const second = await cacheOnce(page, id, true, false)
     assert.equal(second.tailSeq, newTail)
     const entry = await page.evaluate((id) => window.cachePage.get('entries', window.cachePage.key(id)), id)
     assert.equal(entry.tailSeq, newTail, `the entry holds the host's new log (tailSeq ${entry.tailSeq}, the host's is ${newTail})`)
@@ -345,7 +352,7 @@ describe('local cache', () => {
       }
     }
     const visit = async (i) => {
-      await cacheOnce(page, ids[i], { maxBytes })
+      await cacheOnce(page, ids[i], { maxBytes }, false)
       return keys()
     }
     let k = await visit(0)
@@ -364,7 +371,7 @@ describe('local cache', () => {
     assert.deepEqual(k.entries, k.meta)
     assert.ok(k.bytes <= maxBytes, `total ${k.bytes} B within maxBytes ${maxBytes}`)
     // An entry larger than the bound is not kept (and the bound applies to every entry).
-    await cacheOnce(page, ids[1], { maxBytes: Math.floor(one / 2) })
+    await cacheOnce(page, ids[1], { maxBytes: Math.floor(one / 2) }, false)
     k = await keys()
     assert.deepEqual(k.meta, [])
     assert.deepEqual(k.entries, [])
@@ -400,7 +407,7 @@ describe('local cache', () => {
         const s = C.kept.h.session(id)
         const calls = []
         s.subscribe(() => calls.push(s.getSnapshot().cached))
-        const before = C.activity().ended
+        const before = C.mark()
         C.kept.opening = s.open()
         await C.settledAfter(before, 'the cache read')
         const snap = s.getSnapshot()
@@ -417,7 +424,7 @@ describe('local cache', () => {
       assert.deepEqual(confirmed.nodes, confirmed.fresh.nodes)
       const written = await page.evaluate(async (id) => {
         const C = window.cachePage
-        const before = C.activity().ended
+        const before = C.mark()
         C.kept.h.close()
         await C.settledAfter(before, 'the write at close()')
         return { entry: await C.get('entries', C.key(id)), meta: await C.get('meta', C.key(id)) }
@@ -453,7 +460,7 @@ describe('local cache', () => {
       page.evaluate(async (id) => {
         const C = window.cachePage
         const snap = C.kept.h.session(id).getSnapshot()
-        const before = C.activity().ended
+        const before = C.mark()
         C.kept.h.close()
         await C.settledAfter(before, 'the write at close()')
         return { tailSeq: snap.tailSeq, nodes: snap.nodes }
@@ -506,7 +513,7 @@ describe('local cache', () => {
           await C.ready(h)
           for (const id of ids) await h.session(id).open()
           for (const id of ids) h.session(id).getSnapshot()
-          const before = C.activity().ended
+          const before = C.mark()
           h.close()
           await C.settledAfter(before, 'the write at close()')
           const filled = await C.list()

@@ -9,19 +9,16 @@ const DB = 'agent-session-cache'
 type Store = 'meta' | 'entries'
 type Row = { key: string; [field: string]: unknown }
 
-// The package's transactions on the cache database: started, and ended (complete or abort).
-// The page's own helpers call the unwrapped method, so they are not counted.
+// The package's transactions on the cache database, in the order they started: whether each
+// has ended (complete or abort). The page's own helpers call the unwrapped method, so they are
+// not counted.
 const realTransaction = IDBDatabase.prototype.transaction
-const activity = { started: 0, ended: 0 }
+const ended: boolean[] = []
 IDBDatabase.prototype.transaction = function (this: IDBDatabase, ...args: Parameters<typeof realTransaction>) {
   const t = realTransaction.apply(this, args)
   if (this.name === DB) {
-    activity.started++
-    let counted = false
-    const end = () => {
-      if (!counted) activity.ended++
-      counted = true
-    }
+    const i = ended.push(false) - 1
+    const end = () => (ended[i] = true)
     t.addEventListener('complete', end)
     t.addEventListener('abort', end)
   }
@@ -128,11 +125,13 @@ const cachePage = {
     await request(indexedDB.deleteDatabase(DB))
   },
   /** The package's transactions on the cache database so far. */
-  activity: () => ({ ...activity }),
-  /** Waits until the package ran a transaction after `ended` was `before` and none is open
-   *  any more, then a turn more (the continuations of its promise run first). */
-  async settledAfter(before: number, what = 'a cache transaction') {
-    await until(() => activity.ended > before && activity.started === activity.ended, what)
+  activity: () => ({ started: ended.length, ended: ended.filter(Boolean).length }),
+  /** A mark for `settledAfter`: how many transactions the package started so far. */
+  mark: () => ended.length,
+  /** Waits until the package started a transaction after `mark` and every one it started
+   *  since has ended, then a turn more (the continuations of its promise run first). */
+  async settledAfter(mark: number, what = 'a cache transaction') {
+    await until(() => ended.length > mark && ended.slice(mark).every(Boolean), what)
     await sleep(30)
   },
   /** Waits until `host` is connected with nothing in flight and, for a client with the cache
