@@ -332,6 +332,27 @@ describe('local cache', () => {
     guard.assertClean()
   })
 
+  it("a failed open after the cached paint shows the host's error, not the cached window", async () => {
+    const id = await seed(30)
+    const { page, guard } = await cachePage()
+    const first = await cacheOnce(page, id)
+    // The host no longer has the session: the open's history answers session-not-found.
+    await admin(host.url, { command: 'reset-store' })
+    await newClient(page, 'h')
+    const painted = await openHeld(page, 'h', id)
+    assert.equal(painted.cached, true)
+    assert.deepEqual(painted.nodes, first.nodes)
+    await admin(host.url, { command: 'release' })
+    const failed = await page.evaluate(async (id) => {
+      const C = window.cachePage
+      await C.kept.opening
+      const snap = C.kept.h.session(id).getSnapshot()
+      return { openState: snap.openState, cached: snap.cached, code: snap.openError?.code ?? null, nodes: snap.nodes.length }
+    }, id)
+    assert.deepEqual(failed, { openState: 'error', cached: false, code: 'session-not-found', nodes: 0 })
+    guard.assertClean()
+  })
+
   it('the least recently opened entries are evicted to keep the total bytes within maxBytes', async (t) => {
     const ids = []
     for (let i = 0; i < 4; i++) ids.push(await seed(20))
