@@ -42,7 +42,7 @@ export function prepare() {
         Math.max(
           newest(join(www, 'src')),
           newest(join(ROOT, 'pkg')),
-          // every page vite builds (index, bench, bench-memory, lifetimes)
+          // every page vite builds (index, bench, bench-memory, lifetimes, cache)
           ...readdirSync(www).filter((f) => f.endsWith('.html')).map((f) => statSync(join(www, f)).mtimeMs),
         )
     if (stale || process.env.E2E_FORCE_WWW_BUILD === '1') run('npm', ['run', 'build'], www)

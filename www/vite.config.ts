@@ -21,6 +21,7 @@ export default defineConfig({
         bench: resolve(import.meta.dirname, 'bench.html'),
         'bench-memory': resolve(import.meta.dirname, 'bench-memory.html'),
         lifetimes: resolve(import.meta.dirname, 'lifetimes.html'),
+        cache: resolve(import.meta.dirname, 'cache.html'),
       },
     },
   },
