@@ -123,6 +123,14 @@ export class Cache {
     live.add(this)
   }
 
+  /** Queues `snap` of session `id`, whose host-confirmed window is behind its entry, to
+   *  replace the entry (written even where the entry looks newer). */
+  replace(id, snap) {
+    this.replaced.add(id)
+    this.written.delete(id)
+    this.save(id, snap)
+  }
+
   /** Drops what is queued; the snapshots it held count as written. */
   forget() {
     for (const [id, snap] of this.queue) this.written.set(id, snap)
@@ -171,16 +179,17 @@ export class Cache {
     for (const [id, snap] of batch) this.written.set(id, snap)
     const rows = batch.map(([id, s]) => {
       const entry = { v: VERSION, key: this.key(id), nodes: s.nodes, baseSeq: s.baseSeq, tailSeq: s.tailSeq, title: s.title }
-      const replaces = this.replaced.delete(id)
-      return { entry, replaces, bytes: JSON.stringify(s.nodes).length + 64 }
+      return { id, entry, bytes: JSON.stringify(s.nodes).length + 64 }
     })
     try {
       await tx('readwrite', async (meta, entries) => {
         const now = Date.now()
-        for (const { entry, replaces, bytes } of rows) {
+        for (const { id, entry, bytes } of rows) {
           const m = await done(meta.get(entry.key))
-          // Another tab's longer view of the same log stays; a replaced log's does not.
-          if (m && m.v === VERSION && m.tailSeq > entry.tailSeq && !replaces) continue
+          // Another tab's longer view of the same log stays; a replaced log's does not (asked
+          // here, in the transaction: a cache read that ran before it has said so by now).
+          if (m && m.v === VERSION && m.tailSeq > entry.tailSeq && !this.replaced.delete(id)) continue
+          this.replaced.delete(id)
           meta.put({ v: VERSION, key: entry.key, bytes, tailSeq: entry.tailSeq, openedAt: m?.openedAt ?? now })
           entries.put(entry)
         }
@@ -260,7 +269,7 @@ function opened(s) {
         s.__cache()
       } else if (entry && now.openState === 'open' && now.tailSeq < entry.tailSeq) {
         // The host answered first, with a shorter log than the cached one: it was replaced.
-        st.cache.replaced.add(s.sessionId)
+        st.cache.replace(s.sessionId, now)
       }
     })
     .catch(() => {})
@@ -283,7 +292,7 @@ function snapshot() {
   }
   if (e) {
     st.entry = st.paint = st.base = null
-    if (w.openState === 'open' && w.tailSeq < e.tailSeq) st.cache.replaced.add(this.sessionId)
+    if (w.openState === 'open' && w.tailSeq < e.tailSeq) st.cache.replace(this.sessionId, w)
     if (w.openState === 'open') {
       // Confirmed: nodes equal to cached ones keep the cached objects from now on.
       const byId = new Map(e.nodes.map((n) => [n.id, n]))
