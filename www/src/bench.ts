@@ -23,6 +23,8 @@ let servedMisses = 0
 /** When set, the `served` answers come from the bench's loopback replay server
  *  (scripts/bench-replay.mjs) instead of a `Response` built in the page. */
 let replay: string | null = null
+/** When set, a served answer waits for it (the reload rows' "host answers after the cache"). */
+let holdHistory: Promise<void> | null = null
 const servedKey = (sessionId: string, beforeSeq?: number) => `${sessionId}|${beforeSeq ?? 'tail'}`
 
 const realFetch = window.fetch.bind(window)
@@ -34,6 +36,7 @@ window.fetch = async (input: RequestInfo | URL, initArg?: RequestInit): Promise<
     if (served.size) {
       const req = JSON.parse(body) as { rpcId: string; payload: { sessionId: string; beforeSeq?: number } }
       const o = served.get(servedKey(req.payload.sessionId, req.payload.beforeSeq))
+      if (o && holdHistory) await holdHistory
       if (!o) servedMisses++
       else if (replay) {
         return realFetch(`${replay}/replay`, {
@@ -532,22 +535,40 @@ async function seenBefore(sessionId: string, events: number) {
 
 /** A reload: a fresh HostClient (cache on or off) opens the session; the time from `open()` to
  *  the first snapshot with nodes, seen by a listener subscribed before `open()` that reads
- *  `getSnapshot()` on every notification (and once more when `open()` resolves). */
-async function timeReload(sessionId: string, cache: boolean) {
+ *  `getSnapshot()` on every notification (and once more when `open()` resolves). With `hold`,
+ *  the history answer is held until that snapshot is seen (or 5 s passed): the host answering
+ *  after the cache. Without it the served answer is there at once, and the package reads the
+ *  in-memory body without yielding a task, so an IndexedDB read never finishes first. */
+async function timeReload(sessionId: string, cache: boolean, hold = false) {
   const host = await freshHost(cache ? { cache: true } : {})
   await pause(20)
   const session = host.session(sessionId)
   const seen: { first?: { ms: number; cached: boolean; nodes: readonly object[] } } = {}
   let t0 = 0
+  let release = () => {}
   const check = () => {
     if (seen.first) return
     const s = session.getSnapshot()
-    if (s.nodes.length > 0) seen.first = { ms: performance.now() - t0, cached: s.cached, nodes: s.nodes }
+    if (s.nodes.length > 0) {
+      seen.first = { ms: performance.now() - t0, cached: s.cached, nodes: s.nodes }
+      release()
+    }
+  }
+  let timer = 0
+  if (hold) {
+    // the history answer waits until a snapshot with nodes is seen (at most 5 s)
+    holdHistory = new Promise<void>((res) => (release = res))
+    timer = window.setTimeout(release, 5000)
   }
   const off = session.subscribe(check)
   t0 = performance.now()
   const opening = session.open()
-  await opening
+  try {
+    await opening
+  } finally {
+    clearTimeout(timer)
+    holdHistory = null
+  }
   check()
   off()
   const snap = session.getSnapshot()
@@ -587,10 +608,13 @@ async function runReload(c: ReloadCase, repeats: number) {
     // warm-up of both paths
     await timeReload(c.sessionId, false)
     await timeReload(c.sessionId, true)
+    await timeReload(c.sessionId, true, true)
     const off: number[] = []
     const on: number[] = []
+    const held: number[] = []
     const kept: number[] = []
     let paints = 0
+    let heldPaints = 0
     for (let r = 0; r < repeats; r++) {
       const runOff = async () => {
         const t = await timeReload(c.sessionId, false)
@@ -607,7 +631,17 @@ async function runReload(c: ReloadCase, repeats: number) {
           kept.push(t.kept)
         }
       }
-      for (const run of r % 2 ? [runOn, runOff] : [runOff, runOn]) {
+      const runHeld = async () => {
+        const t = await timeReload(c.sessionId, true, true)
+        if (t.events !== primed.events || t.nodes !== nodes) throw new Error(`a held cache-on reload showed ${t.events} events / ${t.nodes} nodes once confirmed, expected ${primed.events} / ${nodes}`)
+        held.push(t.ms)
+        if (t.cached) {
+          heldPaints++
+          kept.push(t.kept)
+        }
+      }
+      // the order rotates, so no one of the three always runs first
+      for (const run of [[runOff, runOn, runHeld], [runOn, runHeld, runOff], [runHeld, runOff, runOn]][r % 3] ?? []) {
         await run()
         await pause(30)
       }
@@ -621,9 +655,12 @@ async function runReload(c: ReloadCase, repeats: number) {
       offMs: median(off),
       onMs: median(on),
       cachedPaints: paints,
+      heldMs: median(held),
+      heldPaints,
       keptNodes: kept.length ? Math.min(...kept) : 0,
       offSamples: off,
       onSamples: on,
+      heldSamples: held,
     }
   } finally {
     await clear()
