@@ -538,8 +538,10 @@ async function seenBefore(sessionId: string, events: number) {
  *  `getSnapshot()` on every notification (and once more when `open()` resolves). With `hold`,
  *  the history answer is held until that snapshot is seen (or 5 s passed): the host answering
  *  after the cache. Without it the served answer is there at once, and the package reads the
- *  in-memory body without yielding a task, so an IndexedDB read never finishes first. */
-async function timeReload(sessionId: string, cache: boolean, hold = false) {
+ *  in-memory body without yielding a task, so an IndexedDB read never finishes first. With
+ *  `loopback` (the replay server's URL) the answer comes from there at once, its body over
+ *  the network stack in 64 KB writes, as a host's: a race the cache may win. */
+async function timeReload(sessionId: string, cache: boolean, hold = false, loopback: string | null = null) {
   const host = await freshHost(cache ? { cache: true } : {})
   await pause(20)
   const session = host.session(sessionId)
@@ -561,6 +563,7 @@ async function timeReload(sessionId: string, cache: boolean, hold = false) {
     timer = window.setTimeout(release, 5000)
   }
   const off = session.subscribe(check)
+  replay = loopback
   t0 = performance.now()
   const opening = session.open()
   try {
@@ -568,6 +571,7 @@ async function timeReload(sessionId: string, cache: boolean, hold = false) {
   } finally {
     clearTimeout(timer)
     holdHistory = null
+    replay = null
   }
   check()
   off()
@@ -592,8 +596,14 @@ async function timeReload(sessionId: string, cache: boolean, hold = false) {
   }
 }
 
-async function runReload(c: ReloadCase, repeats: number) {
+async function runReload(c: ReloadCase, repeats: number, replayUrl?: string) {
   const primed = await prime(c.sessionId, !!c.assemble)
+  if (replayUrl) {
+    for (const [key, o] of served) {
+      const res = await realFetch(`${replayUrl}/store`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ key, ...o }) })
+      if (!res.ok) throw new Error(`the replay server refused ${key}: HTTP ${res.status}`)
+    }
+  }
   const clear = async () => {
     const h = await freshHost()
     try {
@@ -609,7 +619,10 @@ async function runReload(c: ReloadCase, repeats: number) {
     await timeReload(c.sessionId, false)
     await timeReload(c.sessionId, true)
     await timeReload(c.sessionId, true, true)
+    if (replayUrl) await timeReload(c.sessionId, true, false, replayUrl)
     const off: number[] = []
+    const wire: number[] = []
+    let wirePaints = 0
     const on: number[] = []
     const held: number[] = []
     const kept: number[] = []
@@ -640,8 +653,18 @@ async function runReload(c: ReloadCase, repeats: number) {
           kept.push(t.kept)
         }
       }
-      // the order rotates, so no one of the three always runs first
-      for (const run of [[runOff, runOn, runHeld], [runOn, runHeld, runOff], [runHeld, runOff, runOn]][r % 3] ?? []) {
+      const runWire = async () => {
+        const t = await timeReload(c.sessionId, true, false, replayUrl!)
+        if (t.events !== primed.events || t.nodes !== nodes) throw new Error(`a cache-on reload over loopback showed ${t.events} events / ${t.nodes} nodes once confirmed, expected ${primed.events} / ${nodes}`)
+        wire.push(t.ms)
+        if (t.cached) {
+          wirePaints++
+          kept.push(t.kept)
+        }
+      }
+      const runs = replayUrl ? [runOff, runOn, runHeld, runWire] : [runOff, runOn, runHeld]
+      // the order rotates, so no one of them always runs first
+      for (const run of runs.map((_, i) => runs[(i + r) % runs.length]!)) {
         await run()
         await pause(30)
       }
@@ -657,10 +680,13 @@ async function runReload(c: ReloadCase, repeats: number) {
       cachedPaints: paints,
       heldMs: median(held),
       heldPaints,
+      loopbackMs: wire.length ? median(wire) : undefined,
+      loopbackPaints: wirePaints,
       keptNodes: kept.length ? Math.min(...kept) : 0,
       offSamples: off,
       onSamples: on,
       heldSamples: held,
+      loopbackSamples: wire,
     }
   } finally {
     await clear()
@@ -784,7 +810,7 @@ async function runOpenPaging(cfg: OpenPagingConfig) {
     })
     served.clear()
   }
-  for (const c of cfg.reload ?? []) out.push(await runReload(c, c.repeats ?? cfg.reloadRepeats ?? cfg.openRepeats))
+  for (const c of cfg.reload ?? []) out.push(await runReload(c, c.repeats ?? cfg.reloadRepeats ?? cfg.openRepeats, cfg.replayUrl))
   if (servedMisses) throw new Error(`${servedMisses} history request(s) were not among the primed pages`)
   return out
 }
