@@ -225,13 +225,13 @@ try {
     'seen before = a HostClient with `cache: true` opened it, read its snapshot and closed (the close flushes the write), and the entry was found in IndexedDB; each row starts and ends with `clearCache()`. Time: from `open()` to the first snapshot with nodes, as a listener subscribed before `open()` sees it (getSnapshot() on every notification). History answers are served in the page as in the open rows: there at once, read from memory without yielding a task, so the cache\'s IndexedDB read cannot finish first ("answer at once"); in "answer held" the page holds that answer until a snapshot with nodes is seen (at most 5 s), as a host answering after the cache; in "over loopback" the bench\'s replay server answers at once and the body crosses the network stack in 64 KB writes, as a host\'s answer (a race). The page has cache.js and its IndexedDB connection loaded already, which a real reload loads first',
   )
   console.log('')
-  console.log('| reload of | events | nodes | cache off | cache on, answer at once | cached paint | cache on, answer held | cached paint | cache on, over loopback | cached paint | cached nodes kept after the host answered (fewest in a run) |')
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+  console.log('| reload of | events | nodes | cache off | cache on, answer at once | cached paint | cache on, answer held | cached paint | cache off, over loopback | cache on, over loopback | cached paint | cached nodes kept after the host answered (fewest in a run) |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
   const yesNo = (n, of) => `${n === of ? 'yes' : n === 0 ? 'no' : 'sometimes'} (${n}/${of})`
   for (const r of reloads) {
     const goal = r.label.includes(`${bigLabel}-event`) ? ' (goal ≤ 100 ms)' : ''
     console.log(
-      `| ${r.label} | ${r.events.toLocaleString('en')} | ${r.nodes.toLocaleString('en')} | ${ms(r.offMs)} | ${ms(r.onMs)} | ${yesNo(r.cachedPaints, r.repeats)} | ${ms(r.heldMs)}${goal} | ${yesNo(r.heldPaints, r.repeats)} | ${r.loopbackMs === undefined ? '—' : ms(r.loopbackMs)} | ${yesNo(r.loopbackPaints, r.repeats)} | ${r.cachedPaints + r.heldPaints + r.loopbackPaints ? `${r.keptNodes}/${r.nodes}` : '—'} |`,
+      `| ${r.label} | ${r.events.toLocaleString('en')} | ${r.nodes.toLocaleString('en')} | ${ms(r.offMs)} | ${ms(r.onMs)} | ${yesNo(r.cachedPaints, r.repeats)} | ${ms(r.heldMs)}${goal} | ${yesNo(r.heldPaints, r.repeats)} | ${r.loopbackOffMs === undefined ? '—' : ms(r.loopbackOffMs)} | ${r.loopbackMs === undefined ? '—' : ms(r.loopbackMs)} | ${yesNo(r.loopbackPaints, r.repeats)} | ${r.cachedPaints + r.heldPaints + r.loopbackPaints ? `${r.keptNodes}/${r.nodes}` : '—'} |`,
     )
   }
   console.log('')
@@ -260,7 +260,7 @@ try {
   const memory = process.env.BENCH_MEMORY === '0' ? null : await memoryBench(host.url, { small: small.sessionId, big: big.sessionId, dense: pagingBig.sessionId })
   console.log('')
   console.log(
-    `bench-browser: ingest/raw ${results.map((r) => (r.ingestUsPerFrame / r.rawUsPerFrame).toFixed(2) + '×').join(' / ')} (goal ≤ 1.3×, ${worst <= 2 ? 'within' : 'OVER'} the 2× ceiling), window ${b.label.split('-')[0]}/${a.label.split('-')[0]} ${windowRatio.toFixed(2)}×, open/floor ${opens.map((r) => `${openTag(r)} ${ratio(r).toFixed(2)}×`).join(' / ')}, open/plain-JS ${opens.map((r) => `${openTag(r)} ${ratio(r, r.plainSamples).toFixed(2)}×`).join(' / ')}, paging/floor ${pagings.map((r) => `${k(r.events)} (${r.pages} pages) ${ratio(r).toFixed(2)}×`).join(' / ')}, reload to first nodes cache off / on / on with the answer held / on over loopback ${reloads.map((r) => `${k(r.events)} ${ms(r.offMs)} / ${ms(r.onMs)} (cached ${r.cachedPaints}/${r.repeats}) / ${ms(r.heldMs)} (cached ${r.heldPaints}/${r.repeats}) / loopback ${r.loopbackMs === undefined ? '—' : ms(r.loopbackMs)} (cached ${r.loopbackPaints}/${r.repeats})`).join(', ')}, wasm + JS ${kb(pkg.gz)} gzipped${memory ? `, memory: ${memory.summary}` : ''}`,
+    `bench-browser: ingest/raw ${results.map((r) => (r.ingestUsPerFrame / r.rawUsPerFrame).toFixed(2) + '×').join(' / ')} (goal ≤ 1.3×, ${worst <= 2 ? 'within' : 'OVER'} the 2× ceiling), window ${b.label.split('-')[0]}/${a.label.split('-')[0]} ${windowRatio.toFixed(2)}×, open/floor ${opens.map((r) => `${openTag(r)} ${ratio(r).toFixed(2)}×`).join(' / ')}, open/plain-JS ${opens.map((r) => `${openTag(r)} ${ratio(r, r.plainSamples).toFixed(2)}×`).join(' / ')}, paging/floor ${pagings.map((r) => `${k(r.events)} (${r.pages} pages) ${ratio(r).toFixed(2)}×`).join(' / ')}, reload to first nodes cache off / on / on with the answer held / over loopback ${reloads.map((r) => `${k(r.events)} ${ms(r.offMs)} / ${ms(r.onMs)} (cached ${r.cachedPaints}/${r.repeats}) / ${ms(r.heldMs)} (cached ${r.heldPaints}/${r.repeats}) / loopback off ${r.loopbackOffMs === undefined ? '—' : ms(r.loopbackOffMs)} on ${r.loopbackMs === undefined ? '—' : ms(r.loopbackMs)} (cached ${r.loopbackPaints}/${r.repeats})`).join(', ')}, wasm + JS ${kb(pkg.gz)} gzipped${memory ? `, memory: ${memory.summary}` : ''}`,
   )
 } catch (e) {
   console.error(e)

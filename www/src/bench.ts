@@ -620,8 +620,10 @@ async function runReload(c: ReloadCase, repeats: number, replayUrl?: string) {
     await timeReload(c.sessionId, true)
     await timeReload(c.sessionId, true, true)
     if (replayUrl) await timeReload(c.sessionId, true, false, replayUrl)
+    if (replayUrl) await timeReload(c.sessionId, false, false, replayUrl)
     const off: number[] = []
     const wire: number[] = []
+    const wireOff: number[] = []
     let wirePaints = 0
     const on: number[] = []
     const held: number[] = []
@@ -662,7 +664,13 @@ async function runReload(c: ReloadCase, repeats: number, replayUrl?: string) {
           kept.push(t.kept)
         }
       }
-      const runs = replayUrl ? [runOff, runOn, runHeld, runWire] : [runOff, runOn, runHeld]
+      const runWireOff = async () => {
+        const t = await timeReload(c.sessionId, false, false, replayUrl!)
+        if (t.cached) throw new Error('a snapshot painted from the cache with the cache off')
+        if (t.events !== primed.events || t.nodes !== nodes) throw new Error(`a cache-off reload over loopback showed ${t.events} events / ${t.nodes} nodes, expected ${primed.events} / ${nodes}`)
+        wireOff.push(t.ms)
+      }
+      const runs = replayUrl ? [runOff, runOn, runHeld, runWireOff, runWire] : [runOff, runOn, runHeld]
       // the order rotates, so no one of them always runs first
       for (const run of runs.map((_, i) => runs[(i + r) % runs.length]!)) {
         await run()
@@ -681,12 +689,14 @@ async function runReload(c: ReloadCase, repeats: number, replayUrl?: string) {
       heldMs: median(held),
       heldPaints,
       loopbackMs: wire.length ? median(wire) : undefined,
+      loopbackOffMs: wireOff.length ? median(wireOff) : undefined,
       loopbackPaints: wirePaints,
       keptNodes: kept.length ? Math.min(...kept) : 0,
       offSamples: off,
       onSamples: on,
       heldSamples: held,
       loopbackSamples: wire,
+      loopbackOffSamples: wireOff,
     }
   } finally {
     await clear()
