@@ -13,14 +13,22 @@
 //   4. paging back with `loadOlder()` through a session that is one long turn (a streaming
 //      partial across every page boundary) to seq 0, next to the paging floor: fetch +
 //      `JSON.parse` of the same older-page requests (goal <= 2x);
-//   5. gzipped size of the package: .wasm, wasm-bindgen glue, the shell's JS module and the entry;
-//   6. the memory table (scripts/bench-memory.mjs, in its own Chromium with --expose-gc): open of
+//   5. a reload of a session seen before (the 1k session, the big session's tail page, and its
+//      whole log served as one response, answers served in the page as in 3.): one HostClient
+//      with `cache: true` opens it and closes (its window is written to IndexedDB), then a
+//      fresh HostClient opens it again with the cache on, and one without the option: the time
+//      from `open()` to the first snapshot with nodes and whether that snapshot was painted from
+//      the cache (`cached: true`); with the cache on also with the history answer held until
+//      that snapshot (the host answering after the cache; goal <= 100 ms at 100k). These rows
+//      run last: the cache's module wraps Session methods once loaded;
+//   6. gzipped size of the package: .wasm, wasm-bindgen glue, the shell's JS module and the entry;
+//   7. the memory table (scripts/bench-memory.mjs, in its own Chromium with --expose-gc): open of
 //      the 1k and big windows, visiting many sessions, one reconnect's history calls, and the
 //      plateau over many reconnects, next to the parsed page and a plain-JS client.
 // The host (target/debug/agent-session-host or $AGENT_SESSION_HOST_BIN) serves www/dist, which
 // holds bench.html; sessions are seeded through the host's --faults `seed` command.
 // Env: BENCH_FRAMES (2000), BENCH_REPEATS (9), BENCH_BIG (100000), BENCH_OPEN_REPEATS (7),
-// BENCH_PAGING_REPEATS (5), BENCH_MEMORY=0 (skips the memory table; its own knobs are in
+// BENCH_PAGING_REPEATS (5), BENCH_RELOAD_REPEATS (7), BENCH_MEMORY=0 (skips the memory table; its own knobs are in
 // scripts/bench-memory.mjs).
 import { readFileSync, readdirSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
@@ -36,6 +44,7 @@ const REPEATS = Number(process.env.BENCH_REPEATS ?? 9)
 const BIG = Number(process.env.BENCH_BIG ?? 100_000)
 const OPEN_REPEATS = Number(process.env.BENCH_OPEN_REPEATS ?? 7)
 const PAGING_REPEATS = Number(process.env.BENCH_PAGING_REPEATS ?? 5)
+const RELOAD_REPEATS = Number(process.env.BENCH_RELOAD_REPEATS ?? 7)
 // the host's page caps (host/src/limits.rs): 50 messages by default, at most 10,000 events
 const MAX_PAGE_EVENTS = 10_000
 
@@ -118,6 +127,22 @@ try {
       warmup: 4,
     },
   )
+  // Reload with the local cache on and off: last, so the rows above ran without cache.js loaded.
+  const tReload = Date.now()
+  const reloads = await page.evaluate((cfg) => window.runOpenPaging(cfg), {
+    open: [],
+    paging: [],
+    reload: [
+      { label: `${k(1000)}-event session (tail page = whole log)`, sessionId: small.sessionId, repeats: 3 * RELOAD_REPEATS },
+      { label: `${k(MAX_PAGE_EVENTS)}-event tail page of the ${bigLabel}-event session`, sessionId: big.sessionId },
+      { label: `whole ${bigLabel}-event log as one response (host's pages joined, served in the page)`, sessionId: big.sessionId, assemble: true },
+    ],
+    openRepeats: OPEN_REPEATS,
+    pagingRepeats: PAGING_REPEATS,
+    reloadRepeats: RELOAD_REPEATS,
+    replayUrl: replay.url,
+  })
+  const reloadSec = (Date.now() - tReload) / 1000
   const results = all.filter((r) => r.ingestUsPerFrame !== undefined)
   const breakdown = all.find((r) => r.parseUsPerFrame !== undefined)
 
@@ -193,6 +218,23 @@ try {
     `for reference, the same tail page fetched from the host (${hostBinary().includes('/debug/') ? 'debug' : 'given'} build) + JSON.parse, once: ${hostServed.map((r) => `${k(r.events)} ${ms(r.hostTailMs)}`).join(', ')}`,
   )
   console.log('')
+  console.log(
+    `Browser reload benchmark (a session seen before, opened again by a fresh HostClient: with \`cache: true\` and without the option; median of ${RELOAD_REPEATS} runs each, 3× that for 1k, the order alternating; ${reloadSec.toFixed(0)} s in all)`,
+  )
+  console.log(
+    'seen before = a HostClient with `cache: true` opened it, read its snapshot and closed (the close flushes the write), and the entry was found in IndexedDB; each row starts and ends with `clearCache()`. Time: from `open()` to the first snapshot with nodes, as a listener subscribed before `open()` sees it (getSnapshot() on every notification). History answers are served in the page as in the open rows: there at once, read from memory without yielding a task, so the cache\'s IndexedDB read cannot finish first ("answer at once"); in "answer held" the page holds that answer until a snapshot with nodes is seen (at most 5 s), as a host answering after the cache; in "over loopback" the bench\'s replay server answers at once and the body crosses the network stack in 64 KB writes, as a host\'s answer (a race). The page has cache.js and its IndexedDB connection loaded already, which a real reload loads first',
+  )
+  console.log('')
+  console.log('| reload of | events | nodes | cache off | cache on, answer at once | cached paint | cache on, answer held | cached paint | cache off, over loopback | cache on, over loopback | cached paint | cached nodes kept after the host answered (fewest in a run) |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+  const yesNo = (n, of) => `${n === of ? 'yes' : n === 0 ? 'no' : 'sometimes'} (${n}/${of})`
+  for (const r of reloads) {
+    const goal = r.label.includes(`${bigLabel}-event`) ? ' (goal ≤ 100 ms)' : ''
+    console.log(
+      `| ${r.label} | ${r.events.toLocaleString('en')} | ${r.nodes.toLocaleString('en')} | ${ms(r.offMs)} | ${ms(r.onMs)} | ${yesNo(r.cachedPaints, r.repeats)} | ${ms(r.heldMs)}${goal} | ${yesNo(r.heldPaints, r.repeats)} | ${r.loopbackOffMs === undefined ? '—' : ms(r.loopbackOffMs)} | ${r.loopbackMs === undefined ? '—' : ms(r.loopbackMs)} | ${yesNo(r.loopbackPaints, r.repeats)} | ${r.cachedPaints + r.heldPaints + r.loopbackPaints ? `${r.keptNodes}/${r.nodes}` : '—'} |`,
+    )
+  }
+  console.log('')
   console.log('| file | bytes | gzip -9 |')
   console.log('|---|---:|---:|')
   console.log(`| pkg/agent_session_bg.wasm | ${wasm.raw.toLocaleString('en')} | ${wasm.gz.toLocaleString('en')} |`)
@@ -218,7 +260,7 @@ try {
   const memory = process.env.BENCH_MEMORY === '0' ? null : await memoryBench(host.url, { small: small.sessionId, big: big.sessionId, dense: pagingBig.sessionId })
   console.log('')
   console.log(
-    `bench-browser: ingest/raw ${results.map((r) => (r.ingestUsPerFrame / r.rawUsPerFrame).toFixed(2) + '×').join(' / ')} (goal ≤ 1.3×, ${worst <= 2 ? 'within' : 'OVER'} the 2× ceiling), window ${b.label.split('-')[0]}/${a.label.split('-')[0]} ${windowRatio.toFixed(2)}×, open/floor ${opens.map((r) => `${openTag(r)} ${ratio(r).toFixed(2)}×`).join(' / ')}, open/plain-JS ${opens.map((r) => `${openTag(r)} ${ratio(r, r.plainSamples).toFixed(2)}×`).join(' / ')}, paging/floor ${pagings.map((r) => `${k(r.events)} (${r.pages} pages) ${ratio(r).toFixed(2)}×`).join(' / ')}, wasm + JS ${kb(pkg.gz)} gzipped${memory ? `, memory: ${memory.summary}` : ''}`,
+    `bench-browser: ingest/raw ${results.map((r) => (r.ingestUsPerFrame / r.rawUsPerFrame).toFixed(2) + '×').join(' / ')} (goal ≤ 1.3×, ${worst <= 2 ? 'within' : 'OVER'} the 2× ceiling), window ${b.label.split('-')[0]}/${a.label.split('-')[0]} ${windowRatio.toFixed(2)}×, open/floor ${opens.map((r) => `${openTag(r)} ${ratio(r).toFixed(2)}×`).join(' / ')}, open/plain-JS ${opens.map((r) => `${openTag(r)} ${ratio(r, r.plainSamples).toFixed(2)}×`).join(' / ')}, paging/floor ${pagings.map((r) => `${k(r.events)} (${r.pages} pages) ${ratio(r).toFixed(2)}×`).join(' / ')}, reload to first nodes cache off / on / on with the answer held / over loopback ${reloads.map((r) => `${k(r.events)} ${ms(r.offMs)} / ${ms(r.onMs)} (cached ${r.cachedPaints}/${r.repeats}) / ${ms(r.heldMs)} (cached ${r.heldPaints}/${r.repeats}) / loopback off ${r.loopbackOffMs === undefined ? '—' : ms(r.loopbackOffMs)} on ${r.loopbackMs === undefined ? '—' : ms(r.loopbackMs)} (cached ${r.loopbackPaints}/${r.repeats})`).join(', ')}, wasm + JS ${kb(pkg.gz)} gzipped${memory ? `, memory: ${memory.summary}` : ''}`,
   )
 } catch (e) {
   console.error(e)
