@@ -1,6 +1,5 @@
-// agent-session, the package entry: wasm-bindgen's classes with disposal and the lifetime
-// rules of docs/API.md ("Lifetimes"; a Session's free and dispose do nothing). cache.js:
-// the opt-in local cache, loaded by the first HostClient that turns it on.
+// agent-session, the package entry: wasm-bindgen's classes with disposal, the lifetime rules
+// of docs/API.md ("Lifetimes": a Session's free and dispose do nothing) and the local cache.
 import init, { initSync, HostClient as Wasm, Session } from './pkg/agent_session.js'
 
 const cache = () => import('./cache.js')

@@ -166,13 +166,14 @@ class LazySession {
 }
 
 // Every other method (subscribe, the operations, whatever the module adds) starts the client
-// and runs on the live object.
+// and runs on the live object: the entry's own and the ones it inherits from the module's
+// classes (index.js's HostClient extends wasm-bindgen's).
 for (const [lazy, live] of [
   [HostClient, Live],
   [LazySession, Session],
 ]) {
-  for (const name of Object.getOwnPropertyNames(live.prototype)) {
-    if (name in lazy.prototype || typeof Object.getOwnPropertyDescriptor(live.prototype, name).value !== 'function') continue
+  for (let p = live.prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) for (const name of Object.getOwnPropertyNames(p)) {
+    if (name in lazy.prototype || typeof Object.getOwnPropertyDescriptor(p, name).value !== 'function') continue
     Object.defineProperty(lazy.prototype, name, {
       configurable: true,
       writable: true,

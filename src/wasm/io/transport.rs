@@ -35,10 +35,14 @@ fn status(arg: &JsValue) -> u16 {
     arg.as_f64().unwrap_or(0.0) as u16
 }
 
-/// Each `PIECE` of a fetched chunk, copied into wasm memory.
+/// Each `PIECE` of a fetched chunk, copied into wasm memory (a chunk of one piece, as a
+/// streamed frame's usually is, without a view made of it).
 fn pieces(chunk: JsValue, mut each: impl FnMut(Vec<u8>)) {
     let bytes: Uint8Array = chunk.unchecked_into();
     let len = bytes.length();
+    if len <= PIECE {
+        return each(bytes.to_vec());
+    }
     let mut at = 0;
     while at < len {
         let end = len.min(at + PIECE);
