@@ -113,8 +113,9 @@ export class Cache {
     this.maxBytes = maxBytes
     this.queue = new Map()
     this.timer = 0
-    // The snapshot last written of each session (an unchanged one is not written again).
-    this.written = new Map()
+    // The snapshots written (an unchanged one is not written again), held weakly: a released
+    // session's window must not stay in memory because the cache once wrote it.
+    this.written = new WeakSet()
     // Sessions whose host-confirmed window is behind what was cached: the host's log was
     // replaced (an honest log never shrinks), so their next write replaces the entry.
     this.replaced = new Set()
@@ -127,13 +128,13 @@ export class Cache {
    *  replace the entry (written even where the entry looks newer). */
   replace(id, snap) {
     this.replaced.add(id)
-    this.written.delete(id)
+    this.written.delete(snap)
     this.save(id, snap)
   }
 
   /** Drops what is queued; the snapshots it held count as written. */
   forget() {
-    for (const [id, snap] of this.queue) this.written.set(id, snap)
+    for (const snap of this.queue.values()) this.written.add(snap)
     this.queue.clear()
     clearTimeout(this.timer)
     this.timer = 0
@@ -164,7 +165,7 @@ export class Cache {
    *  next batch: the latest one of each session is what is written. */
   save(id, snap) {
     if (typeof indexedDB === 'undefined' || snap.openState !== 'open' || snap.cached || snap.tailSeq < 0) return
-    if (this.written.get(id) === snap) return
+    if (this.written.has(snap)) return
     this.queue.set(id, snap)
     if (!this.timer) this.timer = setTimeout(this.flush, BATCH_MS)
   }
@@ -176,7 +177,7 @@ export class Cache {
     if (!this.queue.size) return
     const batch = [...this.queue]
     this.queue.clear()
-    for (const [id, snap] of batch) this.written.set(id, snap)
+    for (const [, snap] of batch) this.written.add(snap)
     const rows = batch.map(([id, s]) => {
       const entry = { v: VERSION, key: this.key(id), nodes: s.nodes, baseSeq: s.baseSeq, tailSeq: s.tailSeq, title: s.title }
       return { id, entry, bytes: JSON.stringify(s.nodes).length + 64 }
