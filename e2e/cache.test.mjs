@@ -294,14 +294,20 @@ describe('local cache', () => {
     guard.assertClean()
   })
 
-  it("a replaced log: the reopen paints the cached nodes, then shows exactly the host's new log", async () => {
+  /** A session seen with the cache on (`first`: what it showed), whose log the host then
+   *  loses and replaces by a shorter, different one under the same id (`newTail`). */
+  async function replacedLog() {
     const id = await seed(60, 10)
     const { page, guard } = await cachePage()
     const first = await cacheOnce(page, id)
-    // The host loses the log and gets a shorter, different one under the same session id.
     await admin(host.url, { command: 'reset-store', keepSessions: true })
     const newTail = await append(id, 14, { messageEvery: 4 })
     assert.ok(newTail < first.tailSeq)
+    return { id, page, guard, first, newTail }
+  }
+
+  it("a replaced log: the reopen paints the cached nodes, then shows exactly the host's new log", async () => {
+    const { id, page, guard, first, newTail } = await replacedLog()
 
     await newClient(page, 'h')
     const painted = await openHeld(page, 'h', id)
@@ -317,12 +323,7 @@ describe('local cache', () => {
   })
 
   it("after a replaced log, the next write stores the host's new log in place of the stale entry", async () => {
-    const id = await seed(60, 10)
-    const { page, guard } = await cachePage()
-    const first = await cacheOnce(page, id)
-    await admin(host.url, { command: 'reset-store', keepSessions: true })
-    const newTail = await append(id, 14, { messageEvery: 4 })
-    assert.ok(newTail < first.tailSeq)
+    const { id, page, guard, newTail } = await replacedLog()
     // The reopen shows the new log and close() writes what it showed.
     const second = await cacheOnce(page, id, true, false)
     assert.equal(second.tailSeq, newTail)
