@@ -16,6 +16,8 @@ const VERSION = 1
 // Writes wait this long and go in one transaction: a burst of changes is one write, and a
 // window that keeps changing is written at most this often.
 const BATCH_MS = 2000
+// The bound of `cache: true` (and of an object without `maxBytes`).
+const MAX_BYTES = 50 * 1024 * 1024
 
 const freeze = (v) => {
   if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
@@ -229,7 +231,8 @@ let patched = false
 export function attach(host, options) {
   const c = options.cache
   const base = String(options.baseUrl ?? location.origin).replace(/\/+$/, '')
-  const cache = new Cache(base, c === true ? 50 * 1024 * 1024 : (c.maxBytes ?? 50 * 1024 * 1024))
+  // `true` (or any truthy value that is not an object) has no `maxBytes`: the default.
+  const cache = new Cache(base, c.maxBytes ?? MAX_BYTES)
   const add = (s) => {
     if (!state.has(s)) state.set(s, { cache, reading: false, entry: null, paint: null, base: null })
     // Opened before this module was in: read the cache now.
@@ -293,8 +296,8 @@ function snapshot() {
   }
   if (e) {
     st.entry = st.paint = st.base = null
-    if (w.openState === 'open' && w.tailSeq < e.tailSeq) st.cache.replace(this.sessionId, w)
     if (w.openState === 'open') {
+      if (w.tailSeq < e.tailSeq) st.cache.replace(this.sessionId, w)
       // Confirmed: nodes equal to cached ones keep the cached objects from now on.
       const byId = new Map(e.nodes.map((n) => [n.id, n]))
       let kept = 0
