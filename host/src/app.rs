@@ -2,13 +2,13 @@
 //! shape behaviour: plan service present or not, chunk pacing, downlink carriers), the session
 //! registry and the stream tickets. The top layer (routes, streams) takes the `App`.
 
-use crate::base::Base;
-pub use crate::base::Options;
 use crate::faults::Faults;
-use crate::hub::{Hub, OutFrame};
-use crate::interact::Interactions;
-use crate::session::{now_ms, AppendError, LogState, ProviderState, Session, SessionRef};
-use crate::store::{SessionUpdate, Store, StoreError};
+use crate::log::base::Base;
+pub use crate::log::base::Options;
+use crate::log::hub::Hub;
+use crate::log::interact::Interactions;
+use crate::log::session::{now_ms, AppendError, LogState, ProviderState, Session, SessionRef};
+use crate::log::store::{SessionUpdate, Store, StoreError};
 use crate::tickets::Tickets;
 use agent_session_wire::{Frame, RpcError, SessionAddedFrame};
 use serde_json::Value;
@@ -68,7 +68,7 @@ impl App {
         let tickets = Tickets::new(options.ticket_ttl);
         let base = Base {
             store,
-            hub: Hub::default(),
+            hub: Hub::new(options.wire),
             interactions: Interactions::default(),
             faults: faults.then(Faults::default),
             options,
@@ -76,7 +76,7 @@ impl App {
         let app = App { base: Arc::new(base), tickets, sessions: RwLock::new(sessions) };
         for s in app.sessions() {
             let mut log = s.log.try_lock().map_err(|e| OpenError::Append(AppendError::Locked(e)))?;
-            crate::provider::drop_stale_prompts(&app, &s, &mut log).map_err(OpenError::Append)?;
+            crate::agent::provider::drop_stale_prompts(&app, &s, &mut log).map_err(OpenError::Append)?;
         }
         crate::agent::close_dangling_turns(&app, &dangling).map_err(OpenError::Append)?;
         Ok(app)
@@ -103,7 +103,7 @@ impl App {
         let created_at = now_ms();
         let pk = self.store.create_session(&id, cwd.as_deref(), provider.as_deref(), created_at)?;
         let mut log = LogState::empty();
-        let profile = crate::profiles::Profile::parse(provider.as_deref()).ok().flatten();
+        let profile = crate::providers::registry::Provider::parse(provider.as_deref()).ok().flatten();
         if let Some((state, projections)) = profile.and_then(|p| ProviderState::new(p, &id, false)) {
             for (key, value) in &projections {
                 self.store.update_session(pk, &SessionUpdate::Projection(key.clone(), value.clone()))?;
@@ -120,9 +120,9 @@ impl App {
             updated_at: Some(created_at),
             ..Default::default()
         };
-        self.hub.host(OutFrame::new(&Frame::SessionAdded(added)));
+        self.hub.host(self.hub.out(&Frame::SessionAdded(added)));
         for (key, value) in announce {
-            crate::provider::publish(self, &session, &key, value, -1);
+            crate::agent::provider::publish(self, &session, &key, value, -1);
         }
         Ok(session)
     }
@@ -149,7 +149,7 @@ impl App {
             cwd: session.cwd.clone(),
             updated_at: Some(created_at),
         };
-        self.hub.host(OutFrame::new(&Frame::SessionAdded(added)));
+        self.hub.host(self.hub.out(&Frame::SessionAdded(added)));
         Ok(session)
     }
 

@@ -1,18 +1,8 @@
 //! Command line. Other tools rely on these exact flag names and on the first stdout line.
 
-use clap::{Parser, ValueEnum};
+use crate::dialect::Downlinks;
+use clap::Parser;
 use std::path::PathBuf;
-
-/// Which carriers serve the two downlinks (`/api/events.mux`, `/api/events.host`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Downlinks {
-    /// WebSocket only, like today's upstream host: a plain GET answers 426.
-    Ws,
-    /// SSE only, like the seed host: an upgrade request just gets the SSE stream (no 101).
-    Sse,
-    /// An upgrade gets a WebSocket, a plain GET gets SSE.
-    Both,
-}
 
 /// Reference agent host for agent-session: the host wire contract over a durable SQLite log,
 /// with a scripted (model-free, deterministic) agent.
@@ -85,8 +75,8 @@ pub struct Cli {
 }
 
 impl Cli {
-    pub fn timeouts(&self) -> crate::serve::Timeouts {
-        crate::serve::Timeouts {
+    pub fn timeouts(&self) -> crate::http::serve::Timeouts {
+        crate::http::serve::Timeouts {
             header: std::time::Duration::from_millis(self.header_timeout_ms),
             idle: std::time::Duration::from_millis(self.idle_timeout_ms),
         }

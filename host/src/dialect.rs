@@ -17,7 +17,17 @@ use agent_session_wire::{Frame, Json, ProjectionFrame, SessionEvent};
 use clap::ValueEnum;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
-use std::sync::OnceLock;
+
+/// Which carriers serve the two downlinks (`/api/events.mux`, `/api/events.host`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Downlinks {
+    /// WebSocket only, like today's upstream host: a plain GET answers 426.
+    Ws,
+    /// SSE only, like the seed host: an upgrade request just gets the SSE stream (no 101).
+    Sse,
+    /// An upgrade gets a WebSocket, a plain GET gets SSE.
+    Both,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum Wire {
@@ -30,34 +40,65 @@ pub enum Wire {
     Upstream202608,
 }
 
-static WIRE: OnceLock<Wire> = OnceLock::new();
-
-/// Set once at start-up; a process speaks one generation.
-pub fn set(wire: Wire) {
-    let _ = WIRE.set(wire);
-}
-
-pub fn current() -> Wire {
-    WIRE.get().copied().unwrap_or_default()
-}
-
-pub fn is_upstream() -> bool {
-    current() == Wire::Upstream202608
-}
-
-/// The event as this generation writes it.
-pub fn event_out(ev: &SessionEvent) -> Cow<'_, SessionEvent> {
-    match is_upstream().then(|| upstream_event(ev)).flatten() {
-        Some(out) => Cow::Owned(out),
-        None => Cow::Borrowed(ev),
+impl Wire {
+    /// The August 2026 generation (plan and title as projections, `/plan` commands).
+    pub fn is_upstream(self) -> bool {
+        self == Wire::Upstream202608
     }
-}
 
-/// The same for an owned event (a history page): moved through unchanged on the seed wire.
-pub fn event_into(ev: SessionEvent) -> SessionEvent {
-    match is_upstream().then(|| upstream_event(&ev)).flatten() {
-        Some(out) => out,
-        None => ev,
+    /// The event as this generation writes it.
+    pub fn event_out(self, ev: &SessionEvent) -> Cow<'_, SessionEvent> {
+        match self.is_upstream().then(|| upstream_event(ev)).flatten() {
+            Some(out) => Cow::Owned(out),
+            None => Cow::Borrowed(ev),
+        }
+    }
+
+    /// The same for an owned event (a history page): moved through unchanged on the seed wire.
+    pub fn event_into(self, ev: SessionEvent) -> SessionEvent {
+        match self.is_upstream().then(|| upstream_event(&ev)).flatten() {
+            Some(out) => out,
+            None => ev,
+        }
+    }
+
+    /// A projection value as this generation writes it: the August 2026 `plan` carries
+    /// `pending` as a flag (a selection of the other state is pending), not the selected value.
+    pub fn projection_out(self, key: &str, value: &Json) -> Json {
+        if !self.is_upstream() || key != PROJ_PLAN {
+            return value.clone();
+        }
+        upstream_plan(value)
+    }
+
+    /// A stream frame as this generation writes it.
+    pub fn frame_out(self, frame: &Frame) -> Cow<'_, Frame> {
+        if !self.is_upstream() {
+            return Cow::Borrowed(frame);
+        }
+        match frame {
+            Frame::Event(f) => match self.event_out(&f.event) {
+                Cow::Borrowed(_) => Cow::Borrowed(frame),
+                Cow::Owned(event) => {
+                    let mut f = f.clone();
+                    f.event = event;
+                    Cow::Owned(Frame::Event(f))
+                }
+            },
+            Frame::Projection(f) => {
+                let mut f = f.clone();
+                f.value = self.projection_out(&f.key, &f.value);
+                Cow::Owned(Frame::Projection(f))
+            }
+            // The August 2026 host keeps the title as a projection.
+            Frame::Title(t) => Cow::Owned(Frame::Projection(ProjectionFrame {
+                session_id: t.session_id.clone(),
+                key: "title".into(),
+                value: Json::from_value(&json!(t.title)),
+                seq: t.event_seq as i64,
+            })),
+            _ => Cow::Borrowed(frame),
+        }
     }
 }
 
@@ -110,50 +151,11 @@ fn pick(d: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
     keys.iter().filter_map(|k| d.get(*k).map(|v| (k.to_string(), v.clone()))).collect()
 }
 
-/// A projection value as this generation writes it: today's `plan` carries `pending` as a
-/// flag (a selection of the other state is pending), not the selected value.
-pub fn projection_out(key: &str, value: &Json) -> Json {
-    if !is_upstream() || key != PROJ_PLAN {
-        return value.clone();
-    }
-    upstream_plan(value)
-}
-
 fn upstream_plan(value: &Json) -> Json {
     let v = value.value();
     let active = v.get("active").and_then(Value::as_bool).unwrap_or(false);
     let pending = v.get("pending").and_then(Value::as_bool).is_some_and(|p| p != active);
     Json::from_value(&json!({ "active": active, "pending": pending }))
-}
-
-/// A stream frame as this generation writes it.
-pub fn frame_out(frame: &Frame) -> Cow<'_, Frame> {
-    if !is_upstream() {
-        return Cow::Borrowed(frame);
-    }
-    match frame {
-        Frame::Event(f) => match event_out(&f.event) {
-            Cow::Borrowed(_) => Cow::Borrowed(frame),
-            Cow::Owned(event) => {
-                let mut f = f.clone();
-                f.event = event;
-                Cow::Owned(Frame::Event(f))
-            }
-        },
-        Frame::Projection(f) => {
-            let mut f = f.clone();
-            f.value = projection_out(&f.key, &f.value);
-            Cow::Owned(Frame::Projection(f))
-        }
-        // Today's host keeps the title as a projection.
-        Frame::Title(t) => Cow::Owned(Frame::Projection(ProjectionFrame {
-            session_id: t.session_id.clone(),
-            key: "title".into(),
-            value: Json::from_value(&json!(t.title)),
-            seq: t.event_seq as i64,
-        })),
-        _ => Cow::Borrowed(frame),
-    }
 }
 
 /// Today's `session.list` item keeps its title in a projection block (`null` while untitled).
@@ -176,7 +178,6 @@ mod tests {
 
     #[test]
     fn seed_events_take_todays_shapes() {
-        // The pure translations: the process-wide setting stays at its default here.
         let event_out = |ev: &SessionEvent| upstream_event(ev).unwrap_or_else(|| ev.clone());
         let projection_out = |_: &str, v: &Json| upstream_plan(v);
         {
@@ -211,6 +212,6 @@ mod tests {
             let plan = projection_out("plan", &Json::from_value(&json!({"active": true})));
             assert_eq!(plan.value(), json!({"active": true, "pending": false}));
         }
-        assert_eq!(current(), Wire::Seed);
+        assert_eq!(Wire::default(), Wire::Seed);
     }
 }

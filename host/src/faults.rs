@@ -1,4 +1,4 @@
-//! Fault knobs (`--faults` only): what `POST /admin/faults` (`crate::admin`) sets and the
+//! Fault knobs (`--faults` only): what `POST /admin/faults` (`crate::http::admin`) sets and the
 //! log path and the response gate spend. See host/README.md.
 
 use serde_json::{json, Value};

@@ -1,35 +1,16 @@
 //! agent-session-host: the reference host of the agent-session wire contract.
 
-mod adapters;
-mod admin;
 mod agent;
-mod api;
 mod app;
-mod attachments;
-mod base;
-mod check;
 mod cli;
-mod commands;
 mod dialect;
 mod faults;
-mod fence;
-mod history;
-mod hub;
-mod interact;
-mod limits;
-mod plan;
-mod profiles;
-mod provider;
-mod rpc;
-mod script;
-mod security;
-mod serve;
-mod server;
-mod session;
-mod store;
-mod streams;
+mod http;
+mod log;
+mod providers;
+mod routes;
 mod tickets;
-mod verbs;
+mod trust;
 
 use app::{App, Options};
 use clap::Parser;
@@ -42,7 +23,6 @@ use std::time::Duration;
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = cli::Cli::parse();
-    dialect::set(cli.wire);
     match run(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -56,10 +36,10 @@ async fn main() -> ExitCode {
 #[derive(Debug)]
 enum RunError {
     CreateDir(PathBuf, std::io::Error),
-    Store(store::StoreError),
+    Store(log::store::StoreError),
     Open(app::OpenError),
     Listen(String, std::io::Error),
-    Router(security::BadOrigin),
+    Router(trust::security::BadOrigin),
     Io(std::io::Error),
 }
 
@@ -83,19 +63,20 @@ async fn run(cli: cli::Cli) -> Result<(), RunError> {
     if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| RunError::CreateDir(dir.to_path_buf(), e))?;
     }
-    let store = store::Store::open(&db).map_err(RunError::Store)?;
+    let store = log::store::Store::open(&db).map_err(RunError::Store)?;
     let options = Options {
         plan_mode: !cli.no_plan_mode,
         chunk_delay: Duration::from_millis(cli.chunk_delay_ms),
         downlinks: cli.downlinks,
         ticket_ttl: Duration::from_millis(cli.ticket_ttl_ms),
+        wire: cli.wire,
     };
     let app = Arc::new(App::new(store, options, cli.faults).map_err(RunError::Open)?);
     let listener =
         tokio::net::TcpListener::bind(&cli.listen).await.map_err(|e| RunError::Listen(cli.listen.clone(), e))?;
     let addr = listener.local_addr().map_err(RunError::Io)?;
     // The fence needs the bound port (`--listen …:0` picks one).
-    let router = server::router(app.clone(), &cli, addr).map_err(RunError::Router)?;
+    let router = routes::router(app.clone(), &cli, addr).map_err(RunError::Router)?;
     {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "listening on http://{addr}");
@@ -103,7 +84,7 @@ async fn run(cli: cli::Cli) -> Result<(), RunError> {
     }
     eprintln!("agent-session-host: db {}", db.display());
     tokio::select! {
-        r = serve::serve(listener, router, cli.timeouts()) => r.map_err(RunError::Io),
+        r = http::serve::serve(listener, router, cli.timeouts()) => r.map_err(RunError::Io),
         // Every commit is already durable: on a signal there is nothing to flush, and
         // open streams would keep a graceful shutdown waiting forever.
         _ = shutdown_signal() => Ok(()),

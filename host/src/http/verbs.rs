@@ -1,0 +1,161 @@
+//! Today's upstream session verbs over the one SQLite log: `session.rename`,
+//! `session.updateQueue` and `session.fork` (HEAD's names and shapes; spoken in both dialects).
+
+use crate::agent::publish_queue;
+use crate::app::App;
+use crate::http::rpc::internal;
+use crate::log::session::{NewEvent, Session, SessionRef};
+use crate::log::store::SessionUpdate;
+use agent_session_wire::{RpcError, SessionEvent};
+use serde_json::{json, Value};
+
+/// Upstream's title budget, in UTF-8 bytes.
+pub const MAX_TITLE_BYTES: usize = 80;
+
+/// Upstream's normalization: control and directional characters dropped, whitespace runs
+/// collapsed to one space, trimmed, cut at [`MAX_TITLE_BYTES`] on a character boundary.
+pub fn normalize_title(input: &str) -> String {
+    let mut out = String::new();
+    let mut space = false;
+    for c in input.chars() {
+        let invisible = matches!(c, '\u{200B}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}' | '\u{FEFF}');
+        if c.is_whitespace() {
+            space = !out.is_empty();
+            continue;
+        }
+        if c.is_control() || invisible {
+            continue;
+        }
+        if std::mem::take(&mut space) {
+            out.push(' ');
+        }
+        if out.len() + c.len_utf8() > MAX_TITLE_BYTES {
+            break;
+        }
+        out.push(c);
+    }
+    out.truncate(out.trim_end().len());
+    out
+}
+
+/// `session.rename {sessionId, title}` → `{title, seq}`: a user-sourced `session/title` event.
+pub async fn rename(app: &App, s: &Session, title: &str) -> Result<Value, RpcError> {
+    let title = normalize_title(title);
+    if title.is_empty() {
+        return Err(RpcError::bad_request("session title is empty after normalization", vec![]));
+    }
+    let mut log = s.log.lock().await;
+    let data = json!({ "title": title, "source": { "kind": "user" } });
+    let ev = s
+        .append_locked(app, &mut log, NewEvent::new("session/title", data), &[SessionUpdate::Title(title.clone())])
+        .map_err(internal)?;
+    drop(log);
+    if let Some(t) = s.title() {
+        app.hub.mux(app.hub.out(&t.frame(&s.id)));
+    }
+    Ok(json!({ "title": title, "seq": ev.seq }))
+}
+
+/// `session.updateQueue {sessionId, itemId, action}`: edit, remove or steer one queued prompt;
+/// the next `session/queue` frame is the result.
+pub async fn update_queue(app: &App, s: &Session, item_id: &str, action: &Value) -> Result<Value, RpcError> {
+    let mut ctl = s.ctl.lock().await;
+    let Some(at) = ctl.queue.iter().position(|p| p.id == item_id) else {
+        return Err(RpcError::bad_request(format!("queue item {item_id:?} not found"), vec![]));
+    };
+    match action.get("kind").and_then(Value::as_str) {
+        Some("edit") => {
+            let content = match action.get("content") {
+                Some(Value::Array(c))
+                    if !c.is_empty() && c.iter().all(|b| b.get("type").is_some_and(Value::is_string)) =>
+                {
+                    c.clone()
+                }
+                _ => return Err(RpcError::bad_request("edit needs content: a non-empty array of blocks", vec![])),
+            };
+            ctl.queue[at].content = content;
+        }
+        Some("remove") => {
+            ctl.queue.remove(at);
+        }
+        Some("steer") => {
+            // The prompt goes next and ends the running turn, as a `steer` prompt does.
+            let p = ctl.queue.remove(at).expect("found above");
+            ctl.queue.push_front(p);
+            if let Some(tx) = &ctl.interrupt {
+                tx.send_replace(true);
+            }
+        }
+        _ => return Err(RpcError::bad_request("action.kind must be 'edit', 'remove' or 'steer'", vec![])),
+    }
+    publish_queue(app, s, &ctl.queue);
+    Ok(json!({ "accepted": true }))
+}
+
+/// Where a fork cuts `events` (upstream's rule): after the `turn/end` of the turn holding
+/// `at_seq` (the last completed turn without it), extended through standalone events up to
+/// the next `turn/start`. `None`: no such completed turn.
+pub fn fork_cut(events: &[SessionEvent], at_seq: Option<u64>) -> Option<usize> {
+    let last = events.last().map_or(-1, |e| e.seq as i64);
+    let anchored = at_seq.and_then(|at| events.iter().find(|e| e.kind == "turn/end" && e.seq >= at));
+    let boundary = match anchored {
+        Some(b) => b,
+        None if at_seq.is_none_or(|at| at as i64 > last) => events.iter().rev().find(|e| e.kind == "turn/end")?,
+        None => return None,
+    };
+    let mut cut = boundary.seq as usize + 1;
+    while cut < events.len() && events[cut].kind != "turn/start" {
+        cut += 1;
+    }
+    Some(cut)
+}
+
+/// `session.fork {sessionId, atSeq?}` → `{sessionId}`: a child whose log is the parent's up to
+/// the cut, then `session/end-seed`; it shares the parent's cwd, provider and images.
+pub async fn fork(app: &App, s: &SessionRef, at_seq: Option<u64>) -> Result<Value, RpcError> {
+    let upper = s.log.lock().await.last_seq;
+    let (events, start) = app.store.page(s.pk, upper, u32::MAX, u32::MAX).map_err(internal)?;
+    debug_assert_eq!(start, 0);
+    let Some(cut) = fork_cut(&events, at_seq) else {
+        return Err(RpcError::bad_request(format!("session {:?} has no completed turn to fork from", s.id), vec![]));
+    };
+    let child = app.create_child(s).map_err(internal)?;
+    let seed = &events[..cut];
+    child.seed_events(app, seed).await.map_err(internal)?;
+    app.store.copy_attachments(s.pk, child.pk).map_err(internal)?;
+    let title = s.title().map(|t| t.title);
+    let mut log = child.log.lock().await;
+    let updates: Vec<SessionUpdate> = title.into_iter().map(SessionUpdate::Title).collect();
+    child.append_locked(app, &mut log, NewEvent::new("session/end-seed", json!({})), &updates).map_err(internal)?;
+    drop(log);
+    if let Some(t) = child.title() {
+        app.hub.mux(app.hub.out(&t.frame(&child.id)));
+    }
+    Ok(json!({ "sessionId": child.id }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_are_normalized_as_upstream_does() {
+        assert_eq!(normalize_title("  Hello \t\n  plan\u{7}\u{200B} "), "Hello plan");
+        assert_eq!(normalize_title("\u{1b}\u{0}   "), "");
+        let long = "é".repeat(60);
+        let t = normalize_title(&long);
+        assert_eq!((t.len(), t.chars().count()), (80, 40), "cut on a character boundary at 80 bytes");
+    }
+
+    #[test]
+    fn a_fork_cuts_after_the_completed_turn_holding_its_anchor() {
+        let kinds =
+            ["user/message", "turn/start", "assistant/message", "turn/end", "session/title", "turn/start", "turn/end"];
+        let events: Vec<SessionEvent> =
+            kinds.iter().enumerate().map(|(i, k)| SessionEvent::new(*k, i as u64, 1.0, json!({}))).collect();
+        assert_eq!(fork_cut(&events, Some(2)), Some(5), "through the title, up to the next turn/start");
+        assert_eq!(fork_cut(&events, None), Some(7));
+        assert_eq!(fork_cut(&events, Some(99)), Some(7), "past the end: the last completed turn");
+        assert_eq!(fork_cut(&events[..3], Some(1)), None, "the anchor's turn has not completed");
+    }
+}

@@ -1,0 +1,365 @@
+//! In-memory state of one session and the only path that writes its log: seq assignment,
+//! commit, then broadcast, all under the session's log lock so frames leave in seq order.
+
+mod plan_state;
+mod provider_state;
+
+pub use plan_state::PlanState;
+pub use provider_state::ProviderState;
+
+use crate::log::base::Base;
+pub use crate::log::store::TitleState;
+use crate::log::store::{LoadedSession, SessionUpdate, StoreError};
+use crate::providers::registry::Provider;
+use agent_session_wire::interaction::{PROJ_CAPABILITIES, PROJ_MODE};
+use agent_session_wire::{EventFrame, Frame, SessionEvent, SessionStatusFrame};
+use serde_json::Value;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use tokio::sync::{watch, Mutex};
+
+pub fn now_ms() -> f64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as f64).unwrap_or(0.0)
+}
+
+/// State that changes only together with the log (guarded by the log lock).
+pub struct LogState {
+    pub last_seq: i64,
+    pub title: Option<TitleState>,
+    pub plan: PlanState,
+    pub turn: u64,
+    /// The last logged `request/header` data: a new one is logged only when it changes.
+    pub last_header: Option<Value>,
+    /// Extension 2 projection values (provider sessions), persisted.
+    pub projections: BTreeMap<String, Value>,
+    /// The provider profile's adapter and waiting prompts (provider sessions only).
+    pub provider: Option<ProviderState>,
+}
+
+impl LogState {
+    /// The state of an empty log.
+    pub fn empty() -> LogState {
+        LogState {
+            last_seq: -1,
+            title: None,
+            plan: PlanState::default(),
+            turn: 0,
+            last_header: None,
+            projections: BTreeMap::new(),
+            provider: None,
+        }
+    }
+}
+
+/// A prompt waiting for (or starting) a turn.
+pub struct Prompt {
+    pub content: Vec<Value>,
+    pub rpc_id: String,
+    /// The message id a queue item is addressed by (`session.updateQueue`).
+    pub id: String,
+}
+
+impl Prompt {
+    pub fn new(content: Vec<Value>, rpc_id: String) -> Prompt {
+        Prompt { content, rpc_id, id: uuid::Uuid::new_v4().to_string() }
+    }
+}
+
+/// The agent's run control: one driver task per running session.
+#[derive(Default)]
+pub struct Control {
+    pub running: bool,
+    pub queue: VecDeque<Prompt>,
+    /// Set to `true` to interrupt the running turn.
+    pub interrupt: Option<watch::Sender<bool>>,
+    /// Today's upstream host: a cancelled turn leaves the queue for the next prompt.
+    pub hold_queue: bool,
+}
+
+pub struct Session {
+    pub id: String,
+    pub pk: i64,
+    pub cwd: Option<String>,
+    pub provider: Option<String>,
+    /// The scripted agent's provider profile (`None`: the default agent).
+    pub profile: Option<Provider>,
+    pub created_at: f64,
+    pub log: Mutex<LogState>,
+    pub ctl: Mutex<Control>,
+    /// Mirrors of log state readable without the lock (list, mux open). The title mirror is
+    /// written before `last_seq`, so a reader that sees a seq also sees the title up to it.
+    pub last_seq: AtomicI64,
+    title: std::sync::Mutex<Option<TitleState>>,
+    updated_at: AtomicU64,
+    /// Open waits on the user (questions, approvals, user-input prompts) of the running turn.
+    waiting: AtomicUsize,
+    pub running: watch::Sender<bool>,
+    /// Set when the store was reset under it: appends fail from then on.
+    pub removed: AtomicBool,
+    /// The session this one was forked from (kept for the process's life, not stored).
+    pub parent_id: std::sync::OnceLock<String>,
+}
+
+#[derive(Debug)]
+pub enum AppendError {
+    Removed,
+    Store(StoreError),
+    /// The log lock was held where it must be free (startup).
+    Locked(tokio::sync::TryLockError),
+    /// Data for the event (or its frame) that does not serialize or fit its shape.
+    Encode(serde_json::Error),
+}
+
+impl std::fmt::Display for AppendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AppendError::Removed => write!(f, "session was removed"),
+            AppendError::Store(e) => write!(f, "{e}"),
+            AppendError::Locked(e) => write!(f, "{e}"),
+            AppendError::Encode(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for AppendError {}
+
+/// One event to append; `seq` and `time` are assigned by the log.
+pub struct NewEvent {
+    pub kind: &'static str,
+    pub data: Value,
+    pub source_event_seqs: Option<Vec<u64>>,
+    pub surface_op: Option<&'static str>,
+}
+
+impl NewEvent {
+    pub fn new(kind: &'static str, data: Value) -> Self {
+        NewEvent { kind, data, source_event_seqs: None, surface_op: None }
+    }
+    /// Messages are appended to the conversation surface (as the origin marks them).
+    pub fn message(kind: &'static str, data: Value) -> Self {
+        NewEvent { surface_op: Some("append"), ..NewEvent::new(kind, data) }
+    }
+}
+
+impl Session {
+    pub fn new(
+        id: String,
+        pk: i64,
+        cwd: Option<String>,
+        provider: Option<String>,
+        created_at: f64,
+        log: LogState,
+        updated_at: f64,
+    ) -> Session {
+        let profile = Provider::parse(provider.as_deref()).ok().flatten();
+        Session {
+            id,
+            pk,
+            cwd,
+            provider,
+            profile,
+            created_at,
+            last_seq: AtomicI64::new(log.last_seq),
+            title: std::sync::Mutex::new(log.title.clone()),
+            waiting: AtomicUsize::new(0),
+            log: Mutex::new(log),
+            ctl: Mutex::new(Control::default()),
+            updated_at: AtomicU64::new(updated_at.to_bits()),
+            running: watch::channel(false).0,
+            removed: AtomicBool::new(false),
+            parent_id: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Rebuilds a session from its stored row and log tail.
+    pub fn from_loaded(l: LoadedSession) -> Session {
+        let plan_active =
+            l.last_plan_mode.as_ref().and_then(|d| d.get("active")).and_then(Value::as_bool).unwrap_or(false);
+        let turn = l.last_turn_start.as_ref().and_then(|(_, d)| d.get("turn")).and_then(Value::as_u64).unwrap_or(0);
+        let provider = Provider::parse(l.provider.as_deref())
+            .ok()
+            .flatten()
+            .and_then(|p| ProviderState::new(p, &l.id, plan_active))
+            .map(|(state, _)| state);
+        let log = LogState {
+            last_seq: l.last_seq,
+            title: l.title,
+            plan: PlanState::restore(plan_active, l.plan_pending),
+            turn,
+            last_header: l.last_request_header,
+            projections: l.projections,
+            provider,
+        };
+        let updated = l.last_time.unwrap_or(l.created_at).max(l.created_at);
+        Session::new(l.id, l.pk, l.cwd, l.provider, l.created_at, log, updated)
+    }
+
+    pub fn updated_at(&self) -> f64 {
+        f64::from_bits(self.updated_at.load(Ordering::Relaxed))
+    }
+
+    pub fn is_running(&self) -> bool {
+        *self.running.borrow()
+    }
+
+    pub fn is_waiting(&self) -> bool {
+        self.waiting.load(Ordering::SeqCst) > 0
+    }
+
+    /// The latest title (mirror; see `title`).
+    pub fn title(&self) -> Option<TitleState> {
+        self.title.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn set_title(&self, log: &mut LogState, t: Option<TitleState>) {
+        *self.title.lock().unwrap_or_else(|e| e.into_inner()) = t.clone();
+        log.title = t;
+    }
+
+    /// `host/session-status`: `running` as given (the caller knows the turn's edge), with
+    /// whether the turn waits on the user and the log's last activity.
+    pub fn publish_status(&self, app: &Base, running: bool) {
+        let frame = Frame::SessionStatus(SessionStatusFrame {
+            session_id: self.id.clone(),
+            running,
+            waiting: Some(running && self.is_waiting()),
+            updated_at: Some(self.updated_at()),
+        });
+        app.hub.host(app.hub.out(&frame));
+    }
+
+    /// Commits `ev` (with `updates` in the same transaction), then broadcasts it on the mux.
+    /// The caller holds the log lock, so seqs stay contiguous and frames leave in order.
+    pub fn append_locked(
+        &self,
+        app: &Base,
+        log: &mut LogState,
+        ev: NewEvent,
+        updates: &[SessionUpdate],
+    ) -> Result<SessionEvent, AppendError> {
+        if self.removed.load(Ordering::SeqCst) {
+            return Err(AppendError::Removed);
+        }
+        let seq = (log.last_seq + 1) as u64;
+        let time = now_ms();
+        // Every member is written today; the update keeps a member added for the client alone
+        // (absent from what this host writes) a one-place change in `wire/src/event.rs`.
+        #[allow(clippy::needless_update)]
+        let event = SessionEvent {
+            kind: ev.kind.to_string(),
+            seq,
+            time,
+            data: ev.data.into(),
+            source_event_seqs: ev.source_event_seqs.map(|v| v.into_iter().map(|s| s as f64).collect()),
+            surface_op: ev.surface_op.map(|s| Value::String(s.to_string()).into()),
+            ..SessionEvent::default()
+        };
+        app.store.append(self.pk, &event, updates).map_err(AppendError::Store)?;
+        for u in updates {
+            if let SessionUpdate::Title(t) = u {
+                self.set_title(log, Some(TitleState { title: t.clone(), event_seq: seq, updated_at: time }));
+            }
+        }
+        log.last_seq = seq as i64;
+        self.last_seq.store(seq as i64, Ordering::SeqCst);
+        self.updated_at.store(time.to_bits(), Ordering::Relaxed);
+        let frame = Frame::Event(EventFrame { session_id: self.id.clone(), event: event.clone(), view: None });
+        if !app.faults.as_ref().is_some_and(|f| f.take_skip_mux_event()) {
+            app.hub.mux(app.hub.out(&frame));
+        }
+        Ok(event)
+    }
+
+    /// Appends one event under a short-lived log lock.
+    pub async fn append(&self, app: &Base, ev: NewEvent) -> Result<SessionEvent, AppendError> {
+        let mut log = self.log.lock().await;
+        self.append_locked(app, &mut log, ev, &[])
+    }
+
+    /// Bulk append for load checks: one transaction, no broadcast.
+    pub async fn seed_silent(
+        &self,
+        app: &Base,
+        make: impl Fn(u64) -> (&'static str, Value),
+        count: u64,
+    ) -> Result<i64, AppendError> {
+        let mut log = self.log.lock().await;
+        if self.removed.load(Ordering::SeqCst) {
+            return Err(AppendError::Removed);
+        }
+        let first = (log.last_seq + 1) as u64;
+        let time = now_ms();
+        let events: Vec<SessionEvent> = (first..first + count)
+            .map(|seq| {
+                let (kind, data) = make(seq);
+                SessionEvent::new(kind, seq, time, data)
+            })
+            .collect();
+        app.store.append_many(self.pk, &events).map_err(AppendError::Store)?;
+        log.last_seq = (first + count) as i64 - 1;
+        self.last_seq.store(log.last_seq, Ordering::SeqCst);
+        self.updated_at.store(time.to_bits(), Ordering::Relaxed);
+        Ok(log.last_seq)
+    }
+
+    /// A fork's seed: the parent's events, committed in one transaction and broadcast in order.
+    pub async fn seed_events(&self, app: &Base, events: &[SessionEvent]) -> Result<(), AppendError> {
+        let mut log = self.log.lock().await;
+        if self.removed.load(Ordering::SeqCst) || log.last_seq != -1 {
+            return Err(AppendError::Removed);
+        }
+        app.store.append_many(self.pk, events).map_err(AppendError::Store)?;
+        let Some(last) = events.last() else { return Ok(()) };
+        log.last_seq = last.seq as i64;
+        log.turn = events.iter().filter(|e| e.kind == "turn/start").count() as u64;
+        self.last_seq.store(log.last_seq, Ordering::SeqCst);
+        self.updated_at.store(now_ms().to_bits(), Ordering::Relaxed);
+        for event in events {
+            let frame = Frame::Event(EventFrame { session_id: self.id.clone(), event: event.clone(), view: None });
+            app.hub.mux(app.hub.out(&frame));
+        }
+        Ok(())
+    }
+
+    /// Forgets the log (store reset keeping sessions).
+    pub fn clear_log(&self, log: &mut LogState) {
+        let kept: BTreeMap<String, Value> = std::mem::take(&mut log.projections)
+            .into_iter()
+            .filter(|(k, _)| k == PROJ_CAPABILITIES || k == PROJ_MODE)
+            .collect();
+        let provider = log.provider.take().map(|mut p| {
+            p.waiters.clear();
+            p
+        });
+        *log = LogState { projections: kept, provider, ..LogState::empty() };
+        self.set_title(log, None);
+        self.last_seq.store(-1, Ordering::SeqCst);
+    }
+}
+
+pub type SessionRef = Arc<Session>;
+
+/// Marks the running turn as waiting on the user while alive; the first wait and the last
+/// one's end each announce a `host/session-status`.
+pub struct Waiting<'a> {
+    app: &'a Base,
+    s: &'a Session,
+}
+
+impl<'a> Waiting<'a> {
+    pub fn start(app: &'a Base, s: &'a Session) -> Waiting<'a> {
+        if s.waiting.fetch_add(1, Ordering::SeqCst) == 0 {
+            s.publish_status(app, true);
+        }
+        Waiting { app, s }
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        if self.s.waiting.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.s.publish_status(self.app, true);
+        }
+    }
+}

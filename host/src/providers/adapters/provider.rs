@@ -1,0 +1,64 @@
+//! The three provider adapters behind one interface.
+
+use super::canonical::{AnswerError, Answered, Canonical};
+use super::{acp, claude, codex};
+use crate::providers::registry::Provider;
+use agent_session_wire::interaction::{Answer, Capabilities};
+use serde_json::Value;
+
+/// The three provider adapters behind one interface, picked by `session.create`'s `provider`.
+#[derive(Debug)]
+pub enum ProviderAdapter {
+    Codex(codex::CodexAdapter),
+    Claude(claude::ClaudeAdapter),
+    Cursor(acp::AcpAdapter),
+}
+
+impl ProviderAdapter {
+    /// A fresh adapter for the provider's native protocol.
+    pub fn for_provider(p: Provider) -> Self {
+        match p {
+            Provider::Codex => ProviderAdapter::Codex(codex::CodexAdapter::new()),
+            Provider::Claude => ProviderAdapter::Claude(claude::ClaudeAdapter::new()),
+            Provider::Cursor => ProviderAdapter::Cursor(acp::AcpAdapter::cursor()),
+        }
+    }
+
+    pub fn capabilities(&self) -> Capabilities {
+        match self {
+            ProviderAdapter::Codex(a) => a.capabilities(),
+            ProviderAdapter::Claude(a) => a.capabilities(),
+            ProviderAdapter::Cursor(a) => a.capabilities(),
+        }
+    }
+
+    pub fn ingest(&mut self, msg: &Value) -> Vec<Canonical> {
+        match self {
+            ProviderAdapter::Codex(a) => a.ingest(msg),
+            ProviderAdapter::Claude(a) => a.ingest(msg),
+            ProviderAdapter::Cursor(a) => a.ingest(msg),
+        }
+    }
+
+    /// Answers a pending user-input prompt (ACP has none: always `NotPending`).
+    pub fn answer(&mut self, prompt_id: &str, answers: &[Answer]) -> Result<Answered, AnswerError> {
+        match self {
+            ProviderAdapter::Codex(a) => a.answer(prompt_id, answers),
+            ProviderAdapter::Claude(a) => a.answer(prompt_id, answers),
+            ProviderAdapter::Cursor(_) => Err(AnswerError::NotPending),
+        }
+    }
+
+    /// The native reply to a pending approval (only ACP's `session/request_permission` is
+    /// mapped to approvals: elsewhere always `NotPending`).
+    pub fn respond_approval(
+        &mut self,
+        approval_id: &str,
+        outcome: agent_session_wire::ApprovalOutcome,
+    ) -> Result<Value, AnswerError> {
+        match self {
+            ProviderAdapter::Cursor(a) => a.respond_approval(approval_id, outcome),
+            _ => Err(AnswerError::NotPending),
+        }
+    }
+}
