@@ -13,7 +13,7 @@
 //
 //   node tests/fake-models/openai-responses.mjs --port 8123 [--log]
 //
-// Scenarios: plan, implement, long, hello (also any untagged request), reasoning, error,
+// Scenarios: plan, implement, patch, long, hello (also any untagged request), reasoning, error,
 // error-stream, stall. See README.md.
 
 import http from 'node:http';
@@ -177,6 +177,21 @@ class Stream {
     });
   }
 
+  customToolCall(name, input, callId) {
+    const id = nextId('ctc');
+    const output_index = this.outputIndex++;
+    this.send('response.output_item.added', {
+      output_index,
+      item: { type: 'custom_tool_call', id, call_id: callId, name, input: '', status: 'in_progress' },
+    });
+    this.send('response.custom_tool_call_input.delta', { item_id: id, output_index, delta: input });
+    this.send('response.custom_tool_call_input.done', { item_id: id, output_index, input });
+    this.send('response.output_item.done', {
+      output_index,
+      item: { type: 'custom_tool_call', id, call_id: callId, name, input, status: 'completed' },
+    });
+  }
+
   completed() {
     this.send('response.completed', {
       response: this.response('completed', {
@@ -220,7 +235,16 @@ const CALL = {
   implPlanStart: 'call_fake_impl_plan_start',
   implShell: 'call_fake_impl_shell',
   implPlanDone: 'call_fake_impl_plan_done',
+  patch: 'call_fake_patch',
 };
+
+export const PATCH = [
+  '*** Begin Patch',
+  '*** Add File: PATCHED.md',
+  '+patched by the fake model',
+  '*** End Patch',
+  '',
+].join('\n');
 
 function shellCall(body, cwd) {
   // Codex 0.169.0 offers `exec_command` (unified exec) by default; `shell` / `shell_command`
@@ -285,6 +309,19 @@ const scenarios = {
       }, CALL.implPlanDone);
     } else {
       await s.message('Done: the plan is implemented.');
+    }
+    s.completed();
+  },
+
+  async patch(s, { outputs, body }) {
+    s.created();
+    if (!outputs.has(CALL.patch)) {
+      // 0.169.0 offers apply_patch as a freeform (custom) tool; a function-tool variant takes {input}.
+      const tool = (body.tools || []).find((t) => t.name === 'apply_patch');
+      if (tool && tool.type === 'function') s.functionCall('apply_patch', { input: PATCH }, CALL.patch);
+      else s.customToolCall('apply_patch', PATCH, CALL.patch);
+    } else {
+      await s.message('Patched: PATCHED.md added.');
     }
     s.completed();
   },

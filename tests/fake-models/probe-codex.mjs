@@ -188,11 +188,37 @@ async function main() {
         if (/requestApproval$/.test(req.method)) { approvals++; return { decision: 'accept' }; }
         return undefined;
       };
-      const turnId = await turn(codex, threadId, 'Implement the plan [fake:implement]');
+      let planUpdates = 0;
+      const counting = codex.waitFor((m) => m.method === 'turn/plan/updated' && ++planUpdates >= 2, 'two turn/plan/updated');
+      // The collaboration mode is sticky: without collaborationMode this turn would still be in
+      // plan mode (and update_plan refused), so default mode is asked for explicitly.
+      const turnId = await turn(codex, threadId, 'Implement the plan [fake:implement]', {
+        collaborationMode: { mode: 'default', settings: { model: CODEX_MODEL, reasoning_effort: 'medium', developer_instructions: null } },
+      });
       await codex.waitFor(completedTurn(turnId), 'implement turn/completed');
+      await counting;
       if (!approvals) throw new Error('no approval request came');
       if (!fs.existsSync(path.join(work, 'NOTES.md'))) throw new Error('NOTES.md was not written');
       save('04-implement-turn', codex.take());
+    });
+
+    await step('04b-patch-turn', async () => {
+      let approvals = 0;
+      codex.onServerRequest = (req) => {
+        if (/requestApproval$/.test(req.method)) { approvals++; return { decision: 'accept' }; }
+        return undefined;
+      };
+      const turnId = await turn(codex, threadId, 'Patch a file [fake:patch]');
+      await codex.waitFor(completedTurn(turnId), 'patch turn/completed');
+      if (!fs.existsSync(path.join(work, 'PATCHED.md'))) throw new Error('PATCHED.md was not written');
+      save('04b-patch-turn', codex.take());
+    });
+
+    await step('04c-reasoning-turn', async () => {
+      codex.onServerRequest = null;
+      const turnId = await turn(codex, threadId, 'Think first [fake:reasoning]');
+      await codex.waitFor(completedTurn(turnId), 'reasoning turn/completed');
+      save('04c-reasoning-turn', codex.take());
     });
 
     await step('05-long-interrupt', async () => {
@@ -255,13 +281,14 @@ async function main() {
     killAll();
     fs.mkdirSync(OUT, { recursive: true });
     fs.writeFileSync(path.join(OUT, 'stderr.txt'), stderrAll.join('\n') + '\n');
-    fs.writeFileSync(path.join(OUT, 'model-requests.json'), JSON.stringify(fake.requests.map((r) => ({
+    fs.writeFileSync(path.join(tmp, 'model-requests.json'), JSON.stringify(fake.requests.map((r) => ({
       method: r.method, path: r.path, scenario: r.scenario,
       headers: Object.fromEntries(Object.entries(r.headers).filter(([k]) => k !== 'authorization')),
       body: r.body,
     })), null, 1));
     await fake.close();
-    if (!process.env.PROBE_KEEP) fs.rmSync(tmp, { recursive: true, force: true });
+    if (process.env.PROBE_KEEP) console.log(`probe: kept ${tmp} (model-requests.json = every request the fake got)`);
+    else fs.rmSync(tmp, { recursive: true, force: true });
   }
   console.log('probe: all steps ok');
 }
