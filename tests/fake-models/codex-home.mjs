@@ -13,7 +13,12 @@ import path from 'node:path';
 export const CODEX_MODEL = 'gpt-5.5';
 export const FAKE_KEY_ENV = 'FAKE_OPENAI_KEY';
 
-export function codexConfigToml(fakeUrl, { model = CODEX_MODEL } = {}) {
+/**
+ * opts.model: a catalog slug (default CODEX_MODEL).
+ * opts.streamIdleTimeoutMs: how long codex waits on a silent SSE stream before failing the turn
+ *   (codex's default is 300000); a stall test can set it low.
+ */
+export function codexConfigToml(fakeUrl, { model = CODEX_MODEL, streamIdleTimeoutMs = null } = {}) {
   return `# Offline codex: the only provider is the fake Responses server.
 model_provider = "fake"
 model = "${model}"
@@ -27,7 +32,7 @@ wire_api = "responses"
 supports_websockets = false
 request_max_retries = 0
 stream_max_retries = 0
-
+${streamIdleTimeoutMs != null ? `stream_idle_timeout_ms = ${Number(streamIdleTimeoutMs)}\n` : ''}
 [analytics]
 enabled = false
 

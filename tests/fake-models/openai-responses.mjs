@@ -98,9 +98,9 @@ class Stream {
     this.closed = false;
     this.responseId = nextId('resp');
     this.outputIndex = 0;
-    const gone = () => { this.closed = true; };
-    req.on('close', gone);
-    res.on('close', gone);
+    this.finished = false;
+    // res 'close' fires when the response ended or the connection went away.
+    res.on('close', () => { this.closed = true; });
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',
@@ -213,7 +213,7 @@ class Stream {
   }
 
   end() {
-    if (!this.closed) this.res.end();
+    if (!this.closed) { this.finished = true; this.res.end(); }
     this.closed = true;
   }
 }
@@ -437,6 +437,7 @@ export function startFakeResponses({ port = 0, log = null } = {}) {
     const ctx = { body, input, outputs: outputsAfter(input, tag ? tag.index : -1), cwd: cwdOf(input) };
     try {
       await run(s, ctx);
+      say(`  scenario ${name} ${s.finished ? 'done' : 'stopped: the client went away'}`);
     } catch (e) {
       say(`  scenario ${name} threw: ${e.stack || e}`);
       s.end();
