@@ -87,7 +87,10 @@ class Codex {
 
   notify(method, params) { this.send(params === undefined ? { method } : { method, params }); }
 
+  /** Resolves with the first message matching `pred`, looking first at what already arrived
+   *  since the last take() (a reply and the notification after it can land in one read). */
   waitFor(pred, what, ms = STEP_TIMEOUT) {
+    for (const e of this.transcript) if (e.dir === 'in' && e.msg && pred(e.msg)) return Promise.resolve(e.msg);
     return withTimeout(new Promise((resolve) => this.waiters.push({ pred, resolve })), ms, what);
   }
 
@@ -130,6 +133,7 @@ async function main() {
   console.log(`probe: codex ${BIN}\nprobe: CODEX_HOME ${home}\nprobe: workspace ${work}\nprobe: fake ${fake.url}\nprobe: fixtures ${OUT}`);
 
   const results = [];
+  let keep = !!process.env.PROBE_KEEP;
   const step = async (name, fn) => {
     const t0 = Date.now();
     try {
@@ -139,6 +143,10 @@ async function main() {
     } catch (e) {
       results.push([name, `FAILED: ${e.message}`]);
       console.error(`probe: ${name} FAILED: ${e.stack || e.message}`);
+      const partial = path.join(tmp, `${name}.failed.jsonl`);
+      fs.writeFileSync(partial, codex.transcript.map((x) => JSON.stringify(x)).join('\n') + '\n');
+      console.error(`probe: partial transcript in ${partial}`);
+      keep = true;
       throw e;
     }
   };
@@ -287,7 +295,7 @@ async function main() {
       body: r.body,
     })), null, 1));
     await fake.close();
-    if (process.env.PROBE_KEEP) console.log(`probe: kept ${tmp} (model-requests.json = every request the fake got)`);
+    if (keep) console.log(`probe: kept ${tmp} (model-requests.json = every request the fake got)`);
     else fs.rmSync(tmp, { recursive: true, force: true });
   }
   console.log('probe: all steps ok');
