@@ -33,7 +33,7 @@ impl OutFrame {
             _ => None,
         };
         Arc::new(OutFrame {
-            json: crate::dialect::frame_out(frame).to_envelope(rpc_id.clone()).to_json_string(),
+            json: crate::dialect::frame_out(frame).to_envelope_text(&rpc_id),
             rpc_id,
             session_id: frame.session_id().map(str::to_owned),
             event_seq,
