@@ -81,6 +81,32 @@ fn a_new_client_is_served_while_1000_connections_hold_partial_requests() {
     assert!(closed, "a slow connection was not closed by the host");
 }
 
+/// Half-open connections outnumbering the descriptors, well inside the (default, 10 s) header
+/// timeout: the oldest of them give up their descriptors, so a new client is served at once.
+#[test]
+fn a_new_client_is_served_within_a_second_while_400_half_open_connections_hold_256_descriptors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (child, addr) = spawn_limited(&dir.path().join("host.sqlite"), &[]);
+    let _host = Killed(child);
+    let to = addr.parse().expect("addr");
+    let mut held = Vec::new();
+    for i in 0..400 {
+        let Ok(mut s) = TcpStream::connect_timeout(&to, Duration::from_millis(200)) else { continue };
+        // Half of them send nothing, half part of a request head.
+        if i % 2 == 1 {
+            let _ = s.write_all(format!("GET /api/events.mux HTTP/1.1\r\nHost: {addr}\r\n").as_bytes());
+        }
+        held.push(s);
+    }
+    assert!(held.len() >= 300, "only {} half-open connections were opened", held.len());
+    let start = Instant::now();
+    let served = describe(&addr, Duration::from_secs(1));
+    let took = start.elapsed();
+    println!("half-open: {} held; a new host.describe answered after {took:?}", held.len());
+    assert!(served.is_ok() && took < Duration::from_secs(1), "{served:?} after {took:?}");
+    drop(held);
+}
+
 #[test]
 fn the_timeout_flags_refuse_zero() {
     let out = Command::new(env!("CARGO_BIN_EXE_agent-session-host"))

@@ -477,7 +477,7 @@ impl World {
         let Some(mux) = self.net.mux() else { return };
         trace(format!("{what} {}", frame_name(&t.frame)));
         self.sims[t.sim].checker.on_frame(&t.meta);
-        let text = t.frame.frame.to_envelope(t.frame.rpc_id.clone()).to_json_string();
+        let text = t.frame.frame.to_envelope_text(&t.frame.rpc_id);
         if let Frame::Event(_) = t.frame.frame {
             self.net.remember_delivered(t);
         }
@@ -573,7 +573,15 @@ impl World {
         };
         let lost = r.fate != Fate::Normal;
         trace(format!("host processes {:?} {} ({:?}) -> {}", r.id, target_name(&r.target), r.fate, short(&result)));
-        self.net.responses.push(Response { id: r.id, rpc_id: r.rpc_id, target: r.target, result, lost, meta, streamed: None });
+        self.net.responses.push(Response {
+            id: r.id,
+            rpc_id: r.rpc_id,
+            target: r.target,
+            result,
+            lost,
+            meta,
+            streamed: None,
+        });
     }
 
     pub fn host_process_where(&mut self, pred: impl Fn(&Call) -> bool) {

@@ -118,6 +118,12 @@ pub fn client_response_text(rpc_id: &str, result: &RpcResult<Json>) -> String {
     format!(r#"{{"type":"client-response","rpcId":{},"result":{}}}"#, quote(rpc_id), super::error::result_text(result))
 }
 
+/// A `server-response` envelope's text, the value written as it is (host side): never rebuilt
+/// as a tree, so a history page carries any event the store holds.
+pub fn server_response_text(rpc_id: &str, result: &RpcResult<Json>) -> String {
+    format!(r#"{{"type":"server-response","rpcId":{},"result":{}}}"#, quote(rpc_id), super::error::result_text(result))
+}
+
 /// How the body of a unary response is framed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResponseForm {

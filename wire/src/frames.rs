@@ -1,6 +1,6 @@
 //! Stream frames (the payload of a `server-request` SSE frame), mux and host streams alike.
 
-use super::envelope::{Envelope, ServerRequest};
+use super::envelope::{object_text, quote};
 use super::event::SessionEvent;
 use super::json::Json;
 use super::read::{FromObj, Obj, ReadError, ReadResult};
@@ -390,13 +390,36 @@ impl Frame {
         })
     }
 
-    /// Wraps this frame in its `server-request` envelope (host side).
-    pub fn to_envelope(&self, rpc_id: impl Into<String>) -> Envelope {
-        Envelope::ServerRequest(ServerRequest {
-            rpc_id: rpc_id.into(),
-            method: self.type_name().to_string(),
-            payload: serde_json::to_value(self).expect("frames always serialize"),
-        })
+    /// This frame's `server-request` envelope as JSON text (host side).
+    ///
+    /// Written from the frame's own serialization, every raw [`Json`] member copied as it was
+    /// read: never rebuilt as a `Value` tree, which refuses some of what the reader accepts
+    /// (a lone surrogate escape, a number past `f64`, nesting past 128) and made an agent's
+    /// output a panic here. Line breaks and tabs are left out (outside strings they are
+    /// only whitespace), so the text is one SSE `data:` line.
+    pub fn to_envelope_text(&self, rpc_id: &str) -> String {
+        let (method, payload) = match serde_json::to_string(self) {
+            Ok(payload) => (self.type_name(), payload),
+            // Not reached by any frame type (no map keys but strings, no failing member); if a
+            // new one ever fails, its session hears why instead of the host panicking.
+            Err(e) => {
+                let message = quote(&format!("the host could not write a {} frame: {e}", self.type_name()));
+                let session = self.session_id().map(quote);
+                let members =
+                    [("type", Some(quote(AgentErrorFrame::TYPE))), ("sessionId", session), ("message", Some(message))];
+                let members: Vec<(&str, Option<&str>)> = members.iter().map(|(k, v)| (*k, v.as_deref())).collect();
+                (AgentErrorFrame::TYPE, object_text(&members))
+            }
+        };
+        let mut text = format!(
+            r#"{{"type":"server-request","rpcId":{},"method":{},"payload":{payload}}}"#,
+            quote(rpc_id),
+            quote(method)
+        );
+        if text.contains(['\n', '\r', '\t']) {
+            text.retain(|c| !matches!(c, '\n' | '\r' | '\t'));
+        }
+        text
     }
 }
 
@@ -450,5 +473,51 @@ impl std::error::Error for FrameError {
             FrameError::Envelope(e) | FrameError::Schema { error: e, .. } => Some(e),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inbound::parse_frame;
+
+    fn event_frame(data: &str) -> Frame {
+        let event = SessionEvent {
+            kind: "tool/result".into(),
+            seq: 7,
+            time: 1.0,
+            data: Json::from_text(data).unwrap().into(),
+            ..SessionEvent::default()
+        };
+        Frame::Event(EventFrame { session_id: "s".into(), event, view: None })
+    }
+
+    fn nested(depth: usize) -> String {
+        format!("{}1{}", "[".repeat(depth), "]".repeat(depth))
+    }
+
+    /// Every value the reader takes is written back as read, and read again as it was:
+    /// nothing is rebuilt as a tree, which refuses these (a lone surrogate, a number past
+    /// `f64`, nesting past 128).
+    #[test]
+    fn what_the_reader_accepts_the_frame_writer_writes_back_as_read() {
+        let deep = nested(1000);
+        for data in [r#"{"text":"\ud800"}"#, r#"{"n":1796042825e605}"#, r#"["\udc00x",-1e-99999]"#, &deep] {
+            let frame = event_frame(data);
+            let text = frame.to_envelope_text("r1");
+            let back = parse_frame(&text).unwrap_or_else(|e| panic!("{data}: {e}"));
+            assert_eq!((back.rpc_id.as_str(), &back.frame), ("r1", &frame), "{data}");
+            assert_eq!(back.frame.event().and_then(|e| e.data.text()), Some(data));
+        }
+    }
+
+    /// SSE frames are one `data:` line: the whitespace a raw value was read with is not written.
+    #[test]
+    fn a_raw_value_read_across_lines_is_written_on_one() {
+        let frame = event_frame("{\r\n\t\"a\" :\n [1, \"x y\"]\n}");
+        let text = frame.to_envelope_text("r1");
+        assert!(!text.contains(['\n', '\r', '\t']), "{text}");
+        let back = parse_frame(&text).unwrap();
+        assert_eq!(back.frame.event().unwrap().data.value(), serde_json::json!({"a": [1, "x y"]}));
     }
 }

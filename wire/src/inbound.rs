@@ -58,7 +58,7 @@ mod tests {
         ))
         .unwrap();
         assert_eq!((f.frame.type_name(), crate::frames::TitleFrame::TYPE), ("session/title", "session/title"));
-        let written: serde_json::Value = serde_json::from_str(&f.frame.to_envelope("r").to_json_string()).unwrap();
+        let written: serde_json::Value = serde_json::from_str(&f.frame.to_envelope_text("r")).unwrap();
         assert_eq!(written["payload"]["type"], "session/title");
     }
 

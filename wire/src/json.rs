@@ -50,6 +50,59 @@ impl Json {
     pub fn from_serialize<T: Serialize>(v: &T) -> Json {
         serde_json::value::to_raw_value(v).map(Json).unwrap_or_else(|_| Json::null())
     }
+    /// Any serializable value's text, or why it does not serialize (nothing is dropped).
+    pub fn try_from_serialize<T: Serialize>(v: &T) -> Result<Json, serde_json::Error> {
+        serde_json::value::to_raw_value(v).map(Json)
+    }
+    /// The value with every array or object nested deeper than `max` levels (the value itself
+    /// is level 1) replaced by the string `marker`, and how many were replaced; `None` when
+    /// nothing is that deep. One pass over the text, no recursion, so any depth is safe.
+    ///
+    /// Why: the client's history-page reader refuses a document nested 128 deep as a whole,
+    /// so data deeper than a page can carry is cut where the host takes it, and counted.
+    pub fn bounded(&self, max: usize, marker: &str) -> Option<(Json, usize)> {
+        let text = self.text();
+        let (mut depth, mut in_str, mut escaped, mut dropped) = (0usize, false, false, 0usize);
+        let mut out: Option<String> = None;
+        // Where the part not yet copied to `out` starts, and the depth of a replaced subtree.
+        let (mut copied, mut skipping) = (0usize, None::<usize>);
+        for (i, b) in text.bytes().enumerate() {
+            if in_str {
+                match (escaped, b) {
+                    (true, _) => escaped = false,
+                    (false, b'\\') => escaped = true,
+                    (false, b'"') => in_str = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_str = true,
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth == max + 1 && skipping.is_none() {
+                        let o = out.get_or_insert_with(String::new);
+                        o.push_str(&text[copied..i]);
+                        o.push_str(&super::envelope::quote(marker));
+                        skipping = Some(depth);
+                        dropped += 1;
+                    }
+                }
+                b']' | b'}' => {
+                    if skipping == Some(depth) {
+                        skipping = None;
+                        copied = i + 1;
+                    }
+                    depth = depth.saturating_sub(1);
+                }
+                _ => {}
+            }
+        }
+        let mut out = out?;
+        out.push_str(&text[copied..]);
+        // Still one JSON value: each cut is a whole array or object, put back as a string.
+        Json::from_text(&out).ok().map(|j| (j, dropped))
+    }
     /// The raw JSON text, verbatim.
     pub fn text(&self) -> &str {
         self.0.get()
@@ -126,6 +179,21 @@ mod tests {
         let j = Json::from_text(r#" {"b":1,"a":[2]} "#).unwrap();
         assert_eq!(j.text(), r#"{"b":1,"a":[2]}"#);
         assert!(Json::from_text("{").is_err());
+    }
+
+    #[test]
+    fn values_nested_past_the_bound_are_replaced_and_counted_at_any_depth() {
+        let j = Json::from_text(r#"{"a":[[1,"]"],{"b":{}}],"c":["[{"],"d":{"e":[]}}"#).unwrap();
+        assert!(j.bounded(4, "cut").is_none(), "nothing deeper than 4");
+        let (cut, n) = j.bounded(2, "cut").unwrap();
+        assert_eq!((cut.text(), n), (r#"{"a":["cut","cut"],"c":["[{"],"d":{"e":"cut"}}"#, 3));
+        let (cut, n) = j.bounded(1, "cut").unwrap();
+        assert_eq!((cut.text(), n), (r#"{"a":"cut","c":"cut","d":"cut"}"#, 3));
+        let deep = format!("{}\"\\ud800\"{}", "[".repeat(100_000), "]".repeat(100_000));
+        let (cut, n) = Json::from_text(&deep).unwrap().bounded(2, "cut").unwrap();
+        assert_eq!((cut.text(), n), (r#"[["cut"]]"#, 1));
+        let (cut, _) = Json::from_text(r#"[{"k":"\"["}]"#).unwrap().bounded(0, "cut").unwrap();
+        assert_eq!(cut.text(), r#""cut""#);
     }
 
     #[test]

@@ -5,13 +5,15 @@
 use crate::app::App;
 use crate::log::session::{AppendError, NewEvent};
 use crate::log::store::StoreError;
-use agent_session_wire::{Frame, RpcError, SessionIdFrame, StreamErrorFrame};
+use agent_session_wire::read::Obj;
+use agent_session_wire::{Frame, Json, RpcError, SessionIdFrame, StreamErrorFrame};
 use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Instant;
@@ -71,6 +73,30 @@ enum Command {
         #[serde(default)]
         broadcast: bool,
     },
+    /// Appends one event through the live path (commit + broadcast) with `data` kept as its
+    /// text, as an agent's relayed output is: `{command: "append", sessionId, kind, data}`.
+    /// Read apart from the others (see `command`): serde's tagged enums buffer a value as a
+    /// tree, which refuses some of what the wire's reader accepts.
+    #[serde(skip)]
+    Append {
+        session_id: String,
+        kind: String,
+        data: Json,
+    },
+}
+
+/// One command object. `append` is read by the wire's reader, its `data` kept raw.
+fn command(raw: &RawValue) -> Result<Command, String> {
+    let o = Obj::parse(raw.get()).map_err(|e| e.to_string())?;
+    if o.str_ref("command").ok().as_deref() != Some("append") {
+        return serde_json::from_str(raw.get()).map_err(|e| e.to_string());
+    }
+    let data = o.raw("data").map_or_else(Json::null, Json::from_raw);
+    Ok(Command::Append {
+        session_id: o.str("sessionId").map_err(|e| e.to_string())?,
+        kind: o.str("kind").map_err(|e| e.to_string())?,
+        data,
+    })
 }
 
 fn one() -> u32 {
@@ -86,16 +112,18 @@ fn bad(status: StatusCode, message: String) -> Response {
 
 pub async fn admin(State(app): State<Arc<App>>, body: Bytes) -> Response {
     let Some(faults) = &app.faults else { return crate::http::rpc::not_found() };
-    let commands: Vec<Command> = match serde_json::from_slice::<Value>(&body) {
-        Ok(Value::Array(items)) => match items.into_iter().map(serde_json::from_value).collect() {
-            Ok(c) => c,
-            Err(e) => return bad(StatusCode::BAD_REQUEST, format!("bad fault command: {e}")),
+    let Ok(text) = std::str::from_utf8(&body) else { return crate::http::rpc::not_json() };
+    let raws: Vec<&RawValue> = match serde_json::from_str::<&RawValue>(text) {
+        Ok(one) if one.get().starts_with('[') => match serde_json::from_str(one.get()) {
+            Ok(items) => items,
+            Err(_) => return crate::http::rpc::not_json(),
         },
-        Ok(v) => match serde_json::from_value(v) {
-            Ok(c) => vec![c],
-            Err(e) => return bad(StatusCode::BAD_REQUEST, format!("bad fault command: {e}")),
-        },
+        Ok(one) => vec![one],
         Err(_) => return crate::http::rpc::not_json(),
+    };
+    let commands: Vec<Command> = match raws.into_iter().map(command).collect() {
+        Ok(c) => c,
+        Err(e) => return bad(StatusCode::BAD_REQUEST, format!("bad fault command: {e}")),
     };
     let mut results = Vec::new();
     for c in commands {
@@ -137,6 +165,10 @@ pub async fn admin(State(app): State<Arc<App>>, body: Bytes) -> Response {
             Command::ResetStore { keep_sessions } => match reset_store(&app, keep_sessions).await {
                 Ok(()) => json!({}),
                 Err(e) => return bad(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+            },
+            Command::Append { session_id, kind, data } => match append(&app, &session_id, kind, data).await {
+                Ok(seq) => json!({ "seq": seq }),
+                Err(e) => return bad(StatusCode::BAD_REQUEST, e.to_string()),
             },
             Command::Seed { session_id, events, message_every, broadcast } => {
                 match seed(&app, session_id, events, message_every.max(1), broadcast).await {
@@ -229,6 +261,11 @@ impl std::fmt::Display for SeedError {
 }
 
 impl std::error::Error for SeedError {}
+
+async fn append(app: &App, session_id: &str, kind: String, data: Json) -> Result<u64, SeedError> {
+    let s = app.session(session_id).map_err(SeedError::NoSession)?;
+    Ok(s.append(app, NewEvent::relayed(kind, data)).await.map_err(SeedError::Append)?.seq)
+}
 
 /// Hidden load-check helper: appends `events` synthetic events, either in one silent bulk
 /// transaction or one by one through the live path (commit + broadcast).

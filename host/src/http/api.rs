@@ -50,10 +50,20 @@ pub async fn call(State(app): State<Arc<App>>, Path(method): Path<String>, body:
     }
     let rpc_id = rpc::rpc_id_of(&v);
     let result = match rpc::request_payload(&v, &method) {
-        Ok(payload) => dispatch(&app, &method, &rpc_id, &payload).await,
+        Ok(payload) if method == wire::SESSION_HISTORY => history(&app, &payload).await,
+        Ok(payload) => dispatch(&app, &method, &rpc_id, &payload).await.map(wire::Json::from),
         Err(e) => Err(e),
     };
-    rpc::respond(&rpc_id, result)
+    rpc::respond_json(&rpc_id, result)
+}
+
+/// `session.history`, written without a `Value` tree: the page carries its events as the store
+/// holds them, and a tree refuses some of what an agent may write (a lone surrogate escape, a
+/// number past `f64`), which failed the whole page.
+async fn history(app: &Arc<App>, p: &Value) -> RpcResult<wire::Json> {
+    let p: wire::HistoryPayload = payload(wire::SESSION_HISTORY, p)?;
+    let s = app.session(&p.session_id)?;
+    wire::Json::try_from_serialize(&history::page(app, &s, &p).await?).map_err(internal)
 }
 
 /// `describe`, `list` and `create` take an all-optional payload: a missing one reads as `{}`.
@@ -115,11 +125,6 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
             }
             let s = app.create_session(p.cwd, p.provider).map_err(internal)?;
             to_value(CreateValue { session_id: s.id.clone() })
-        }
-        wire::SESSION_HISTORY => {
-            let p: wire::HistoryPayload = payload(method, p)?;
-            let s = app.session(&p.session_id)?;
-            to_value(history::page(app, &s, &p).await?)
         }
         wire::SESSION_PROMPT => {
             let p: PromptPayload = payload(method, p)?;

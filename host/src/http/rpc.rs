@@ -1,7 +1,7 @@
 //! Carrier-level helpers: the client-request envelope check, payload schema errors in the
 //! origin's `details.issues[]` shape, and the plain-text carrier errors.
 
-use agent_session_wire::{Envelope, RpcError, RpcResult, ServerResponse};
+use agent_session_wire::{server_response_text, Json, RpcError, RpcResult};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
@@ -45,8 +45,12 @@ pub fn body(
 
 /// A `server-response` envelope echoing `rpc_id`.
 pub fn respond(rpc_id: &str, result: RpcResult<Value>) -> Response {
-    let body = Envelope::ServerResponse(ServerResponse { rpc_id: rpc_id.to_string(), result }).to_json_string();
-    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+    respond_json(rpc_id, result.map(Json::from))
+}
+
+/// The same for a value kept as text (a history page: its events go out as stored).
+pub fn respond_json(rpc_id: &str, result: RpcResult<Json>) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], server_response_text(rpc_id, &result)).into_response()
 }
 
 /// Echoed when an envelope has no readable `rpcId`: the answer must still be a valid

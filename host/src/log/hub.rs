@@ -35,7 +35,7 @@ impl OutFrame {
             _ => None,
         };
         Arc::new(OutFrame {
-            json: wire.frame_out(frame).to_envelope(rpc_id.clone()).to_json_string(),
+            json: wire.frame_out(frame).to_envelope_text(&rpc_id),
             rpc_id,
             session_id: frame.session_id().map(str::to_owned),
             event_seq,

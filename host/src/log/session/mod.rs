@@ -12,8 +12,9 @@ pub use crate::log::store::TitleState;
 use crate::log::store::{LoadedSession, SessionUpdate, StoreError};
 use crate::providers::registry::Provider;
 use agent_session_wire::interaction::{PROJ_CAPABILITIES, PROJ_MODE};
-use agent_session_wire::{EventFrame, Frame, SessionEvent, SessionStatusFrame};
+use agent_session_wire::{EventFrame, Frame, Json, SessionEvent, SessionStatusFrame};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -126,15 +127,49 @@ impl std::error::Error for AppendError {}
 
 /// One event to append; `seq` and `time` are assigned by the log.
 pub struct NewEvent {
-    pub kind: &'static str,
-    pub data: Value,
+    pub kind: Cow<'static, str>,
+    pub data: Data,
     pub source_event_seqs: Option<Vec<u64>>,
     pub surface_op: Option<&'static str>,
 }
 
+/// A new event's data as the host has it.
+pub enum Data {
+    /// Built by the host.
+    Tree(Value),
+    /// JSON text relayed as it came (an agent's output): never rebuilt as a tree, which
+    /// refuses some of what the wire's reader accepts.
+    Text(Json),
+}
+
+/// Deepest nesting an event's data keeps (the data itself is level 1). The client's
+/// history-page reader refuses a whole page nested 128 deep, and a page holds an event's data
+/// 6 levels down (today's dialect nests a message's content up to 3 more).
+pub const MAX_DATA_DEPTH: usize = 100;
+
+/// What stands in the log for a value nested deeper than [`MAX_DATA_DEPTH`].
+pub const DEEP_VALUE_MARKER: &str = "[dropped by agent-session-host: nested deeper than 100]";
+
+/// Values dropped for their depth since start-up (every drop is also reported on stderr).
+pub static DEEP_VALUES_DROPPED: AtomicU64 = AtomicU64::new(0);
+
+/// `data` within [`MAX_DATA_DEPTH`]: deeper values are replaced by the marker, and counted.
+fn bound_depth(session: &str, kind: &str, data: Json) -> Json {
+    let Some((bounded, dropped)) = data.bounded(MAX_DATA_DEPTH, DEEP_VALUE_MARKER) else { return data };
+    let total = DEEP_VALUES_DROPPED.fetch_add(dropped as u64, Ordering::Relaxed) + dropped as u64;
+    eprintln!(
+        "agent-session-host: {session}: {kind} event: {dropped} value(s) nested deeper than {MAX_DATA_DEPTH} dropped ({total} since start)"
+    );
+    bounded
+}
+
 impl NewEvent {
     pub fn new(kind: &'static str, data: Value) -> Self {
-        NewEvent { kind, data, source_event_seqs: None, surface_op: None }
+        NewEvent { kind: Cow::Borrowed(kind), data: Data::Tree(data), source_event_seqs: None, surface_op: None }
+    }
+    /// An event whose data is text relayed as it came (an agent's output).
+    pub fn relayed(kind: String, data: Json) -> Self {
+        NewEvent { kind: Cow::Owned(kind), data: Data::Text(data), source_event_seqs: None, surface_op: None }
     }
     /// Messages are appended to the conversation surface (as the origin marks them).
     pub fn message(kind: &'static str, data: Value) -> Self {
@@ -243,6 +278,11 @@ impl Session {
         }
         let seq = (log.last_seq + 1) as u64;
         let time = now_ms();
+        let data = match ev.data {
+            Data::Tree(v) => Json::from_value(&v),
+            Data::Text(j) => j,
+        };
+        let data = bound_depth(&self.id, &ev.kind, data);
         // Every member is written today; the update keeps a member added for the client alone
         // (absent from what this host writes) a one-place change in `wire/src/event.rs`.
         #[allow(clippy::needless_update)]
@@ -250,7 +290,7 @@ impl Session {
             kind: ev.kind.to_string(),
             seq,
             time,
-            data: ev.data.into(),
+            data: data.into(),
             source_event_seqs: ev.source_event_seqs.map(|v| v.into_iter().map(|s| s as f64).collect()),
             surface_op: ev.surface_op.map(|s| Value::String(s.to_string()).into()),
             ..SessionEvent::default()
