@@ -3,6 +3,7 @@
 //! registry and the stream tickets. The top layer (routes, streams) takes the `App`.
 
 use crate::faults::Faults;
+use crate::agent::turns::Runtime;
 use crate::log::base::Base;
 pub use crate::log::base::Options;
 use crate::log::hub::Hub;
@@ -35,6 +36,8 @@ impl std::fmt::Display for OpenError {
 impl std::error::Error for OpenError {}
 
 pub struct App {
+    /// What plays each turn (`--agent`).
+    pub agent: Arc<dyn Runtime>,
     /// Shared with turn driver tasks; `app.store`, `app.hub`, … read through `Deref`.
     pub base: Arc<Base>,
     pub tickets: Tickets,
@@ -49,7 +52,7 @@ impl std::ops::Deref for App {
 }
 
 impl App {
-    pub fn new(store: Store, options: Options, faults: bool) -> Result<App, OpenError> {
+    pub fn new(store: Store, options: Options, faults: bool, agent: Arc<dyn Runtime>) -> Result<App, OpenError> {
         let mut dangling = Vec::new();
         let mut sessions = HashMap::new();
         for l in store.load_sessions().map_err(OpenError::Store)? {
@@ -73,7 +76,7 @@ impl App {
             faults: faults.then(Faults::default),
             options,
         };
-        let app = App { base: Arc::new(base), tickets, sessions: RwLock::new(sessions) };
+        let app = App { agent, base: Arc::new(base), tickets, sessions: RwLock::new(sessions) };
         for s in app.sessions() {
             let mut log = s.log.try_lock().map_err(|e| OpenError::Append(AppendError::Locked(e)))?;
             crate::agent::provider::drop_stale_prompts(&app, &s, &mut log).map_err(OpenError::Append)?;

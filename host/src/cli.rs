@@ -1,8 +1,18 @@
 //! Command line. Other tools rely on these exact flag names and on the first stdout line.
 
 use crate::dialect::Downlinks;
-use clap::Parser;
+use clap::{Parser, ValueEnum};
 use std::path::PathBuf;
+
+/// What plays the turns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Agent {
+    /// The scripted agent: no model, deterministic (every provider profile is scripted).
+    Script,
+    /// The real Codex (`codex app-server`): needs OPENAI_API_KEY, a Codex login, or a model
+    /// provider of your own in CODEX_HOME's config.toml.
+    Codex,
+}
 
 /// Reference agent host for agent-session: the host wire contract over a durable SQLite log,
 /// with a scripted (model-free, deterministic) agent.
@@ -68,6 +78,28 @@ pub struct Cli {
     /// connection closes. Streams (SSE, WebSocket) are responses and are not affected.
     #[arg(long, value_name = "MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub idle_timeout_ms: u64,
+
+    /// What plays the turns: the scripted agent or the real Codex app-server.
+    #[arg(long, value_enum, default_value_t = Agent::Script, env = "AGENT_SESSION_AGENT")]
+    pub agent: Agent,
+
+    /// The `codex` binary (default: the project's pinned install under agents/, else `codex`
+    /// on PATH).
+    #[arg(long, value_name = "PATH")]
+    pub codex_bin: Option<PathBuf>,
+
+    /// Codex's approval policy for the threads it starts: `untrusted` (every command asks),
+    /// `on-request` or `never`.
+    #[arg(long, value_name = "POLICY", default_value = "on-request", value_parser = ["untrusted", "on-request", "never"])]
+    pub codex_approval_policy: String,
+
+    /// Codex's sandbox for the threads it starts.
+    #[arg(long, value_name = "MODE", default_value = "workspace-write", value_parser = ["read-only", "workspace-write", "danger-full-access"])]
+    pub codex_sandbox: String,
+
+    /// Milliseconds codex may take to answer one request before the turn fails.
+    #[arg(long, value_name = "MS", default_value_t = 60_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub codex_request_timeout_ms: u64,
 
     /// Lifetime of a `stream.ticket` in milliseconds (tests shorten it; not a user knob).
     #[arg(long, value_name = "MS", default_value_t = 30_000, hide = true)]

@@ -71,7 +71,20 @@ async fn run(cli: cli::Cli) -> Result<(), RunError> {
         ticket_ttl: Duration::from_millis(cli.ticket_ttl_ms),
         wire: cli.wire,
     };
-    let app = Arc::new(App::new(store, options, cli.faults).map_err(RunError::Open)?);
+    let codex = match cli.agent {
+        cli::Agent::Script => None,
+        cli::Agent::Codex => Some(Arc::new(agent::codex::Codex::new(agent::codex::CodexConfig {
+            bin: agent::codex::CodexConfig::resolve_bin(cli.codex_bin.clone()),
+            approval_policy: cli.codex_approval_policy.clone(),
+            sandbox: cli.codex_sandbox.clone(),
+            request_timeout: Duration::from_millis(cli.codex_request_timeout_ms),
+        }))),
+    };
+    let runtime: Arc<dyn agent::turns::Runtime> = match &codex {
+        Some(c) => c.clone(),
+        None => Arc::new(agent::script::Scripted),
+    };
+    let app = Arc::new(App::new(store, options, cli.faults, runtime).map_err(RunError::Open)?);
     let listener =
         tokio::net::TcpListener::bind(&cli.listen).await.map_err(|e| RunError::Listen(cli.listen.clone(), e))?;
     let addr = listener.local_addr().map_err(RunError::Io)?;
@@ -83,12 +96,24 @@ async fn run(cli: cli::Cli) -> Result<(), RunError> {
         let _ = out.flush();
     }
     eprintln!("agent-session-host: db {}", db.display());
-    tokio::select! {
+    if let Some(c) = &codex {
+        eprintln!("agent-session-host: agent {}", c.banner());
+        if let Some(hint) = agent::codex::Codex::credential_hint() {
+            eprintln!("agent-session-host: {hint}");
+        }
+    }
+    let r = tokio::select! {
         r = http::serve::serve(listener, router, cli.timeouts()) => r.map_err(RunError::Io),
         // Every commit is already durable: on a signal there is nothing to flush, and
         // open streams would keep a graceful shutdown waiting forever.
         _ = shutdown_signal() => Ok(()),
+    };
+    // The agent's process group goes with the host (a SIGKILL of the host is covered by the
+    // child's parent-death signal).
+    if let Some(c) = &codex {
+        c.shutdown().await;
     }
+    r
 }
 
 /// A taken port says how to pick another one (`npm start` passes `AGENT_SESSION_LISTEN`).

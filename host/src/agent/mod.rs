@@ -1,7 +1,12 @@
-//! What answers a prompt: the scripted agent (`script`, model-free and deterministic) and the
-//! glue that logs a provider adapter's canonical outputs (`provider`).
+//! What answers a prompt: the turn runner every agent shares (`turns`), the scripted agent
+//! (`script`, model-free and deterministic), the real Codex runtime (`codex`), the logging of
+//! an adapter's canonical outputs as the origin's events (`outputs`) and the glue for
+//! projections and answers (`provider`).
 
+pub mod codex;
+pub mod outputs;
 pub mod provider;
 pub mod script;
+pub mod turns;
 
-pub use script::{cancel, close_dangling_turns, prompt, publish_queue};
+pub use turns::{cancel, close_dangling_turns, prompt, publish_queue};

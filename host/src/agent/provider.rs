@@ -77,12 +77,17 @@ pub fn apply_basic(app: &Base, s: &Session, log: &mut LogState, outs: Vec<Canoni
 /// At a turn start, after the plan commit: the mode payload through the adapter, and the
 /// proposed plan cleared once plan mode is off.
 pub fn at_turn_start(app: &Base, s: &Session, log: &mut LogState, prompt: &str) -> Result<(), AppendError> {
+    let Some(ps) = log.provider.as_ref() else { return Ok(()) };
+    let ctx = Ctx { session_id: &s.id, turn: log.turn, prompt };
+    let payload = profiles::mode_payload(ps.profile, &ctx, log.plan.active);
+    mode_at_turn_start(app, s, log, &payload)
+}
+
+/// The same with the native request that carries the mode (a real agent's `turn/start`).
+pub fn mode_at_turn_start(app: &Base, s: &Session, log: &mut LogState, payload: &Value) -> Result<(), AppendError> {
     let active = log.plan.active;
-    let turn = log.turn;
     let Some(ps) = log.provider.as_mut() else { return Ok(()) };
-    let ctx = Ctx { session_id: &s.id, turn, prompt };
-    let payload = profiles::mode_payload(ps.profile, &ctx, active);
-    let outs = ps.adapter.ingest(&payload);
+    let outs = ps.adapter.ingest(payload);
     apply_basic(app, s, log, outs)?;
     if !active && log.projections.get(PROJ_PROPOSED_PLAN).is_some_and(|v| !v.is_null()) {
         set_projection(app, s, log, PROJ_PROPOSED_PLAN, Value::Null)?;

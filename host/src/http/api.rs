@@ -79,12 +79,14 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
     match method {
         wire::HOST_DESCRIBE => {
             let _: Value = payload(method, &optional_payload(p))?;
+            let (provider, model) = app.agent.describe();
             to_value(HostDescription {
                 version: env!("CARGO_PKG_VERSION").to_string(),
                 cwd: std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default(),
-                provider: script::PROVIDER.to_string(),
-                model: script::MODEL.to_string(),
+                provider,
+                model,
                 attached_sessions: app.sessions().len() as u64,
+                providers: Some(app.agent.providers().iter().map(|p| p.to_string()).collect()),
             })
         }
         wire::SESSION_LIST => {
@@ -120,17 +122,17 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
         }
         wire::SESSION_CREATE => {
             let p: CreatePayload = payload(method, &optional_payload(p))?;
-            if let Err(e) = Provider::parse(p.provider.as_deref()) {
-                return Err(invalid_payload(method, vec![custom_issue(vec![json!("provider")], &e.to_string())]));
-            }
-            let s = app.create_session(p.cwd, p.provider).map_err(internal)?;
+            let issue = |m: &str| invalid_payload(method, vec![custom_issue(vec![json!("provider")], m)]);
+            let asked = Provider::parse(p.provider.as_deref()).map_err(|e| issue(&e.to_string()))?;
+            let provider = app.agent.session_provider(asked).map_err(|m| issue(&m))?;
+            let s = app.create_session(p.cwd, provider.map(|p| p.name().to_string())).map_err(internal)?;
             to_value(CreateValue { session_id: s.id.clone() })
         }
         wire::SESSION_PROMPT => {
             let p: PromptPayload = payload(method, p)?;
             let s = app.session(&p.session_id)?;
             let content = crate::http::attachments::store_images(app, &s, p.content)?;
-            agent::prompt(&app.base, &s, p.mode, Prompt::new(content, rpc_id.to_string())).await?;
+            agent::prompt(&app.base, &app.agent, &s, p.mode, Prompt::new(content, rpc_id.to_string())).await?;
             Ok(json!({ "accepted": true }))
         }
         wire::SESSION_CANCEL => {

@@ -116,6 +116,10 @@ CREATE TABLE IF NOT EXISTS sessions (
     title TEXT,
     plan_pending INTEGER
 );
+CREATE TABLE IF NOT EXISTS agent_threads (
+    sid INTEGER PRIMARY KEY,
+    thread TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS events (
     sid INTEGER NOT NULL,
     seq INTEGER NOT NULL,
@@ -255,6 +259,26 @@ impl Store {
         tx.commit().map_err(err)
     }
 
+    /// The agent thread a session's conversation lives in (a real agent's own id for it).
+    pub fn agent_thread(&self, pk: i64) -> StoreResult<Option<String>> {
+        let conn = self.conn();
+        conn.prepare_cached("SELECT thread FROM agent_threads WHERE sid = ?1")
+            .map_err(err)?
+            .query_row(params![pk], |r| r.get(0))
+            .optional()
+            .map_err(err)
+    }
+
+    /// Records the session's agent thread (replacing an earlier one).
+    pub fn set_agent_thread(&self, pk: i64, thread: &str) -> StoreResult<()> {
+        let conn = self.conn();
+        conn.prepare_cached("INSERT INTO agent_threads (sid, thread) VALUES (?1, ?2) ON CONFLICT(sid) DO UPDATE SET thread = excluded.thread")
+            .map_err(err)?
+            .execute(params![pk, thread])
+            .map_err(err)?;
+        Ok(())
+    }
+
     pub fn update_session(&self, pk: i64, update: &SessionUpdate) -> StoreResult<()> {
         let conn = self.conn();
         apply_update(&conn, pk, update)
@@ -354,6 +378,7 @@ impl Store {
             tx.execute("UPDATE sessions SET title = NULL, plan_pending = NULL", []).map_err(err)?;
         } else {
             tx.execute("DELETE FROM sessions", []).map_err(err)?;
+            tx.execute("DELETE FROM agent_threads", []).map_err(err)?;
             tx.execute("DELETE FROM projections", []).map_err(err)?;
         }
         tx.commit().map_err(err)

@@ -1,266 +1,47 @@
-//! The scripted agent: no model, deterministic, paced by `--chunk-delay-ms`.
-//!
-//! A prompt on an idle session starts a turn before the RPC answers (so `turn/start`, the
-//! plan commit and `user/message` are committed by the time the client hears `accepted`);
-//! the rest of the turn streams from a driver task. While a turn runs, `queue` prompts wait
-//! for it and `steer` interrupts it (`turn/end {reason:{kind:'interrupted'}}`) and starts a
-//! new turn with the steering message as its `user/message`. `session.cancel` interrupts the
-//! turn, drops queued prompts and answers once `turn/end` is committed.
+//! The scripted agent: no model, deterministic, paced by `--chunk-delay-ms`. Markers in the
+//! prompt (`texts::Markers`) ask for a question, an approval or a tool call; a provider
+//! session's plan-mode turn plays that provider's native payloads through its adapter
+//! (`provider_turn`).
 
-use crate::agent::provider;
-use crate::log::base::Base;
+use crate::agent::turns::{title_frame, Run, Runtime, Stop, TurnFuture};
 use crate::log::interact::Kind;
-use crate::log::plan;
-use crate::log::session::{AppendError, NewEvent, Prompt, Session, SessionRef, TitleState, Waiting};
+use crate::log::session::{AppendError, NewEvent, Waiting};
 use crate::log::store::SessionUpdate;
+use crate::providers::registry::{self, Provider};
 use crate::providers::scripted::texts::{self, Markers};
 use agent_session_wire::{
-    AgentErrorFrame, ApprovalOutcome, ApprovalRequested, ApprovalResolved, Frame, PromptMode, QuestionOutcome,
-    QuestionRequested, QuestionResolved, RpcError,
+    ApprovalOutcome, ApprovalRequested, ApprovalResolved, Frame, QuestionOutcome, QuestionRequested, QuestionResolved,
 };
 use serde_json::{json, Value};
-use std::sync::Arc;
-use std::time::Duration;
-use tokio::sync::watch;
 
 mod provider_turn;
 
-/// How long `session.cancel` waits for the turn to wind down before answering anyway.
-const CANCEL_WAIT: Duration = Duration::from_secs(10);
+/// The scripted agent (`--agent script`, the default).
+pub struct Scripted;
 
-/// Why a turn stopped early.
-enum Stop {
-    Interrupted,
-    Failed(AppendError),
-}
-
-impl From<AppendError> for Stop {
-    fn from(e: AppendError) -> Self {
-        Stop::Failed(e)
+impl Runtime for Scripted {
+    fn turn<'a>(&'a self, run: &'a mut Run<'_>) -> TurnFuture<'a> {
+        Box::pin(run.body())
     }
-}
 
-/// A started turn.
-struct Turn {
-    number: u64,
-    text: String,
-    plan_mode: bool,
-    user_seq: u64,
-    /// The first turn of a session also "asks the model" for a title mid-stream.
-    title_request: bool,
-    /// What the "model" says about the prompt's images (their sizes).
-    images: Vec<String>,
-}
-
-fn internal(e: impl std::fmt::Display) -> RpcError {
-    RpcError::new(agent_session_wire::ErrorCode::Internal, e.to_string(), json!({}))
-}
-
-pub async fn prompt(app: &Arc<Base>, s: &SessionRef, mode: PromptMode, prompt: Prompt) -> Result<(), RpcError> {
-    let mut ctl = s.ctl.lock().await;
-    if ctl.running {
-        match mode {
-            PromptMode::Queue => {
-                ctl.queue.push_back(prompt);
-                publish_queue(app, s, &ctl.queue);
-            }
-            PromptMode::Steer => {
-                ctl.queue.push_front(prompt);
-                if let Some(tx) = &ctl.interrupt {
-                    tx.send_replace(true);
-                }
-            }
-        }
-        return Ok(());
+    fn scripted_modes(&self) -> bool {
+        true
     }
-    // Prompts held over a cancel go first (today's upstream host keeps them).
-    let prompt = match ctl.queue.pop_front() {
-        Some(first) => {
-            ctl.queue.push_back(prompt);
-            publish_queue(app, s, &ctl.queue);
-            first
-        }
-        None => prompt,
-    };
-    let turn = begin_turn(app, s, prompt).await.map_err(internal)?;
-    let (tx, rx) = watch::channel(false);
-    ctl.running = true;
-    ctl.interrupt = Some(tx);
-    s.running.send_replace(true);
-    drop(ctl);
-    tokio::spawn(drive(app.clone(), s.clone(), turn, rx));
-    Ok(())
-}
 
-/// `session/queue`: the whole queue after every change (today's upstream host's frame).
-pub fn publish_queue(app: &Base, s: &Session, queue: &std::collections::VecDeque<Prompt>) {
-    let items: Vec<Value> = queue
-        .iter()
-        .map(|p| {
-            let message = json!({ "content": p.content, "source": { "kind": "user", "rpcId": p.rpc_id }, "role": "user", "id": p.id });
-            json!({ "id": p.id, "placement": "queued", "message": message })
-        })
-        .collect();
-    let frame = Frame::Queue(agent_session_wire::QueueFrame {
-        session_id: s.id.clone(),
-        items: agent_session_wire::Json::from_value(&Value::Array(items)),
-    });
-    app.hub.mux(app.hub.out(&frame));
-}
-
-pub async fn cancel(app: &Base, s: &Session) {
-    let mut running = s.running.subscribe();
-    {
-        let mut ctl = s.ctl.lock().await;
-        if !ctl.running {
-            return;
-        }
-        if app.options.wire.is_upstream() {
-            ctl.hold_queue = true; // queued prompts wait for the next prompt
-        } else {
-            ctl.queue.clear();
-        }
-        if let Some(tx) = &ctl.interrupt {
-            tx.send_replace(true);
-        }
+    fn providers(&self) -> &'static [&'static str] {
+        registry::NAMES
     }
-    let _ = tokio::time::timeout(CANCEL_WAIT, running.wait_for(|r| !*r)).await;
-}
 
-fn status(app: &Base, s: &Session, running: bool) {
-    s.publish_status(app, running);
-}
-
-/// The `session/title` frame right after the title event's own `session/event` frame.
-fn title_frame(app: &Base, s: &Session, title: &str, event_seq: u64, time: f64) {
-    let t = TitleState { title: title.to_string(), event_seq, updated_at: time };
-    app.hub.mux(app.hub.out(&t.frame(&s.id)));
-}
-
-/// `turn/start`, the pending plan commit, `user/message` and (first message) the title.
-async fn begin_turn(app: &Base, s: &Session, p: Prompt) -> Result<Turn, AppendError> {
-    let mut log = s.log.lock().await;
-    let number = log.turn + 1;
-    let source = json!({ "kind": "user", "rpcId": p.rpc_id });
-    s.append_locked(
-        app,
-        &mut log,
-        NewEvent::new("turn/start", json!({ "turn": number, "trigger": { "kind": "message", "source": source } })),
-        &[],
-    )?;
-    log.turn = number;
-    let text = texts::prompt_text(&p.content);
-    if app.options.plan_mode {
-        plan::commit_at_turn_start(app, s, &mut log)?;
-        provider::at_turn_start(app, s, &mut log, &text)?;
+    fn session_provider(&self, asked: Option<Provider>) -> Result<Option<Provider>, String> {
+        Ok(asked)
     }
-    let user = s.append_locked(
-        app,
-        &mut log,
-        NewEvent::message("user/message", json!({ "content": p.content, "source": source })),
-        &[],
-    )?;
-    let mut title_request = false;
-    // As upstream: the first message with text titles the session; one without waits.
-    if let Some(title) = log.title.is_none().then(|| texts::fallback_title(&text)).flatten() {
-        let ev = s.append_locked(
-            app,
-            &mut log,
-            NewEvent::new(
-                "session/title",
-                json!({ "title": title, "messageSeqs": [user.seq], "source": { "kind": "fallback" } }),
-            ),
-            &[SessionUpdate::Title(title.clone())],
-        )?;
-        title_frame(app, s, &title, ev.seq, ev.time);
-        title_request = true;
-    }
-    let plan_mode = app.options.plan_mode && log.plan.active;
-    drop(log);
-    status(app, s, true);
-    let images = texts::image_notes(&p.content);
-    Ok(Turn { number, text, plan_mode, user_seq: user.seq, title_request, images })
-}
 
-/// Runs turns until the queue is empty.
-async fn drive(app: Arc<Base>, s: SessionRef, mut turn: Turn, mut interrupt: watch::Receiver<bool>) {
-    loop {
-        let mut run = Run { app: &app, s: &s, turn: &turn, interrupt: &mut interrupt, title_due: turn.title_request };
-        let outcome = run.body().await;
-        let kind = match &outcome {
-            Ok(()) => "completed",
-            Err(Stop::Interrupted) => "interrupted",
-            Err(Stop::Failed(_)) => "error",
-        };
-        if let Err(Stop::Failed(e)) = &outcome {
-            app.hub.host(app.hub.out(&Frame::AgentError(AgentErrorFrame {
-                session_id: Some(s.id.clone()),
-                message: format!("turn {} failed: {e}", turn.number),
-            })));
-        }
-        let ended =
-            s.append(&app, NewEvent::new("turn/end", json!({ "turn": turn.number, "reason": { "kind": kind } }))).await;
-        status(&app, &s, false);
-        let mut ctl = s.ctl.lock().await;
-        let hold = std::mem::take(&mut ctl.hold_queue);
-        let next = if ended.is_ok() && !hold { ctl.queue.pop_front() } else { None };
-        if next.is_some() {
-            publish_queue(&app, &s, &ctl.queue);
-        }
-        if let Some(p) = next {
-            if let Ok(t) = begin_turn(&app, &s, p).await {
-                let (tx, rx) = watch::channel(false);
-                ctl.interrupt = Some(tx);
-                interrupt = rx;
-                turn = t;
-                continue;
-            }
-        }
-        ctl.running = false;
-        ctl.interrupt = None;
-        if !hold && !ctl.queue.is_empty() {
-            ctl.queue.clear();
-            publish_queue(&app, &s, &ctl.queue);
-        }
-        s.running.send_replace(false);
-        return;
+    fn describe(&self) -> (String, String) {
+        (texts::PROVIDER.to_string(), texts::MODEL.to_string())
     }
-}
-
-struct Run<'a> {
-    app: &'a Base,
-    s: &'a Session,
-    turn: &'a Turn,
-    interrupt: &'a mut watch::Receiver<bool>,
-    title_due: bool,
 }
 
 impl Run<'_> {
-    async fn log(&self, kind: &'static str, data: Value) -> Result<u64, Stop> {
-        Ok(self.s.append(self.app, NewEvent::new(kind, data)).await?.seq)
-    }
-
-    fn interrupted(&self) -> bool {
-        *self.interrupt.borrow()
-    }
-
-    /// The pacing point between chunks; where an interrupt takes effect.
-    async fn pause(&mut self) -> Result<(), Stop> {
-        let delay = self.app.options.chunk_delay;
-        if !delay.is_zero() {
-            tokio::select! {
-                _ = tokio::time::sleep(delay) => {}
-                _ = self.interrupt.wait_for(|i| *i) => {}
-            }
-        } else {
-            tokio::task::yield_now().await;
-        }
-        if self.interrupted() {
-            return Err(Stop::Interrupted);
-        }
-        Ok(())
-    }
-
     async fn body(&mut self) -> Result<(), Stop> {
         let t = self.turn;
         if let Some(profile) = self.s.profile.filter(|_| t.plan_mode) {
@@ -556,19 +337,4 @@ impl Run<'_> {
         self.tool_result(step, &call_id, "1\t# Scripted README\n2\tNothing to see here.", false).await?;
         Ok("I read README.md.".into())
     }
-}
-
-/// Logs `turn/end {interrupted}` for turns a previous process left open (killed mid-turn),
-/// so the log is consistent before anyone reads it.
-pub fn close_dangling_turns(app: &Base, dangling: &[(SessionRef, u64)]) -> Result<(), AppendError> {
-    for (s, turn) in dangling {
-        let mut log = s.log.try_lock().map_err(AppendError::Locked)?;
-        s.append_locked(
-            app,
-            &mut log,
-            NewEvent::new("turn/end", json!({ "turn": turn, "reason": { "kind": "interrupted" } })),
-            &[],
-        )?;
-    }
-    Ok(())
 }

@@ -1,15 +1,13 @@
 //! A plan-mode turn of a provider session: the profile's native payloads go through the
 //! session's adapter one by one (paced like chunks), and the canonical outputs are logged.
 //!
-//! Assistant text becomes the origin's `assistant/chunk`s and one `assistant/message` per
-//! step (a new step starts when text follows a finished message); tool calls are `tool/call` /
-//! `tool/result`; events and projections go through `crate::agent::provider`. A prompt-requested
-//! output registers a waiter under the same log lock (so an answer can never miss it); the
-//! turn then waits for `session.answer` and continues with the profile's closing payloads.
+//! The outputs are logged by `crate::agent::outputs`; when one is a question the turn waits for
+//! `session.answer` and continues with the profile's closing payloads.
 //! A cancel while waiting feeds the provider's "withdrawn" payload (the prompt resolves
 //! `cancelled`).
 
-use super::{Run, Stop};
+use crate::agent::outputs::{Out, Waiter};
+use crate::agent::turns::{Run, Stop};
 use crate::agent::provider;
 use crate::log::session::{AppendError, LogState, NewEvent};
 use crate::providers::adapters::{Answered, Canonical};
@@ -19,28 +17,11 @@ use agent_session_wire::interaction::{EV_PLAN_PROPOSED, EV_PLAN_TEXT_DELTA, EV_P
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
-/// An assistant text block being streamed.
-struct Block {
-    seqs: Vec<u64>,
-    text: String,
-    deltas: usize,
-}
-
-/// Per-turn output state.
-struct Out {
-    step: u64,
-    block: Option<Block>,
-    /// The current step already has its assistant message.
-    step_has_message: bool,
-}
-
-type Waiter = (String, oneshot::Receiver<Answered>);
-
 impl Run<'_> {
     pub(super) async fn provider_plan_turn(&mut self, profile: Provider) -> Result<(), Stop> {
         let (s, turn) = (self.s, self.turn);
         let ctx = Ctx { session_id: &s.id, turn: turn.number, prompt: &turn.text };
-        let mut out = Out { step: 1, block: None, step_has_message: false };
+        let mut out = Out::new();
         self.step_start(1).await?;
         let mut waiting = None;
         for (i, native) in profiles::opening(profile, &ctx).iter().enumerate() {
@@ -66,15 +47,7 @@ impl Run<'_> {
                 self.feed(&native, &mut out).await?;
             }
         }
-        self.end_step(&mut out, "stop").await
-    }
-
-    async fn end_step(&mut self, out: &mut Out, finish: &str) -> Result<(), Stop> {
-        let mut log = self.s.log.lock().await;
-        self.flush(&mut log, out, finish)?;
-        let step = json!({ "turn": self.turn.number, "step": out.step });
-        self.s.append_locked(self.app, &mut log, NewEvent::new("step/end", step), &[])?;
-        Ok(())
+        Ok(self.end_step(&mut out, "stop").await?)
     }
 
     /// One native payload through the adapter; its outputs are applied under one log lock.
@@ -83,130 +56,6 @@ impl Run<'_> {
         let Some(ps) = log.provider.as_mut() else { return Ok(None) };
         let outs = ps.adapter.ingest(native);
         Ok(self.apply(&mut log, outs, out)?)
-    }
-
-    fn apply(&self, log: &mut LogState, outs: Vec<Canonical>, out: &mut Out) -> Result<Option<Waiter>, AppendError> {
-        // Text after a finished message is the next model request: a new step, which then
-        // also holds this payload's native event.
-        if out.block.is_none()
-            && out.step_has_message
-            && outs.iter().any(|o| matches!(o, Canonical::AssistantText { .. }))
-        {
-            self.next_step(log, out)?;
-        }
-        let mut waiter = None;
-        for o in outs {
-            // Text before a tool call, a question or plan output ends its message first.
-            let ends_text = match &o {
-                Canonical::ToolCall { .. } => true,
-                Canonical::Event { kind, .. } => {
-                    [EV_PROMPT_REQUESTED, EV_PLAN_PROPOSED, EV_PLAN_TEXT_DELTA].contains(kind)
-                }
-                _ => false,
-            };
-            if ends_text {
-                self.flush(log, out, "tool-use")?;
-            }
-            match o {
-                Canonical::Event { kind, data } => {
-                    let prompt_id = (kind == EV_PROMPT_REQUESTED)
-                        .then(|| data.pointer("/prompt/promptId").and_then(Value::as_str).map(str::to_owned))
-                        .flatten();
-                    provider::log_event(self.app, self.s, log, kind, data)?;
-                    if let (Some(id), Some(ps)) = (prompt_id, log.provider.as_mut()) {
-                        let (tx, rx) = oneshot::channel();
-                        ps.waiters.insert(id.clone(), tx);
-                        waiter = Some((id, rx));
-                    }
-                }
-                Canonical::Projection { key, value } => provider::set_projection(self.app, self.s, log, key, value)?,
-                Canonical::AssistantText { text } => self.text(log, out, &text)?,
-                Canonical::ToolCall { call_id, name, arguments } => {
-                    let data = json!({ "turn": self.turn.number, "step": out.step, "callId": call_id, "name": name, "arguments": arguments });
-                    self.s.append_locked(self.app, log, NewEvent::new("tool/call", data), &[])?;
-                }
-                Canonical::ToolResult { call_id, content, is_error } => {
-                    let content = match content {
-                        Value::String(t) => json!([{ "type": "text", "text": t }]),
-                        Value::Array(a) => Value::Array(a),
-                        other => json!([{ "type": "text", "text": other.to_string() }]),
-                    };
-                    let data = json!({ "turn": self.turn.number, "step": out.step, "callId": call_id, "content": content, "isError": is_error });
-                    self.s.append_locked(self.app, log, NewEvent::new("tool/result", data), &[])?;
-                }
-                // The scripted profiles send no reasoning and no approvals.
-                other => eprintln!("agent-session-host: {}: not applied: {other:?}", self.s.id),
-            }
-        }
-        Ok(waiter)
-    }
-
-    fn next_step(&self, log: &mut LogState, out: &mut Out) -> Result<(), AppendError> {
-        let turn = self.turn.number;
-        self.s.append_locked(
-            self.app,
-            log,
-            NewEvent::new("step/end", json!({ "turn": turn, "step": out.step })),
-            &[],
-        )?;
-        out.step += 1;
-        out.step_has_message = false;
-        self.s.append_locked(
-            self.app,
-            log,
-            NewEvent::new("step/start", json!({ "turn": turn, "step": out.step })),
-            &[],
-        )?;
-        Ok(())
-    }
-
-    fn chunk(&self, log: &mut LogState, step: u64, c: Value) -> Result<u64, AppendError> {
-        let data = json!({ "turn": self.turn.number, "step": step, "chunk": c });
-        Ok(self.s.append_locked(self.app, log, NewEvent::new("assistant/chunk", data), &[])?.seq)
-    }
-
-    /// A text delta; opens a block (and a new step after a finished message) as needed.
-    fn text(&self, log: &mut LogState, out: &mut Out, text: &str) -> Result<(), AppendError> {
-        if out.block.is_none() {
-            if out.step_has_message {
-                self.next_step(log, out)?;
-            }
-            let seq = self.chunk(log, out.step, json!({ "type": "block-start", "index": 0, "blockType": "text" }))?;
-            out.block = Some(Block { seqs: vec![seq], text: String::new(), deltas: 0 });
-        }
-        let seq = self.chunk(log, out.step, json!({ "type": "text-delta", "index": 0, "text": text }))?;
-        if let Some(b) = out.block.as_mut() {
-            b.seqs.push(seq);
-            b.text.push_str(text);
-            b.deltas += 1;
-        }
-        Ok(())
-    }
-
-    /// Ends the open text block: `block-end`, `usage`, `finish`, then `assistant/message`.
-    fn flush(&self, log: &mut LogState, out: &mut Out, finish: &str) -> Result<(), AppendError> {
-        let Some(mut b) = out.block.take() else { return Ok(()) };
-        let step = out.step;
-        let usage =
-            json!({ "inputTokens": 100 + self.turn.text.len(), "outputTokens": b.deltas, "cacheReadTokens": 0 });
-        let end = json!({ "type": "block-end", "index": 0, "block": { "type": "text", "text": b.text } });
-        b.seqs.push(self.chunk(log, step, end)?);
-        b.seqs.push(self.chunk(log, step, json!({ "type": "usage", "usage": usage }))?);
-        b.seqs.push(self.chunk(log, step, json!({ "type": "finish", "reason": { "kind": finish } }))?);
-        let provenance = self.s.provider.as_deref().unwrap_or(crate::providers::scripted::texts::PROVIDER);
-        let mut ev = NewEvent::message(
-            "assistant/message",
-            json!({
-                "turn": self.turn.number, "step": step,
-                "content": [{ "type": "text", "text": b.text }],
-                "provenance": { "provider": provenance, "model": crate::providers::scripted::texts::MODEL },
-                "usage": usage
-            }),
-        );
-        ev.source_event_seqs = Some(b.seqs);
-        self.s.append_locked(self.app, log, ev, &[])?;
-        out.step_has_message = true;
-        Ok(())
     }
 
     /// Waits for `session.answer`; an interrupt withdraws the prompt through the adapter.

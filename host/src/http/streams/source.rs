@@ -160,7 +160,7 @@ mod tests {
             ticket_ttl: Duration::from_secs(30),
             wire: Wire::Seed,
         };
-        App::new(store, options, false).expect("app")
+        App::new(store, options, false, Arc::new(crate::agent::script::Scripted)).expect("app")
     }
 
     fn added(id: String) -> Arc<OutFrame> {

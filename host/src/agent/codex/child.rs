@@ -1,0 +1,363 @@
+//! One `codex app-server` process: its JSON lines over stdio, the host's requests and their
+//! answers, and the routing of everything else to the thread it names.
+//!
+//! - Every line is read the same way whichever request is outstanding (an answer and the
+//!   notification after it can arrive in one read).
+//! - A line is bounded ([`MAX_LINE_BYTES`]); a longer one, or one that is not a JSON object,
+//!   is dropped, counted and reported to every subscribed thread as [`Inbound::Malformed`].
+//! - stderr is kept as a bounded tail ([`STDERR_TAIL_BYTES`]) for the error a crash reports,
+//!   and echoed to the host's stderr at most [`STDERR_ECHO_LINES`] lines per process.
+//! - The child runs in its own process group and gets SIGKILL when the host dies (the parent-
+//!   death signal), so no codex outlives the host, SIGKILL of the host included.
+
+use serde_json::{json, Value};
+use std::collections::{HashMap, VecDeque};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
+use tokio::process::{ChildStdin, Command};
+use tokio::sync::{mpsc, oneshot, watch};
+
+/// A line of codex's stdout longer than this is dropped (and reported).
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// How much of codex's stderr is kept for a crash report.
+pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
+/// stderr lines echoed to the host's own stderr per process (the rest only kept in the tail).
+pub const STDERR_ECHO_LINES: usize = 200;
+/// Messages queued for one thread while nobody reads them; the reader waits at most
+/// [`ROUTE_WAIT`] for room, then drops the message and counts it.
+const THREAD_QUEUE: usize = 4096;
+const ROUTE_WAIT: Duration = Duration::from_secs(5);
+
+/// What a thread's subscriber receives.
+#[derive(Debug)]
+pub enum Inbound {
+    /// A notification or a server request naming the thread.
+    Message(Value),
+    /// A line that could not be read (its size and first bytes).
+    Malformed(String),
+    /// The process ended; why, with the tail of its stderr.
+    Exited(String),
+}
+
+/// Why a request to codex did not get a result.
+#[derive(Debug, Clone)]
+pub enum RequestError {
+    /// Codex answered with a JSON-RPC error.
+    Rpc { code: i64, message: String },
+    /// No answer within the deadline.
+    Timeout(&'static str),
+    /// The process is gone.
+    Exited(String),
+}
+
+impl std::fmt::Display for RequestError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RequestError::Rpc { code, message } => write!(f, "{message} (code {code})"),
+            RequestError::Timeout(method) => write!(f, "codex did not answer {method} in time"),
+            RequestError::Exited(why) => f.write_str(why),
+        }
+    }
+}
+
+type Answer = Result<Value, RequestError>;
+
+/// What the reader and the exit watcher share with the handle.
+struct Shared {
+    pending: Mutex<HashMap<u64, oneshot::Sender<Answer>>>,
+    threads: Mutex<HashMap<String, mpsc::Sender<Inbound>>>,
+    stderr: Mutex<VecDeque<u8>>,
+    exited: watch::Sender<Option<String>>,
+    malformed: AtomicU64,
+    dropped: AtomicU64,
+}
+
+impl Shared {
+    fn stderr_tail(&self) -> String {
+        let tail = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        let bytes: Vec<u8> = tail.iter().copied().collect();
+        String::from_utf8_lossy(&bytes).trim().to_string()
+    }
+
+    fn subscribers(&self) -> Vec<mpsc::Sender<Inbound>> {
+        self.threads.lock().unwrap_or_else(|e| e.into_inner()).values().cloned().collect()
+    }
+}
+
+/// A running (or ended) codex process.
+pub struct Child {
+    /// Distinguishes this process's server-request ids from an earlier one's.
+    pub scope: String,
+    stdin: tokio::sync::Mutex<ChildStdin>,
+    next_id: AtomicU64,
+    shared: Arc<Shared>,
+    pid: Option<u32>,
+    killed: AtomicBool,
+}
+
+impl Child {
+    /// Starts `bin app-server` with the given environment additions.
+    pub fn spawn(bin: &std::path::Path, env: &[(String, String)], scope: String) -> std::io::Result<Arc<Child>> {
+        let mut cmd = Command::new(bin);
+        cmd.arg("app-server")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .process_group(0);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        #[cfg(target_os = "linux")]
+        // SAFETY: prctl is async-signal-safe and touches only the child's own state.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn()?;
+        let pid = child.id();
+        let (stdin, stdout, stderr) = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
+            (Some(i), Some(o), Some(e)) => (i, o, e),
+            _ => return Err(std::io::Error::other("codex started without its stdio pipes")),
+        };
+        let shared = Arc::new(Shared {
+            pending: Mutex::new(HashMap::new()),
+            threads: Mutex::new(HashMap::new()),
+            stderr: Mutex::new(VecDeque::new()),
+            exited: watch::channel(None).0,
+            malformed: AtomicU64::new(0),
+            dropped: AtomicU64::new(0),
+        });
+        tokio::spawn(read_stderr(stderr, shared.clone()));
+        let reader = tokio::spawn(read_stdout(stdout, shared.clone()));
+        let watcher = shared.clone();
+        tokio::spawn(async move {
+            let status = child.wait().await;
+            // The last lines may still be in the pipe: let the reader finish first.
+            let _ = tokio::time::timeout(Duration::from_secs(1), reader).await;
+            let status = match status {
+                Ok(s) => s.to_string(),
+                Err(e) => format!("wait failed: {e}"),
+            };
+            let tail = watcher.stderr_tail();
+            let why = if tail.is_empty() {
+                format!("codex app-server exited ({status})")
+            } else {
+                format!("codex app-server exited ({status}): {}", last_lines(&tail, 6))
+            };
+            eprintln!("agent-session-host: {why}");
+            for (_, tx) in watcher.pending.lock().unwrap_or_else(|e| e.into_inner()).drain() {
+                let _ = tx.send(Err(RequestError::Exited(why.clone())));
+            }
+            for tx in watcher.subscribers() {
+                let _ = tx.try_send(Inbound::Exited(why.clone()));
+            }
+            watcher.exited.send_replace(Some(why));
+        });
+        Ok(Arc::new(Child {
+            scope,
+            stdin: tokio::sync::Mutex::new(stdin),
+            next_id: AtomicU64::new(1),
+            shared,
+            pid,
+            killed: AtomicBool::new(false),
+        }))
+    }
+
+    /// `None` while the process runs; why it ended otherwise.
+    pub fn exited(&self) -> Option<String> {
+        self.shared.exited.borrow().clone()
+    }
+
+    /// Lines dropped as unreadable, and messages dropped because their thread's queue stayed
+    /// full.
+    pub fn dropped(&self) -> (u64, u64) {
+        (self.shared.malformed.load(Ordering::Relaxed), self.shared.dropped.load(Ordering::Relaxed))
+    }
+
+    /// The messages that name `thread_id` from now on (a second call replaces the first).
+    pub fn subscribe(&self, thread_id: &str) -> mpsc::Receiver<Inbound> {
+        let (tx, rx) = mpsc::channel(THREAD_QUEUE);
+        if let Some(why) = self.exited() {
+            let _ = tx.try_send(Inbound::Exited(why));
+        }
+        self.shared.threads.lock().unwrap_or_else(|e| e.into_inner()).insert(thread_id.to_string(), tx);
+        rx
+    }
+
+    async fn write(&self, msg: &Value) -> Result<(), RequestError> {
+        let mut line = msg.to_string();
+        line.push('\n');
+        let mut stdin = self.stdin.lock().await;
+        let r = async {
+            stdin.write_all(line.as_bytes()).await?;
+            stdin.flush().await
+        };
+        r.await.map_err(|e| RequestError::Exited(self.exited().unwrap_or_else(|| format!("codex stdin: {e}"))))
+    }
+
+    /// A request; its answer or why there is none within `timeout`.
+    pub async fn request(&self, method: &'static str, params: Value, timeout: Duration) -> Result<Value, RequestError> {
+        if let Some(why) = self.exited() {
+            return Err(RequestError::Exited(why));
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        self.shared.pending.lock().unwrap_or_else(|e| e.into_inner()).insert(id, tx);
+        if let Err(e) = self.write(&json!({ "id": id, "method": method, "params": params })).await {
+            self.shared.pending.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+            return Err(e);
+        }
+        match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(_)) => Err(RequestError::Exited(self.exited().unwrap_or_else(|| "codex went away".into()))),
+            Err(_) => {
+                self.shared.pending.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+                Err(RequestError::Timeout(method))
+            }
+        }
+    }
+
+    /// A notification (no answer).
+    pub async fn notify(&self, method: &str, params: Value) -> Result<(), RequestError> {
+        self.write(&json!({ "method": method, "params": params })).await
+    }
+
+    /// The answer to one of codex's server requests (the whole message, `{id, result}`).
+    pub async fn reply(&self, msg: &Value) -> Result<(), RequestError> {
+        self.write(msg).await
+    }
+
+    /// Ends the process group now (the host is stopping, or the process stopped answering).
+    pub fn kill(&self) {
+        if self.killed.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        if let Some(pid) = self.pid.and_then(|p| i32::try_from(p).ok()) {
+            // SAFETY: signalling a process group we created; a stale id is at worst ESRCH.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// The last `n` lines of a text, joined by " | ".
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(n)..].join(" | ")
+}
+
+async fn read_stderr(stderr: impl AsyncRead + Unpin, shared: Arc<Shared>) {
+    let mut lines = BufReader::new(stderr).lines();
+    let mut echoed = 0;
+    while let Ok(Some(line)) = lines.next_line().await {
+        if echoed < STDERR_ECHO_LINES {
+            echoed += 1;
+            eprintln!("codex: {}", line.chars().take(500).collect::<String>());
+        }
+        let mut tail = shared.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        tail.extend(line.as_bytes().iter().take(STDERR_TAIL_BYTES));
+        tail.push_back(b'\n');
+        while tail.len() > STDERR_TAIL_BYTES {
+            tail.pop_front();
+        }
+    }
+}
+
+/// Reads bounded lines; each goes to its request, its thread, or is reported malformed.
+async fn read_stdout(stdout: impl AsyncRead + Unpin, shared: Arc<Shared>) {
+    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+    let mut line: Vec<u8> = Vec::new();
+    let mut too_long = false;
+    loop {
+        let (done, used) = match reader.fill_buf().await {
+            Ok([]) | Err(_) => return,
+            Ok(buf) => match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    if !too_long {
+                        line.extend_from_slice(&buf[..i]);
+                    }
+                    (true, i + 1)
+                }
+                None => {
+                    if !too_long {
+                        line.extend_from_slice(buf);
+                    }
+                    (false, buf.len())
+                }
+            },
+        };
+        reader.consume(used);
+        if line.len() > MAX_LINE_BYTES {
+            too_long = true;
+            line = Vec::new();
+        }
+        if !done {
+            continue;
+        }
+        if too_long {
+            too_long = false;
+            malformed(&shared, format!("a line over {MAX_LINE_BYTES} bytes")).await;
+        } else if !line.iter().all(u8::is_ascii_whitespace) {
+            route(&shared, std::mem::take(&mut line)).await;
+        }
+        line.clear();
+    }
+}
+
+async fn malformed(shared: &Shared, what: String) {
+    shared.malformed.fetch_add(1, Ordering::Relaxed);
+    eprintln!("agent-session-host: codex wrote {what}; dropped");
+    for tx in shared.subscribers() {
+        let _ = tx.try_send(Inbound::Malformed(what.clone()));
+    }
+}
+
+async fn route(shared: &Shared, line: Vec<u8>) {
+    let msg = match serde_json::from_slice::<Value>(&line) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => {
+            let preview: String = String::from_utf8_lossy(&line[..line.len().min(80)]).into_owned();
+            return malformed(shared, format!("a line that is not a JSON object ({} bytes: {preview:?})", line.len()))
+                .await;
+        }
+    };
+    let method = msg.get("method").and_then(Value::as_str);
+    if method.is_none() {
+        // An answer to one of ours.
+        let Some(id) = msg.get("id").and_then(Value::as_u64) else { return };
+        let Some(tx) = shared.pending.lock().unwrap_or_else(|e| e.into_inner()).remove(&id) else { return };
+        let answer = match msg.get("error") {
+            Some(e) => Err(RequestError::Rpc {
+                code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
+                message: e.get("message").and_then(Value::as_str).unwrap_or("error").to_string(),
+            }),
+            None => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
+        };
+        let _ = tx.send(answer);
+        return;
+    }
+    let thread = msg.pointer("/params/threadId").and_then(Value::as_str).map(str::to_owned);
+    let Some(thread) = thread else { return }; // process-wide news (account, config, rate limits)
+    let tx = shared.threads.lock().unwrap_or_else(|e| e.into_inner()).get(&thread).cloned();
+    if let Some(tx) = tx {
+        if tokio::time::timeout(ROUTE_WAIT, tx.send(Inbound::Message(msg))).await.is_err() {
+            shared.dropped.fetch_add(1, Ordering::Relaxed);
+            eprintln!("agent-session-host: codex thread {thread}: queue full, a message was dropped");
+        }
+    }
+}

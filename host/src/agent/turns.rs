@@ -1,0 +1,321 @@
+//! The turn runner every agent shares.
+//!
+//! A prompt on an idle session starts a turn before the RPC answers (so `turn/start`, the
+//! plan commit and `user/message` are committed by the time the client hears `accepted`);
+//! the rest of the turn is played by the host's [`Runtime`] from a driver task. While a turn
+//! runs, `queue` prompts wait for it and `steer` interrupts it (`turn/end
+//! {reason:{kind:'interrupted'}}`) and starts a new turn with the steering message as its
+//! `user/message`. `session.cancel` interrupts the turn, drops queued prompts and answers once
+//! `turn/end` is committed.
+
+use crate::agent::provider;
+use crate::log::base::Base;
+use crate::log::plan;
+use crate::log::session::{AppendError, NewEvent, Prompt, Session, SessionRef, TitleState};
+use crate::log::store::SessionUpdate;
+use crate::providers::registry::Provider;
+use crate::providers::scripted::texts;
+use agent_session_wire::{AgentErrorFrame, Frame, PromptMode, RpcError};
+use serde_json::{json, Value};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// How long `session.cancel` waits for the turn to wind down before answering anyway.
+pub(crate) const CANCEL_WAIT: Duration = Duration::from_secs(10);
+
+/// Why a turn stopped early.
+pub enum Stop {
+    Interrupted,
+    /// The log could not be written.
+    Failed(AppendError),
+    /// The agent failed the turn (its process died, it answered with an error, ...), worded
+    /// for the session's `agent/error`.
+    Agent(String),
+}
+
+impl From<AppendError> for Stop {
+    fn from(e: AppendError) -> Self {
+        Stop::Failed(e)
+    }
+}
+
+/// A started turn.
+pub struct Turn {
+    pub number: u64,
+    pub text: String,
+    /// Plan mode as committed at this turn's start.
+    pub plan_mode: bool,
+    pub user_seq: u64,
+    /// The first turn of a session also "asks the model" for a title mid-stream.
+    pub title_request: bool,
+    /// What the "model" says about the prompt's images (their sizes).
+    pub images: Vec<String>,
+}
+
+/// A boxed turn body (the runtimes are held as trait objects).
+pub type TurnFuture<'a> = Pin<Box<dyn Future<Output = Result<(), Stop>> + Send + 'a>>;
+
+/// What plays a turn's body: the scripted agent or a real agent's runtime.
+pub trait Runtime: Send + Sync {
+    /// Plays the turn after `turn/start`, the plan commit and `user/message` are logged;
+    /// the runner logs `turn/end` from its outcome.
+    fn turn<'a>(&'a self, run: &'a mut Run<'_>) -> TurnFuture<'a>;
+    /// Whether a provider session's mode is fed to its adapter from the scripted profile at a
+    /// turn start (a real agent's runtime feeds the request it really sends instead).
+    fn scripted_modes(&self) -> bool;
+    /// The `provider` values `session.create` accepts.
+    fn providers(&self) -> &'static [&'static str];
+    /// A new session's provider: `Err` (the sentence for the payload issue) when this runtime
+    /// cannot play the one asked for.
+    fn session_provider(&self, asked: Option<Provider>) -> Result<Option<Provider>, String>;
+    /// `host.describe`'s provider and model.
+    fn describe(&self) -> (String, String);
+}
+
+fn internal(e: impl std::fmt::Display) -> RpcError {
+    RpcError::new(agent_session_wire::ErrorCode::Internal, e.to_string(), json!({}))
+}
+
+pub async fn prompt(
+    app: &Arc<Base>,
+    runtime: &Arc<dyn Runtime>,
+    s: &SessionRef,
+    mode: PromptMode,
+    prompt: Prompt,
+) -> Result<(), RpcError> {
+    let mut ctl = s.ctl.lock().await;
+    if ctl.running {
+        match mode {
+            PromptMode::Queue => {
+                ctl.queue.push_back(prompt);
+                publish_queue(app, s, &ctl.queue);
+            }
+            PromptMode::Steer => {
+                ctl.queue.push_front(prompt);
+                if let Some(tx) = &ctl.interrupt {
+                    tx.send_replace(true);
+                }
+            }
+        }
+        return Ok(());
+    }
+    // Prompts held over a cancel go first (today's upstream host keeps them).
+    let prompt = match ctl.queue.pop_front() {
+        Some(first) => {
+            ctl.queue.push_back(prompt);
+            publish_queue(app, s, &ctl.queue);
+            first
+        }
+        None => prompt,
+    };
+    let turn = begin_turn(app, s, prompt, runtime.scripted_modes()).await.map_err(internal)?;
+    let (tx, rx) = watch::channel(false);
+    ctl.running = true;
+    ctl.interrupt = Some(tx);
+    s.running.send_replace(true);
+    drop(ctl);
+    tokio::spawn(drive(app.clone(), runtime.clone(), s.clone(), turn, rx));
+    Ok(())
+}
+
+/// `session/queue`: the whole queue after every change (today's upstream host's frame).
+pub fn publish_queue(app: &Base, s: &Session, queue: &std::collections::VecDeque<Prompt>) {
+    let items: Vec<Value> = queue
+        .iter()
+        .map(|p| {
+            let message = json!({ "content": p.content, "source": { "kind": "user", "rpcId": p.rpc_id }, "role": "user", "id": p.id });
+            json!({ "id": p.id, "placement": "queued", "message": message })
+        })
+        .collect();
+    let frame = Frame::Queue(agent_session_wire::QueueFrame {
+        session_id: s.id.clone(),
+        items: agent_session_wire::Json::from_value(&Value::Array(items)),
+    });
+    app.hub.mux(app.hub.out(&frame));
+}
+
+pub async fn cancel(app: &Base, s: &Session) {
+    let mut running = s.running.subscribe();
+    {
+        let mut ctl = s.ctl.lock().await;
+        if !ctl.running {
+            return;
+        }
+        if app.options.wire.is_upstream() {
+            ctl.hold_queue = true; // queued prompts wait for the next prompt
+        } else {
+            ctl.queue.clear();
+        }
+        if let Some(tx) = &ctl.interrupt {
+            tx.send_replace(true);
+        }
+    }
+    let _ = tokio::time::timeout(CANCEL_WAIT, running.wait_for(|r| !*r)).await;
+}
+
+pub(crate) fn status(app: &Base, s: &Session, running: bool) {
+    s.publish_status(app, running);
+}
+
+/// The `session/title` frame right after the title event's own `session/event` frame.
+pub(crate) fn title_frame(app: &Base, s: &Session, title: &str, event_seq: u64, time: f64) {
+    let t = TitleState { title: title.to_string(), event_seq, updated_at: time };
+    app.hub.mux(app.hub.out(&t.frame(&s.id)));
+}
+
+/// `turn/start`, the pending plan commit, `user/message` and (first message) the title.
+async fn begin_turn(app: &Base, s: &Session, p: Prompt, scripted_modes: bool) -> Result<Turn, AppendError> {
+    let mut log = s.log.lock().await;
+    let number = log.turn + 1;
+    let source = json!({ "kind": "user", "rpcId": p.rpc_id });
+    s.append_locked(
+        app,
+        &mut log,
+        NewEvent::new("turn/start", json!({ "turn": number, "trigger": { "kind": "message", "source": source } })),
+        &[],
+    )?;
+    log.turn = number;
+    let text = texts::prompt_text(&p.content);
+    if app.options.plan_mode {
+        plan::commit_at_turn_start(app, s, &mut log)?;
+        if scripted_modes {
+            provider::at_turn_start(app, s, &mut log, &text)?;
+        }
+    }
+    let user = s.append_locked(
+        app,
+        &mut log,
+        NewEvent::message("user/message", json!({ "content": p.content, "source": source })),
+        &[],
+    )?;
+    let mut title_request = false;
+    // As upstream: the first message with text titles the session; one without waits.
+    if let Some(title) = log.title.is_none().then(|| texts::fallback_title(&text)).flatten() {
+        let ev = s.append_locked(
+            app,
+            &mut log,
+            NewEvent::new(
+                "session/title",
+                json!({ "title": title, "messageSeqs": [user.seq], "source": { "kind": "fallback" } }),
+            ),
+            &[SessionUpdate::Title(title.clone())],
+        )?;
+        title_frame(app, s, &title, ev.seq, ev.time);
+        title_request = true;
+    }
+    let plan_mode = app.options.plan_mode && log.plan.active;
+    drop(log);
+    status(app, s, true);
+    let images = texts::image_notes(&p.content);
+    Ok(Turn { number, text, plan_mode, user_seq: user.seq, title_request, images })
+}
+
+/// Runs turns until the queue is empty.
+async fn drive(
+    app: Arc<Base>,
+    runtime: Arc<dyn Runtime>,
+    s: SessionRef,
+    mut turn: Turn,
+    mut interrupt: watch::Receiver<bool>,
+) {
+    loop {
+        let mut run = Run { app: &app, s: &s, turn: &turn, interrupt: &mut interrupt, title_due: turn.title_request };
+        let outcome = runtime.turn(&mut run).await;
+        let kind = match &outcome {
+            Ok(()) => "completed",
+            Err(Stop::Interrupted) => "interrupted",
+            Err(Stop::Failed(_) | Stop::Agent(_)) => "error",
+        };
+        let failure = match &outcome {
+            Err(Stop::Failed(e)) => Some(format!("turn {} failed: {e}", turn.number)),
+            Err(Stop::Agent(why)) => Some(format!("turn {} failed: {why}", turn.number)),
+            _ => None,
+        };
+        if let Some(message) = failure {
+            app.hub.host(app.hub.out(&Frame::AgentError(AgentErrorFrame { session_id: Some(s.id.clone()), message })));
+        }
+        let ended =
+            s.append(&app, NewEvent::new("turn/end", json!({ "turn": turn.number, "reason": { "kind": kind } }))).await;
+        status(&app, &s, false);
+        let mut ctl = s.ctl.lock().await;
+        let hold = std::mem::take(&mut ctl.hold_queue);
+        let next = if ended.is_ok() && !hold { ctl.queue.pop_front() } else { None };
+        if next.is_some() {
+            publish_queue(&app, &s, &ctl.queue);
+        }
+        if let Some(p) = next {
+            if let Ok(t) = begin_turn(&app, &s, p, runtime.scripted_modes()).await {
+                let (tx, rx) = watch::channel(false);
+                ctl.interrupt = Some(tx);
+                interrupt = rx;
+                turn = t;
+                continue;
+            }
+        }
+        ctl.running = false;
+        ctl.interrupt = None;
+        if !hold && !ctl.queue.is_empty() {
+            ctl.queue.clear();
+            publish_queue(&app, &s, &ctl.queue);
+        }
+        s.running.send_replace(false);
+        return;
+    }
+}
+
+/// One turn being played: what every runtime's body reads and writes through.
+pub struct Run<'a> {
+    pub app: &'a Base,
+    pub s: &'a Session,
+    pub turn: &'a Turn,
+    /// Becomes `true` when the turn is to stop (cancel, steer).
+    pub interrupt: &'a mut watch::Receiver<bool>,
+    /// A model title is still to come this turn (the scripted agent's first turn).
+    pub title_due: bool,
+}
+
+impl Run<'_> {
+    pub async fn log(&self, kind: &'static str, data: Value) -> Result<u64, Stop> {
+        Ok(self.s.append(self.app, NewEvent::new(kind, data)).await?.seq)
+    }
+
+    pub fn interrupted(&self) -> bool {
+        *self.interrupt.borrow()
+    }
+
+    /// The pacing point between chunks; where an interrupt takes effect.
+    pub async fn pause(&mut self) -> Result<(), Stop> {
+        let delay = self.app.options.chunk_delay;
+        if !delay.is_zero() {
+            tokio::select! {
+                _ = tokio::time::sleep(delay) => {}
+                _ = self.interrupt.wait_for(|i| *i) => {}
+            }
+        } else {
+            tokio::task::yield_now().await;
+        }
+        if self.interrupted() {
+            return Err(Stop::Interrupted);
+        }
+        Ok(())
+    }
+
+}
+
+/// Logs `turn/end {interrupted}` for turns a previous process left open (killed mid-turn),
+/// so the log is consistent before anyone reads it.
+pub fn close_dangling_turns(app: &Base, dangling: &[(SessionRef, u64)]) -> Result<(), AppendError> {
+    for (s, turn) in dangling {
+        let mut log = s.log.try_lock().map_err(AppendError::Locked)?;
+        s.append_locked(
+            app,
+            &mut log,
+            NewEvent::new("turn/end", json!({ "turn": turn, "reason": { "kind": "interrupted" } })),
+            &[],
+        )?;
+    }
+    Ok(())
+}
