@@ -38,12 +38,12 @@ use super::{
     answer_strings, diagnostic, id_key, native, str_field, to_value, with_native, AnswerError, Answered,
     ApprovalRequest, Canonical, ModeTracker, NativeError, PendingSet,
 };
-use agent_session_wire::ApprovalOutcome;
 use agent_session_wire::interaction::{
     Answer, Capabilities, ModeState, OperatingMode, PlanStep, PlanSteps, PlanTextDelta, PlanTextDone, PromptOption,
     PromptOutcome, PromptQuestion, ProposedPlan, Provenance, StepStatus, UserInputPrompt, EV_PLAN_PROPOSED,
     EV_PLAN_TEXT_DELTA, EV_PLAN_TEXT_DONE, PROJ_PLAN_STEPS, PROJ_PROPOSED_PLAN,
 };
+use agent_session_wire::ApprovalOutcome;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -307,9 +307,12 @@ pub fn approval_decision(outcome: ApprovalOutcome, available: Option<&[Value]>) 
 fn command_text(v: &Value) -> Option<String> {
     match v {
         Value::String(s) if !s.is_empty() => Some(s.clone()),
-        Value::Array(a) if !a.is_empty() => {
-            Some(a.iter().map(|p| p.as_str().map(str::to_owned).unwrap_or_else(|| p.to_string())).collect::<Vec<_>>().join(" "))
-        }
+        Value::Array(a) if !a.is_empty() => Some(
+            a.iter()
+                .map(|p| p.as_str().map(str::to_owned).unwrap_or_else(|| p.to_string()))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
         _ => None,
     }
 }
@@ -474,7 +477,9 @@ impl CodexAdapter {
             ("item/commandExecution/requestApproval", Some(id)) => {
                 self.request_approval(id, &params, ApprovalKind::Command)
             }
-            ("item/fileChange/requestApproval", Some(id)) => self.request_approval(id, &params, ApprovalKind::FileChange),
+            ("item/fileChange/requestApproval", Some(id)) => {
+                self.request_approval(id, &params, ApprovalKind::FileChange)
+            }
             (m, Some(id)) if m.starts_with("item/") && m.contains("request") => {
                 // Other server requests are not mapped: codex waits for an answer nobody gives.
                 return vec![diagnostic(PROVIDER, m, format!("server request {id} not mapped by this adapter"))];

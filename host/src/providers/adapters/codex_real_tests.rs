@@ -341,7 +341,9 @@ fn a_real_reasoning_turn_streams_the_summary_as_reasoning_then_the_answer_as_tex
     assert_eq!(texts(&out).concat(), "Reasoned answer from the fake model.");
     // The turn/start had no collaborationMode: no mode event.
     assert!(events(&out, EV_MODE_CHANGED).is_empty());
-    assert!(canonical_only(&out).iter().all(|o| matches!(o, Canonical::AssistantText { .. } | Canonical::Reasoning { .. })));
+    assert!(canonical_only(&out)
+        .iter()
+        .all(|o| matches!(o, Canonical::AssistantText { .. } | Canonical::Reasoning { .. })));
 }
 
 #[test]
@@ -424,7 +426,8 @@ fn a_resume_answer_in_plan_mode_sets_plan_mode_through_the_provider_adapter() {
 fn server_request_ids_are_scoped_per_codex_process() {
     let ask = inbound("03-plan-turn", "item/tool/requestUserInput");
     let approve = inbound("04-implement-turn", "item/commandExecution/requestApproval");
-    let resolved_of = |id: u64| json!({"method": "serverRequest/resolved", "params": {"threadId": "t", "requestId": id}});
+    let resolved_of =
+        |id: u64| json!({"method": "serverRequest/resolved", "params": {"threadId": "t", "requestId": id}});
     let mut ask0 = ask.clone();
     ask0["id"] = json!(0);
 
@@ -442,7 +445,10 @@ fn server_request_ids_are_scoped_per_codex_process() {
     let r = resolved(&a.ingest(&resolved_of(0)));
     assert_eq!((r.prompt.prompt_id.as_str(), r.outcome), ("codex-b-0", PromptOutcome::Cancelled));
     assert!(canonical_only(&a.ingest(&resolved_of(0))).is_empty());
-    assert_eq!(canonical_only(&a.ingest(&resolved_of(1))), [&Canonical::ApprovalWithdrawn { approval_id: "codex-b-1".into() }]);
+    assert_eq!(
+        canonical_only(&a.ingest(&resolved_of(1))),
+        [&Canonical::ApprovalWithdrawn { approval_id: "codex-b-1".into() }]
+    );
     assert!(a.answer("codex-a-0", &[ans("scope", &["o1"], None)]).is_ok());
     assert_eq!(
         a.respond_approval("codex-a-1", ApprovalOutcome::AllowedOnce),
@@ -500,7 +506,8 @@ fn approval_outcomes_map_to_the_decisions_codex_offers() {
 #[test]
 fn declined_and_failed_commands_are_error_results() {
     let item = completed_item("04-implement-turn", "commandExecution");
-    let completed = |item: Value| json!({"method": "item/completed", "params": {"threadId": "t", "turnId": "u", "item": item}});
+    let completed =
+        |item: Value| json!({"method": "item/completed", "params": {"threadId": "t", "turnId": "u", "item": item}});
     let mut a = CodexAdapter::new();
     let mut declined = item.clone();
     declined["status"] = json!("declined");
@@ -540,7 +547,9 @@ fn thread_settings_updates_set_the_mode_on_change_only() {
     let back = inbound("04-implement-turn", "thread/settings/updated");
     assert_eq!(last_mode(&a.ingest(&back)).unwrap().mode, OperatingMode::Default);
     // Settings without a collaboration mode say nothing about the mode.
-    assert!(a.ingest(&json!({"method": "thread/settings/updated", "params": {"threadSettings": {"cwd": "/w"}}})).is_empty());
+    assert!(a
+        .ingest(&json!({"method": "thread/settings/updated", "params": {"threadSettings": {"cwd": "/w"}}}))
+        .is_empty());
     // A collaboration mode without a mode is malformed.
     let bad = json!({"method": "thread/settings/updated", "params": {"threadSettings": {"collaborationMode": {}}}});
     assert_eq!(diagnostics(&a.ingest(&bad)).len(), 1);

@@ -383,7 +383,10 @@ fn codex_malformed_payloads_are_dropped_with_one_diagnostic_each() {
         let out = a.ingest(m);
         if m["method"] == "item/commandExecution/requestApproval" {
             // Once unmapped; an approval needs only its id (itemId and reason are optional).
-            assert!(matches!(&out[..], [_, Canonical::Approval(r)] if r.approval_id == "codex-25" && r.reason.as_deref() == Some("needs network")), "{out:?}");
+            assert!(
+                matches!(&out[..], [_, Canonical::Approval(r)] if r.approval_id == "codex-25" && r.reason.as_deref() == Some("needs network")),
+                "{out:?}"
+            );
             continue;
         }
         assert!(only_diagnostic(&out), "malformed message {i} -> {out:?}");
