@@ -29,6 +29,10 @@ pub enum Canonical {
     ToolResult { call_id: String, content: Value, is_error: bool },
     /// A permission request: the origin's `approval/requested` (never a user-input prompt).
     Approval(ApprovalRequest),
+    /// A pending approval the provider closed without our answer (Codex `serverRequest/resolved`
+    /// of an approval request nobody answered through the adapter, e.g. the turn was
+    /// interrupted): the host resolves `approval_id` as cancelled. Only the Codex adapter emits it.
+    ApprovalWithdrawn { approval_id: String },
     /// Why a payload (or a part of it) was dropped or degraded.
     Diagnostic { message: String },
 }

@@ -3,16 +3,23 @@
 
 use agent_session_wire::interaction::Capabilities;
 
-/// Codex app-server.
+/// Codex app-server (checked against codex 0.169.0, `tests/fake-models/README.md`).
 pub fn codex() -> Capabilities {
     Capabilities {
-        // `turn/start` takes `collaborationMode: {mode: "plan"}`.
+        // `turn/start` takes `collaborationMode: {mode: "plan"}` (with the `experimentalApi`
+        // capability at `initialize`); the mode is sticky until a turn sends another one, and
+        // `thread/settings/updated` / the `thread/resume` answer report it.
         supports_plan_mode: true,
         // No read-only question-answering mode exists among Codex collaboration modes.
         supports_ask_mode: false,
-        // `turn/plan/updated` carries `{step, status}` lists natively.
+        // `turn/plan/updated` carries `{step, status}` lists natively, but only outside plan
+        // mode and only with `[tools.update_plan] enabled = true` in the codex config (in plan
+        // mode codex refuses `update_plan`). The config in `tests/fake-models/README.md` sets it;
+        // whatever spawns codex must too, or no steps come. A plan turn carries its plan as
+        // prose (below), never as steps.
         supports_structured_plan_updates: true,
-        // `item/plan/delta` streams the plan prose of a `plan` item.
+        // `item/plan/delta` streams the body of a `<proposed_plan>` block natively (tags
+        // stripped, kept out of `item/agentMessage/delta`).
         supports_plan_text_streaming: true,
         // `item/tool/requestUserInput` asks 1-3 structured questions with options.
         supports_structured_user_input: true,

@@ -20,8 +20,10 @@
 //! - State is kept only where the protocol needs it: plan text per item, pending prompts and
 //!   approvals (to answer and resolve them), and the last mode (mode events on change only).
 //! - Capabilities are the honest per-provider sets of [`capabilities`]; adapters never claim
-//!   more. User-input prompts and approvals are separate: only `session/request_permission` and
-//!   the Codex approval requests become [`Canonical::Approval`].
+//!   more. User-input prompts and approvals are separate: only ACP's `session/request_permission`
+//!   and Codex's `item/commandExecution/requestApproval` / `item/fileChange/requestApproval`
+//!   become [`Canonical::Approval`] (answered with `respond_approval`); a Codex approval closed
+//!   by the agent without our answer is [`Canonical::ApprovalWithdrawn`].
 
 // The provider profiles (`crate::providers::scripted`) use the Codex, Claude and Cursor adapters; parts of
 // this API (approvals, per-adapter accessors) are exercised only by the tests.
@@ -32,6 +34,8 @@ mod canonical;
 pub mod capabilities;
 pub mod claude;
 pub mod codex;
+#[cfg(test)]
+mod codex_real_tests;
 mod provider;
 #[cfg(test)]
 mod tests;

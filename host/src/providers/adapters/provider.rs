@@ -49,16 +49,35 @@ impl ProviderAdapter {
         }
     }
 
-    /// The native reply to a pending approval (only ACP's `session/request_permission` is
-    /// mapped to approvals: elsewhere always `NotPending`).
+    /// The whole JSON-RPC response to write to the agent for a pending approval (ACP's
+    /// `session/request_permission`, Codex's command/file-change approval requests; Claude has
+    /// no approvals mapped: always `NotPending`).
     pub fn respond_approval(
         &mut self,
         approval_id: &str,
         outcome: agent_session_wire::ApprovalOutcome,
     ) -> Result<Value, AnswerError> {
         match self {
+            ProviderAdapter::Codex(a) => a.respond_approval(approval_id, outcome),
             ProviderAdapter::Cursor(a) => a.respond_approval(approval_id, outcome),
-            _ => Err(AnswerError::NotPending),
+            ProviderAdapter::Claude(_) => Err(AnswerError::NotPending),
+        }
+    }
+
+    /// The answer to Codex's `thread/start` / `thread/resume` (bare result or whole response):
+    /// the mode when it carries `collaborationMode`. Other providers: nothing.
+    pub fn ingest_thread_result(&mut self, result: &Value) -> Vec<Canonical> {
+        match self {
+            ProviderAdapter::Codex(a) => a.ingest_thread_result(result),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Scopes Codex server-request ids (one scope per codex process; see
+    /// [`codex::CodexAdapter::set_request_scope`]). Other providers: no-op.
+    pub fn set_request_scope(&mut self, scope: &str) {
+        if let ProviderAdapter::Codex(a) = self {
+            a.set_request_scope(scope);
         }
     }
 }

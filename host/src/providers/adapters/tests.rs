@@ -21,7 +21,7 @@ fn fixture(provider: &str, name: &str) -> Vec<Value> {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-fn events<'a>(out: &'a [Canonical], kind: &str) -> Vec<&'a Value> {
+pub(super) fn events<'a>(out: &'a [Canonical], kind: &str) -> Vec<&'a Value> {
     out.iter()
         .filter_map(|o| match o {
             Canonical::Event { kind: k, data } if *k == kind => Some(data),
@@ -30,7 +30,7 @@ fn events<'a>(out: &'a [Canonical], kind: &str) -> Vec<&'a Value> {
         .collect()
 }
 
-fn projections<'a>(out: &'a [Canonical], key: &str) -> Vec<&'a Value> {
+pub(super) fn projections<'a>(out: &'a [Canonical], key: &str) -> Vec<&'a Value> {
     out.iter()
         .filter_map(|o| match o {
             Canonical::Projection { key: k, value } if *k == key => Some(value),
@@ -39,7 +39,7 @@ fn projections<'a>(out: &'a [Canonical], key: &str) -> Vec<&'a Value> {
         .collect()
 }
 
-fn diagnostics(out: &[Canonical]) -> Vec<&str> {
+pub(super) fn diagnostics(out: &[Canonical]) -> Vec<&str> {
     out.iter()
         .filter_map(|o| match o {
             Canonical::Diagnostic { message } => Some(message.as_str()),
@@ -48,7 +48,7 @@ fn diagnostics(out: &[Canonical]) -> Vec<&str> {
         .collect()
 }
 
-fn texts(out: &[Canonical]) -> Vec<&str> {
+pub(super) fn texts(out: &[Canonical]) -> Vec<&str> {
     out.iter()
         .filter_map(|o| match o {
             Canonical::AssistantText { text } => Some(text.as_str()),
@@ -57,7 +57,7 @@ fn texts(out: &[Canonical]) -> Vec<&str> {
         .collect()
 }
 
-fn reasoning(out: &[Canonical]) -> Vec<&str> {
+pub(super) fn reasoning(out: &[Canonical]) -> Vec<&str> {
     out.iter()
         .filter_map(|o| match o {
             Canonical::Reasoning { text } => Some(text.as_str()),
@@ -66,29 +66,29 @@ fn reasoning(out: &[Canonical]) -> Vec<&str> {
         .collect()
 }
 
-fn last_mode(out: &[Canonical]) -> Option<ModeState> {
+pub(super) fn last_mode(out: &[Canonical]) -> Option<ModeState> {
     projections(out, PROJ_MODE).last().map(|v| serde_json::from_value((*v).clone()).unwrap())
 }
 
-fn pending(out: &[Canonical]) -> PendingPrompts {
+pub(super) fn pending(out: &[Canonical]) -> PendingPrompts {
     serde_json::from_value((*projections(out, PROJ_USER_INPUT).last().expect("userInput projection")).clone()).unwrap()
 }
 
-fn requested(out: &[Canonical]) -> UserInputPrompt {
+pub(super) fn requested(out: &[Canonical]) -> UserInputPrompt {
     serde_json::from_value(events(out, EV_PROMPT_REQUESTED)[0]["prompt"].clone()).unwrap()
 }
 
-fn resolved(out: &[Canonical]) -> PromptResolvedEvent {
+pub(super) fn resolved(out: &[Canonical]) -> PromptResolvedEvent {
     serde_json::from_value(events(out, EV_PROMPT_RESOLVED)[0].clone()).unwrap()
 }
 
-fn plan_steps(out: &[Canonical]) -> PlanSteps {
+pub(super) fn plan_steps(out: &[Canonical]) -> PlanSteps {
     serde_json::from_value((*projections(out, PROJ_PLAN_STEPS).last().expect("plan projection")).clone()).unwrap()
 }
 
 /// Every non-empty output list starts with the `provider/native` event of exactly the input,
 /// unless it is diagnostics only.
-fn assert_native_retained(provider: &str, msg: &Value, out: &[Canonical]) {
+pub(super) fn assert_native_retained(provider: &str, msg: &Value, out: &[Canonical]) {
     if out.is_empty() || out.iter().all(|o| matches!(o, Canonical::Diagnostic { .. })) {
         return;
     }
@@ -137,7 +137,7 @@ fn only_diagnostic(out: &[Canonical]) -> bool {
     out.len() == 1 && matches!(out[0], Canonical::Diagnostic { .. })
 }
 
-fn ans(q: &str, ids: &[&str], text: Option<&str>) -> Answer {
+pub(super) fn ans(q: &str, ids: &[&str], text: Option<&str>) -> Answer {
     Answer {
         question_id: q.into(),
         selected_option_ids: (!ids.is_empty()).then(|| ids.iter().map(|s| s.to_string()).collect()),
@@ -381,6 +381,14 @@ fn codex_malformed_payloads_are_dropped_with_one_diagnostic_each() {
     let mut a = CodexAdapter::new();
     for (i, m) in msgs.iter().enumerate() {
         let out = a.ingest(m);
+        if m["method"] == "item/commandExecution/requestApproval" {
+            // Once unmapped; an approval needs only its id (itemId and reason are optional).
+            assert!(
+                matches!(&out[..], [_, Canonical::Approval(r)] if r.approval_id == "codex-25" && r.reason.as_deref() == Some("needs network")),
+                "{out:?}"
+            );
+            continue;
+        }
         assert!(only_diagnostic(&out), "malformed message {i} -> {out:?}");
     }
     // Nothing was registered by the dropped requests.
