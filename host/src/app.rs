@@ -2,8 +2,8 @@
 //! shape behaviour: plan service present or not, chunk pacing, downlink carriers), the session
 //! registry and the stream tickets. The top layer (routes, streams) takes the `App`.
 
-use crate::faults::Faults;
 use crate::agent::turns::Runtime;
+use crate::faults::Faults;
 use crate::log::base::Base;
 pub use crate::log::base::Options;
 use crate::log::hub::Hub;

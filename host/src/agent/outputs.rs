@@ -22,6 +22,9 @@ pub struct Block {
 
 /// Per-turn output state: the step being written and its open text block.
 pub struct Out {
+    /// The model a real agent runs (its messages' provenance, with no made-up usage); `None`
+    /// for the scripted agent.
+    real_model: Option<String>,
     pub step: u64,
     block: Option<Block>,
     /// The current step already has its assistant message.
@@ -33,7 +36,12 @@ pub type Waiter = (String, oneshot::Receiver<Answered>);
 impl Out {
     /// A turn's outputs start in step 1 with no text open.
     pub fn new() -> Out {
-        Out { step: 1, block: None, step_has_message: false }
+        Out { real_model: None, step: 1, block: None, step_has_message: false }
+    }
+
+    /// The same for a real agent running `model`.
+    pub fn real(model: &str) -> Out {
+        Out { real_model: Some(model.to_string()), ..Out::new() }
     }
 }
 
@@ -48,7 +56,12 @@ impl Run<'_> {
     }
 
     /// Logs one payload's outputs; a prompt-requested output comes back as a waiter.
-    pub fn apply(&self, log: &mut LogState, outs: Vec<Canonical>, out: &mut Out) -> Result<Option<Waiter>, AppendError> {
+    pub fn apply(
+        &self,
+        log: &mut LogState,
+        outs: Vec<Canonical>,
+        out: &mut Out,
+    ) -> Result<Option<Waiter>, AppendError> {
         // Text after a finished message is the next model request: a new step, which then
         // also holds this payload's native event.
         if out.block.is_none()
@@ -154,26 +167,29 @@ impl Run<'_> {
     pub fn flush(&self, log: &mut LogState, out: &mut Out, finish: &str) -> Result<(), AppendError> {
         let Some(mut b) = out.block.take() else { return Ok(()) };
         let step = out.step;
-        let usage =
-            json!({ "inputTokens": 100 + self.turn.text.len(), "outputTokens": b.deltas, "cacheReadTokens": 0 });
         let end = json!({ "type": "block-end", "index": 0, "block": { "type": "text", "text": b.text } });
         b.seqs.push(self.chunk(log, step, end)?);
-        b.seqs.push(self.chunk(log, step, json!({ "type": "usage", "usage": usage }))?);
-        b.seqs.push(self.chunk(log, step, json!({ "type": "finish", "reason": { "kind": finish } }))?);
         let provenance = self.s.provider.as_deref().unwrap_or(crate::providers::scripted::texts::PROVIDER);
-        let mut ev = NewEvent::message(
-            "assistant/message",
-            json!({
-                "turn": self.turn.number, "step": step,
-                "content": [{ "type": "text", "text": b.text }],
-                "provenance": { "provider": provenance, "model": crate::providers::scripted::texts::MODEL },
-                "usage": usage
-            }),
-        );
+        let mut data = json!({
+            "turn": self.turn.number, "step": step,
+            "content": [{ "type": "text", "text": b.text }],
+        });
+        match &out.real_model {
+            Some(model) => data["provenance"] = json!({ "provider": provenance, "model": model }),
+            None => {
+                // The scripted agent's made-up token counts.
+                let usage = json!({ "inputTokens": 100 + self.turn.text.len(), "outputTokens": b.deltas, "cacheReadTokens": 0 });
+                b.seqs.push(self.chunk(log, step, json!({ "type": "usage", "usage": usage }))?);
+                data["provenance"] =
+                    json!({ "provider": provenance, "model": crate::providers::scripted::texts::MODEL });
+                data["usage"] = usage;
+            }
+        }
+        b.seqs.push(self.chunk(log, step, json!({ "type": "finish", "reason": { "kind": finish } }))?);
+        let mut ev = NewEvent::message("assistant/message", data);
         ev.source_event_seqs = Some(b.seqs);
         self.s.append_locked(self.app, log, ev, &[])?;
         out.step_has_message = true;
         Ok(())
     }
-
 }

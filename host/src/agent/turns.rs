@@ -302,7 +302,6 @@ impl Run<'_> {
         }
         Ok(())
     }
-
 }
 
 /// Logs `turn/end {interrupted}` for turns a previous process left open (killed mid-turn),

@@ -14,7 +14,6 @@ use crate::http::rpc::{self, custom_issue, internal, invalid_payload};
 use crate::log::plan;
 use crate::log::session::Prompt;
 use crate::providers::registry::Provider;
-use crate::providers::scripted::texts as script;
 use crate::tickets::STREAM_TICKET;
 use agent_session_wire::interaction::{AnswerPayload, SESSION_ANSWER};
 use agent_session_wire::{

@@ -262,11 +262,13 @@ impl Store {
     /// The agent thread a session's conversation lives in (a real agent's own id for it).
     pub fn agent_thread(&self, pk: i64) -> StoreResult<Option<String>> {
         let conn = self.conn();
-        conn.prepare_cached("SELECT thread FROM agent_threads WHERE sid = ?1")
+        let thread = conn
+            .prepare_cached("SELECT thread FROM agent_threads WHERE sid = ?1")
             .map_err(err)?
             .query_row(params![pk], |r| r.get(0))
             .optional()
-            .map_err(err)
+            .map_err(err)?;
+        Ok(thread)
     }
 
     /// Records the session's agent thread (replacing an earlier one).

@@ -152,7 +152,9 @@ impl Child {
             } else {
                 format!("codex app-server exited ({status}): {}", last_lines(&tail, 6))
             };
-            eprintln!("agent-session-host: {why}");
+            let (malformed, dropped) =
+                (watcher.malformed.load(Ordering::Relaxed), watcher.dropped.load(Ordering::Relaxed));
+            eprintln!("agent-session-host: {why} ({malformed} unreadable lines, {dropped} messages dropped)");
             for (_, tx) in watcher.pending.lock().unwrap_or_else(|e| e.into_inner()).drain() {
                 let _ = tx.send(Err(RequestError::Exited(why.clone())));
             }
@@ -174,12 +176,6 @@ impl Child {
     /// `None` while the process runs; why it ended otherwise.
     pub fn exited(&self) -> Option<String> {
         self.shared.exited.borrow().clone()
-    }
-
-    /// Lines dropped as unreadable, and messages dropped because their thread's queue stayed
-    /// full.
-    pub fn dropped(&self) -> (u64, u64) {
-        (self.shared.malformed.load(Ordering::Relaxed), self.shared.dropped.load(Ordering::Relaxed))
     }
 
     /// The messages that name `thread_id` from now on (a second call replaces the first).

@@ -165,7 +165,10 @@ impl Codex {
             return Ok((child, l.clone()));
         }
         let t = self.config.request_timeout;
-        let cwd = s.cwd.clone().unwrap_or_else(|| std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default());
+        let cwd = s
+            .cwd
+            .clone()
+            .unwrap_or_else(|| std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default());
         let base = json!({ "cwd": cwd, "approvalPolicy": self.config.approval_policy, "sandbox": self.config.sandbox });
         let known = app.store.agent_thread(s.pk).map_err(|e| AgentFailure(e.to_string()))?;
         let mut resumed = None;
@@ -188,9 +191,10 @@ impl Codex {
                     .request("thread/start", base, t)
                     .await
                     .map_err(|e| AgentFailure(format!("codex thread/start failed: {e}")))?;
-                let id = r.pointer("/thread/id").and_then(Value::as_str).ok_or_else(|| {
-                    AgentFailure("codex answered thread/start without a thread id".into())
-                })?;
+                let id = r
+                    .pointer("/thread/id")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| AgentFailure("codex answered thread/start without a thread id".into()))?;
                 app.store.set_agent_thread(s.pk, id).map_err(|e| AgentFailure(e.to_string()))?;
                 r
             }
@@ -199,6 +203,9 @@ impl Codex {
         let model = result.get("model").and_then(Value::as_str).unwrap_or_default().to_string();
         if !model.is_empty() {
             *self.model.lock().unwrap_or_else(|e| e.into_inner()) = model.clone();
+        }
+        if let Some(ps) = s.log.lock().await.provider.as_mut() {
+            ps.adapter.set_request_scope(&child.scope);
         }
         turn::thread_result(app, s, &result).await.map_err(|e| AgentFailure(e.to_string()))?;
         let inbound = Arc::new(Mutex::new(child.subscribe(&thread_id)));

@@ -21,9 +21,7 @@ use crate::log::interact::Kind;
 use crate::log::session::{AppendError, Session, Waiting};
 use crate::providers::adapters::{codex::rpc_response, Answered, ApprovalRequest, Canonical};
 use crate::providers::registry::Provider;
-use agent_session_wire::{
-    AgentErrorFrame, ApprovalOutcome, ApprovalResolved, Frame, RpcResult,
-};
+use agent_session_wire::{AgentErrorFrame, ApprovalOutcome, ApprovalResolved, Frame, RpcResult};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use tokio::sync::mpsc;
@@ -45,7 +43,9 @@ impl Runtime for Codex {
     fn session_provider(&self, asked: Option<Provider>) -> Result<Option<Provider>, String> {
         match asked {
             None | Some(Provider::Codex) => Ok(Some(Provider::Codex)),
-            Some(other) => Err(format!("this host runs the codex agent: provider {:?} is not available here", other.name())),
+            Some(other) => {
+                Err(format!("this host runs the codex agent: provider {:?} is not available here", other.name()))
+            }
         }
     }
 
@@ -58,7 +58,10 @@ impl Runtime for Codex {
 enum Reply {
     Question(Answered),
     /// `None`: the interaction was withdrawn before anyone answered.
-    Approval { approval_id: String, answer: Option<RpcResult<Value>> },
+    Approval {
+        approval_id: String,
+        answer: Option<RpcResult<Value>>,
+    },
 }
 
 /// How the turn ended, as Codex said.
@@ -103,7 +106,7 @@ impl<'r> Run<'r> {
     async fn codex_turn(&mut self, codex: &Codex) -> Result<(), Stop> {
         let (child, link) = codex.link(self.app, self.s).await.map_err(|e| Stop::Agent(e.0))?;
         let mut inbound = link.inbound.lock().await;
-        let mut out = Out::new();
+        let mut out = Out::real(&link.model);
         self.log("step/start", json!({ "turn": self.turn.number, "step": 1 })).await?;
         // What came while no turn ran: only a late resolution still matters (its prompt was
         // already resolved when its turn ended, so it changes nothing).
@@ -145,7 +148,8 @@ impl<'r> Run<'r> {
                     }
                 },
                 Some(r) = reply_rx.recv() => self.codex_reply(&child, r, &mut p).await?,
-                _ = interrupt.wait_for(|i| *i), if deadline.is_none() => {
+                // (The watch guard is not Send: drop it inside.)
+                _ = async { let _ = interrupt.wait_for(|i| *i).await; }, if deadline.is_none() => {
                     deadline = Some(Instant::now() + CANCEL_WAIT);
                     let params = json!({ "threadId": link.thread_id, "turnId": p.turn_id });
                     if let Err(e) = child.request("turn/interrupt", params, codex.config.request_timeout).await {
@@ -218,10 +222,8 @@ impl<'r> Run<'r> {
                 };
                 return Ok(Some(ended));
             }
-            "error" => {
-                if !params.get("willRetry").and_then(Value::as_bool).unwrap_or(false) {
-                    p.last_error = params.pointer("/error/message").and_then(Value::as_str).map(str::to_owned);
-                }
+            "error" if !params.get("willRetry").and_then(Value::as_bool).unwrap_or(false) => {
+                p.last_error = params.pointer("/error/message").and_then(Value::as_str).map(str::to_owned);
             }
             _ => {}
         }
@@ -242,9 +244,8 @@ impl<'r> Run<'r> {
         let mut log = self.s.log.lock().await;
         let Some(ps) = log.provider.as_mut() else { return Ok(None) };
         let outs = ps.adapter.ingest(v);
-        let (approvals, rest): (Vec<Canonical>, Vec<Canonical>) = outs
-            .into_iter()
-            .partition(|o| matches!(o, Canonical::Approval(_) | Canonical::ApprovalWithdrawn { .. }));
+        let (approvals, rest): (Vec<Canonical>, Vec<Canonical>) =
+            outs.into_iter().partition(|o| matches!(o, Canonical::Approval(_) | Canonical::ApprovalWithdrawn { .. }));
         if let Some((prompt_id, rx)) = self.apply(&mut log, rest, out)? {
             p.questions.insert(prompt_id);
             let tx = reply_tx.clone();

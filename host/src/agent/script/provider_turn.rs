@@ -8,13 +8,10 @@
 
 use crate::agent::outputs::{Out, Waiter};
 use crate::agent::turns::{Run, Stop};
-use crate::agent::provider;
-use crate::log::session::{AppendError, LogState, NewEvent};
-use crate::providers::adapters::{Answered, Canonical};
+use crate::providers::adapters::Answered;
 use crate::providers::registry::Provider;
 use crate::providers::scripted::{self as profiles, Ctx};
-use agent_session_wire::interaction::{EV_PLAN_PROPOSED, EV_PLAN_TEXT_DELTA, EV_PROMPT_REQUESTED};
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::oneshot;
 
 impl Run<'_> {
