@@ -177,9 +177,6 @@ record! {
         pub model: String = "model",
         /// How many sessions the host holds attached.
         pub attached_sessions: u64 = "attachedSessions",
-        /// The `provider` values `session.create` accepts here (the reference host's own
-        /// member: absent on the origin's hosts).
-        pub providers: Option<Vec<String>> = opt "providers",
     }
 }
 

@@ -66,12 +66,11 @@ pub trait Runtime: Send + Sync {
     /// Whether a provider session's mode is fed to its adapter from the scripted profile at a
     /// turn start (a real agent's runtime feeds the request it really sends instead).
     fn scripted_modes(&self) -> bool;
-    /// The `provider` values `session.create` accepts.
-    fn providers(&self) -> &'static [&'static str];
     /// A new session's provider: `Err` (the sentence for the payload issue) when this runtime
     /// cannot play the one asked for.
     fn session_provider(&self, asked: Option<Provider>) -> Result<Option<Provider>, String>;
-    /// `host.describe`'s provider and model.
+    /// `host.describe`'s provider and model (a real agent names its provider: a UI offers
+    /// that one; the scripted agent's provider is its own name, and every profile is offered).
     fn describe(&self) -> (String, String);
 }
 

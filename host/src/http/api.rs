@@ -85,7 +85,6 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
                 provider,
                 model,
                 attached_sessions: app.sessions().len() as u64,
-                providers: Some(app.agent.providers().iter().map(|p| p.to_string()).collect()),
             })
         }
         wire::SESSION_LIST => {

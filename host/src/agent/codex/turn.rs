@@ -36,10 +36,6 @@ impl Runtime for Codex {
         false
     }
 
-    fn providers(&self) -> &'static [&'static str] {
-        &["codex"]
-    }
-
     fn session_provider(&self, asked: Option<Provider>) -> Result<Option<Provider>, String> {
         match asked {
             None | Some(Provider::Codex) => Ok(Some(Provider::Codex)),

@@ -7,7 +7,7 @@ use crate::agent::turns::{title_frame, Run, Runtime, Stop, TurnFuture};
 use crate::log::interact::Kind;
 use crate::log::session::{AppendError, NewEvent, Waiting};
 use crate::log::store::SessionUpdate;
-use crate::providers::registry::{self, Provider};
+use crate::providers::registry::Provider;
 use crate::providers::scripted::texts::{self, Markers};
 use agent_session_wire::{
     ApprovalOutcome, ApprovalRequested, ApprovalResolved, Frame, QuestionOutcome, QuestionRequested, QuestionResolved,
@@ -26,10 +26,6 @@ impl Runtime for Scripted {
 
     fn scripted_modes(&self) -> bool {
         true
-    }
-
-    fn providers(&self) -> &'static [&'static str] {
-        registry::NAMES
     }
 
     fn session_provider(&self, asked: Option<Provider>) -> Result<Option<Provider>, String> {
