@@ -1,4 +1,9 @@
 //! agent-session-host: the reference host of the agent-session wire contract.
+//!
+//! Modules: `cli` (flags), `dialect` (`--wire`), `app` (shared host state), `routes` (the
+//! router and its layers), `http` (the HTTP edge), `log` (the durable log and what shares it),
+//! `agent` (what answers a prompt), `providers` (provider names and adapters), `trust` (the
+//! trust fence), `tickets` (stream tickets) and `faults` (the `--faults` knobs).
 
 mod agent;
 mod app;

@@ -10,6 +10,10 @@
 //!   needs the sandbox again: Codex does not keep it across processes).
 //! - Every request has a deadline ([`CodexConfig::request_timeout`]); a child that misses one
 //!   on `initialize` is killed, so a hung binary never wedges a session.
+//!
+//! Modules: `child` (one `codex app-server` process: its JSON lines over stdio, requests and
+//! their answers, routing by thread) and `turn` (one session turn on it: `turn/start` with the
+//! committed plan mode, the thread's messages through the session's Codex adapter).
 
 mod child;
 mod turn;
