@@ -75,6 +75,15 @@ struct Shared {
     exited: watch::Sender<Option<String>>,
     malformed: AtomicU64,
     dropped: AtomicU64,
+    /// The write end of the tree guard's stdin ([`super::guard`]): dropping it reaps every
+    /// process the child started.
+    guard: Mutex<Option<tokio::process::ChildStdin>>,
+}
+
+impl Shared {
+    fn release_guard(&self) {
+        self.guard.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
 }
 
 impl Shared {
@@ -112,6 +121,7 @@ impl Child {
         for (k, v) in env {
             cmd.env(k, v);
         }
+        cmd.env(super::guard::TAG_ENV, &scope);
         #[cfg(target_os = "linux")]
         // SAFETY: prctl is async-signal-safe and touches only the child's own state.
         unsafe {
@@ -122,6 +132,7 @@ impl Child {
                 Ok(())
             });
         }
+        let guard = spawn_guard(&scope);
         let mut child = cmd.spawn()?;
         let pid = child.id();
         let (stdin, stdout, stderr) = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
@@ -136,6 +147,7 @@ impl Child {
             exited: watch::channel(None).0,
             malformed: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
+            guard: Mutex::new(guard),
         });
         tokio::spawn(read_stderr(stderr, shared.clone()));
         let reader = tokio::spawn(read_stdout(stdout, shared.clone()));
@@ -164,6 +176,8 @@ impl Child {
                 let _ = tx.try_send(Inbound::Exited(why.clone()));
             }
             watcher.exited.send_replace(Some(why));
+            // What the child started dies with it (a crash leaves its commands running).
+            watcher.release_guard();
         });
         Ok(Arc::new(Child {
             scope,
@@ -238,6 +252,7 @@ impl Child {
                 libc::kill(-pid, libc::SIGKILL);
             }
         }
+        self.shared.release_guard();
     }
 }
 
@@ -245,6 +260,32 @@ impl Drop for Child {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// Starts the tree guard for `tag` (this binary, `--codex-guard`); its stdin's write end.
+/// Without one (the binary cannot be found), the child still has its parent-death signal.
+fn spawn_guard(tag: &str) -> Option<tokio::process::ChildStdin> {
+    let exe = std::env::current_exe().ok()?;
+    let spawned = Command::new(exe)
+        .arg("--codex-guard")
+        .arg(tag)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn();
+    let mut guard = match spawned {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("agent-session-host: cannot start the codex tree guard: {e}");
+            return None;
+        }
+    };
+    let stdin = guard.stdin.take();
+    tokio::spawn(async move {
+        let _ = guard.wait().await; // reaped when it is done
+    });
+    stdin
 }
 
 async fn write_line(stdin: &tokio::sync::Mutex<ChildStdin>, msg: &Value) -> std::io::Result<()> {

@@ -12,6 +12,7 @@
 //!   on `initialize` is killed, so a hung binary never wedges a session.
 
 mod child;
+pub mod guard;
 mod turn;
 
 use crate::log::base::Base;
