@@ -44,11 +44,7 @@ fn start(mode: &str, extra: &[&str]) -> Fake {
 
 /// The fake's log lines.
 fn fake_log(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
+    std::fs::read_to_string(path).unwrap_or_default().lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
 }
 
 fn host_downlink(host: &Host) -> FrameStream {
@@ -169,13 +165,8 @@ fn a_crash_mid_turn_fails_the_turn_and_the_next_prompt_resumes_the_thread() {
     assert_eq!(&second[..3], ["initialize", "initialized", "thread/resume"], "{second:?}");
     let resume = log.iter().find(|l| l["start"] == 2 && l["got"]["method"] == "thread/resume").unwrap();
     assert_eq!(resume["got"]["params"]["threadId"], "t1");
-    let texts: Vec<String> = f
-        .host
-        .all_events(&sid)
-        .iter()
-        .filter(|e| e["type"] == "assistant/message")
-        .map(|e| e.to_string())
-        .collect();
+    let texts: Vec<String> =
+        f.host.all_events(&sid).iter().filter(|e| e["type"] == "assistant/message").map(|e| e.to_string()).collect();
     assert!(texts.iter().any(|t| t.contains("Fake codex says hi.")), "{texts:?}");
 }
 

@@ -156,14 +156,8 @@ impl Real {
             ],
             stderr: None,
         };
-        let args = [
-            "--agent",
-            "codex",
-            "--codex-bin",
-            bin.to_str().expect("utf-8"),
-            "--codex-approval-policy",
-            "untrusted",
-        ];
+        let args =
+            ["--agent", "codex", "--codex-bin", bin.to_str().expect("utf-8"), "--codex-approval-policy", "untrusted"];
         let host = Host::launch(&args, launch);
         Real { host, reaper: Reaper(codex_home.clone()), fake, codex_home, work, _dir: dir }
     }
@@ -203,7 +197,11 @@ impl Real {
     }
 }
 
-fn until_frame(stream: &mut FrameStream, what: &str, pred: impl Fn(&Frame) -> bool) -> agent_session_wire::InboundFrame {
+fn until_frame(
+    stream: &mut FrameStream,
+    what: &str,
+    pred: impl Fn(&Frame) -> bool,
+) -> agent_session_wire::InboundFrame {
     let deadline = Instant::now() + TURN_WAIT;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());

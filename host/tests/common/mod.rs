@@ -63,9 +63,9 @@ fn spawn(db: &Path, args: &[String], launch: &Launch) -> (Child, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-session-host"));
     cmd.envs(launch.env.iter().map(|(k, v)| (k, v)));
     let stderr = match &launch.stderr {
-        Some(path) => Stdio::from(
-            std::fs::OpenOptions::new().create(true).append(true).open(path).expect("host stderr file"),
-        ),
+        Some(path) => {
+            Stdio::from(std::fs::OpenOptions::new().create(true).append(true).open(path).expect("host stderr file"))
+        }
         None => Stdio::null(),
     };
     spawn_cmd(cmd, db, args, stderr)

@@ -179,13 +179,7 @@ impl Child {
             // What the child started dies with it (a crash leaves its commands running).
             watcher.release_guard();
         });
-        Ok(Arc::new(Child {
-            scope,
-            next_id: AtomicU64::new(1),
-            shared,
-            pid,
-            killed: AtomicBool::new(false),
-        }))
+        Ok(Arc::new(Child { scope, next_id: AtomicU64::new(1), shared, pid, killed: AtomicBool::new(false) }))
     }
 
     /// `None` while the process runs; why it ended otherwise.
