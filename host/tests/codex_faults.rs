@@ -97,7 +97,7 @@ fn pid_alive(pid: u64) -> bool {
 }
 
 fn pids(log: &[Value]) -> Vec<u64> {
-    log.iter().filter_map(|l| l["pid"].as_u64()).collect()
+    log.iter().filter(|l| l.get("note").is_none()).filter_map(|l| l["pid"].as_u64()).collect()
 }
 
 #[test]
@@ -154,6 +154,14 @@ fn a_crash_mid_turn_fails_the_turn_and_the_next_prompt_resumes_the_thread() {
     assert!(msg.contains("about to crash on purpose"), "carries the stderr tail: {msg}");
     assert_eq!(turn_end_kind(&f.host, &sid, 1), "error");
     assert_idle(&f.host, &sid);
+    // What the crashed child started (in a process group of its own) went with it.
+    let grandchild = fake_log(&f.log).iter().find(|l| l["note"] == "grandchild").and_then(|l| l["pid"].as_u64());
+    let grandchild = grandchild.expect("the fake noted its grandchild");
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while pid_alive(grandchild) {
+        assert!(Instant::now() < deadline, "the crashed child's process {grandchild} outlived it");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 
     f.host.prompt(&sid, "queue", "hello again");
     assert_eq!(turn_end_kind(&f.host, &sid, 2), "completed");

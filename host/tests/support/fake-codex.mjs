@@ -7,13 +7,15 @@
 // `{start:N, note}` lines for what the test checks.
 //
 //   hang       reads stdin, never answers
-//   crash      first start: answers initialize, thread/start, turn/start, then exits 3 (after a
-//              stderr line); later starts complete every turn
+//   crash      first start: answers initialize, thread/start, turn/start, starts a `sleep` in a
+//              process group of its own (as codex runs its shells; `{note:"grandchild", pid}`),
+//              then exits 3 (after a stderr line); later starts complete every turn
 //   malformed  mid-turn prints `not json` and a 20 MB line, then completes the turn
 //   toolcall   mid-turn sends server requests the host does not serve (item/tool/call with the
 //              thread, and one naming no thread); completes the turn once both are refused
 //   flood      at turn/start writes 50 MB to stderr (10 MB in lines, 40 MB without a newline),
 //              then completes the turn
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import readline from 'node:readline';
 
@@ -21,7 +23,7 @@ const mode = process.env.FAKE_CODEX_MODE || 'crash';
 const logFile = process.env.FAKE_CODEX_LOG;
 const note = (o) => logFile && fs.appendFileSync(logFile, JSON.stringify(o) + '\n');
 const starts = logFile && fs.existsSync(logFile)
-  ? fs.readFileSync(logFile, 'utf8').split('\n').filter((l) => l.includes('"pid"')).length + 1
+  ? fs.readFileSync(logFile, 'utf8').split('\n').filter((l) => l.startsWith('{"start"') && l.includes('"pid"') && !l.includes('"note"')).length + 1
   : 1;
 note({ start: starts, pid: process.pid });
 
@@ -46,6 +48,9 @@ function completeTurn(text = 'Fake codex says hi.') {
 async function midTurn() {
   send({ method: 'turn/started', params: { threadId: THREAD, turn: { id: turnId, items: [], status: 'inProgress' } } });
   if (mode === 'crash' && starts === 1) {
+    const sleeper = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
+    sleeper.unref();
+    note({ start: starts, note: 'grandchild', pid: sleeper.pid });
     process.stderr.write('fake codex: about to crash on purpose\n');
     setTimeout(() => process.exit(3), 50);
     return;
