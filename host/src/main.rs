@@ -23,6 +23,9 @@ use std::time::Duration;
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = cli::Cli::parse();
+    if let Some(tag) = &cli.codex_guard {
+        agent::codex::guard::run(tag);
+    }
     match run(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -465,6 +465,17 @@ if (import.meta.url === pathToFileURL(process.argv[1] || '').href) {
   const i = args.indexOf('--port');
   const port = i >= 0 ? Number(args[i + 1]) : 0;
   const fake = await startFakeResponses({ port, log: args.includes('--log') });
+  // --requests-log FILE: every request as one JSON line ({method, path, query, headers, body}),
+  // appended as it arrives (for tests that drive the fake from another process).
+  const r = args.indexOf('--requests-log');
+  if (r >= 0) {
+    const file = args[r + 1];
+    const { appendFileSync } = await import('node:fs');
+    fake.requests.push = function (...records) {
+      for (const rec of records) appendFileSync(file, JSON.stringify(rec) + '\n');
+      return Array.prototype.push.apply(this, records);
+    };
+  }
   process.stdout.write(`fake-responses listening on ${fake.url}\n`);
   const stop = () => fake.close().then(() => process.exit(0));
   process.on('SIGINT', stop);

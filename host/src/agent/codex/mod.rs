@@ -12,6 +12,7 @@
 //!   on `initialize` is killed, so a hung binary never wedges a session.
 
 mod child;
+pub mod guard;
 mod turn;
 
 use crate::log::base::Base;
@@ -132,8 +133,8 @@ impl Codex {
         let scope = format!("{}-{}", std::process::id(), slot.started);
         let child = Child::spawn(&self.config.bin, &[], scope).map_err(|e| {
             AgentFailure(format!(
-                "cannot start codex ({}): {e}; install it with `npm test` or `npm start` (the bootstrap), \
-                 or pass --codex-bin",
+                "cannot start codex ({}): {e}; install the pinned codex with `bash scripts/bootstrap.sh` \
+                 (or `npm test` / `npm start`, which run it), or pass --codex-bin PATH",
                 self.config.bin.display()
             ))
         })?;

@@ -11,7 +11,7 @@
 //! - A server request this host does not serve is refused at once with a JSON-RPC error, so
 //!   Codex never blocks on it.
 
-use super::child::{Child, Inbound};
+use super::child::{refusal, Child, Inbound};
 use super::{Codex, Link};
 use crate::agent::outputs::Out;
 use crate::agent::provider;
@@ -105,8 +105,13 @@ impl<'r> Run<'r> {
         let mut out = Out::real(&link.model);
         self.log("step/start", json!({ "turn": self.turn.number, "step": 1 })).await?;
         // What came while no turn ran: only a late resolution still matters (its prompt was
-        // already resolved when its turn ended, so it changes nothing).
-        while let Ok(Inbound::Message(_)) = inbound.try_recv() {}
+        // already resolved when its turn ended, so it changes nothing). A server request among
+        // them has nobody to answer it: refuse it, or codex would wait on it forever.
+        while let Ok(Inbound::Message(m)) = inbound.try_recv() {
+            if let (Some(id), Some(method)) = (m.get("id"), m.get("method").and_then(Value::as_str)) {
+                let _ = child.reply(&refusal(id, method)).await;
+            }
+        }
         let params = self.turn_params(&link);
         {
             let mut log = self.s.log.lock().await;
@@ -231,8 +236,7 @@ impl<'r> Run<'r> {
                     p.requests.insert(native_key(id), id.clone());
                 }
                 _ => {
-                    let refusal = json!({ "id": id, "error": { "code": -32601, "message": format!("{method} is not served by agent-session-host") } });
-                    let _ = child.reply(&refusal).await;
+                    let _ = child.reply(&refusal(id, method)).await;
                     return Ok(None);
                 }
             }
