@@ -169,6 +169,28 @@ fn a_hung_child_times_out_and_is_killed() {
 }
 
 #[test]
+fn a_child_that_stops_answering_mid_session_is_replaced_by_the_next_prompt() {
+    let f = start("hang-turn", &["--codex-request-timeout-ms", "500"]);
+    let mut down = host_downlink(&f.host);
+    let sid = f.host.create();
+    f.host.prompt(&sid, "queue", "hello");
+    let msg = agent_error(&mut down, &sid, common::WAIT);
+    assert!(msg.contains("did not answer turn/start"), "{msg}");
+    assert_eq!(turn_end_kind(&f.host, &sid, 1), "error");
+    assert_idle(&f.host, &sid);
+    // The silent child was ended; the next prompt starts another one and resumes the thread.
+    f.host.prompt(&sid, "queue", "again");
+    agent_error(&mut down, &sid, common::WAIT);
+    assert_eq!(turn_end_kind(&f.host, &sid, 2), "error");
+    let log = fake_log(&f.log);
+    assert_eq!(pids(&log).len(), 2, "a second child started: {log:?}");
+    assert!(
+        log.iter().any(|l| l["got"]["method"] == "thread/resume" && l["got"]["params"]["threadId"] == "t1"),
+        "the second child resumes the thread: {log:?}"
+    );
+}
+
+#[test]
 fn a_crash_mid_turn_fails_the_turn_and_the_next_prompt_resumes_the_thread() {
     let f = start("crash", &[]);
     let mut down = host_downlink(&f.host);

@@ -99,6 +99,7 @@ rl.on('line', (line) => {
   }
   note({ start: starts, got: msg });
   if (mode === 'hang') return;
+  if (mode === 'hang-turn' && msg.method === 'turn/start') return;
   if (msg.method === undefined && waiting.has(msg.id)) {
     waiting.get(msg.id)(msg);
     waiting.delete(msg.id);

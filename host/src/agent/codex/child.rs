@@ -187,6 +187,11 @@ impl Child {
         self.shared.exited.borrow().clone()
     }
 
+    /// Running and not being killed: fit for a new turn.
+    pub fn is_live(&self) -> bool {
+        self.exited().is_none() && !self.killed.load(Ordering::Relaxed)
+    }
+
     /// The messages that name `thread_id` from now on (a second call replaces the first).
     pub fn subscribe(&self, thread_id: &str) -> mpsc::Receiver<Inbound> {
         let (tx, rx) = mpsc::channel(THREAD_QUEUE);

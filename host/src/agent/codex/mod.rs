@@ -125,7 +125,7 @@ impl Codex {
 
     /// The live child, started (and initialized) if there is none.
     async fn child(&self, slot: &mut Slot) -> Result<Arc<Child>, AgentFailure> {
-        if let Some(c) = slot.child.as_ref().filter(|c| c.exited().is_none()) {
+        if let Some(c) = slot.child.as_ref().filter(|c| c.is_live()) {
             return Ok(c.clone());
         }
         slot.links.clear();

@@ -11,7 +11,7 @@
 //! - A server request this host does not serve is refused at once with a JSON-RPC error, so
 //!   Codex never blocks on it.
 
-use super::child::{refusal, Child, Inbound};
+use super::child::{refusal, Child, Inbound, RequestError};
 use super::{Codex, Link};
 use crate::agent::outputs::Out;
 use crate::agent::provider;
@@ -118,10 +118,13 @@ impl<'r> Run<'r> {
             let request = json!({ "id": 0, "method": "turn/start", "params": params });
             provider::mode_at_turn_start(self.app, self.s, &mut log, &request)?;
         }
-        let started = child
-            .request("turn/start", params, codex.config.request_timeout)
-            .await
-            .map_err(|e| Stop::Agent(format!("codex turn/start: {e}")))?;
+        let started = child.request("turn/start", params, codex.config.request_timeout).await.map_err(|e| {
+            // A child that stopped answering is ended, so the next prompt starts a fresh one.
+            if matches!(e, RequestError::Timeout(_)) {
+                child.kill();
+            }
+            Stop::Agent(format!("codex turn/start: {e}"))
+        })?;
         let turn_id = started.pointer("/turn/id").and_then(Value::as_str).unwrap_or_default().to_string();
         let mut p = Pending {
             turn_id,
