@@ -203,8 +203,17 @@ describe('real codex behind the host, through the demo UI', () => {
     await err.scrollIntoViewIfNeeded()
     await shot(page, 'codex-child-crash')
     await hello()
+    assert.equal(await tid('agent-error').count(), 0, 'the error belongs to the crashed turn, not to the next one')
     const [next] = codexProcesses({ parent: host.pid })
     assert.ok(next && next.pid !== child.pid, 'a new codex child serves the session')
+    // Killed while idle: the next prompt restarts it and resumes the thread.
+    process.kill(next.pid, 'SIGKILL')
+    assert.deepEqual(await waitNoCodex({ parent: host.pid }), [])
+    await page.waitForTimeout(300)
+    mark(`d: idle crash shows ${await tid('agent-error').count()} agent error(s)`)
+    await hello()
+    const [third] = codexProcesses({ parent: host.pid })
+    assert.ok(third && third.pid !== next.pid, 'a third codex child serves the session')
   })
 
   it('c. host killed and restarted on the same db and CODEX_HOME: the thread resumes with its history', async () => {

@@ -161,6 +161,20 @@ export function SessionView({
   const awaitingUser = snap.pending.length > 0 || (interaction?.capabilities?.supportsStructuredUserInput === true && interaction.prompts.length > 0)
   const working = snap.running && !snap.partial && !awaitingUser
   const model = useMemo(() => lastModel(snap.nodes), [snap.nodes])
+  // `lastAgentError` stays until the next error: show it under the turn it ended, not under
+  // the turns the user sent after it (a restarted agent answering them).
+  const lastUser = useMemo(() => {
+    for (let i = snap.nodes.length - 1; i >= 0; i--) {
+      const r = rec(snap.nodes[i])
+      if (r?.type === 'user' || r?.type === 'steering') return str(r.id) ?? String(i)
+    }
+    return null
+  }, [snap.nodes])
+  const errorSeen = useRef<{ message: string; lastUser: string | null } | null>(null)
+  if (snap.lastAgentError && errorSeen.current?.message !== snap.lastAgentError) {
+    errorSeen.current = { message: snap.lastAgentError, lastUser }
+  }
+  const agentError = snap.lastAgentError && errorSeen.current?.lastUser === lastUser ? snap.lastAgentError : null
   const planLoading = snap.planMode === null && (snap.openState !== 'open' || snap.cached || 'plan' in snap.projections)
   return (
     <section className="session" data-testid="session-view" data-session-id={session.sessionId} data-open-state={snap.openState}>
@@ -259,7 +273,7 @@ export function SessionView({
           ) : null}
           {interaction ? <InteractionPanel session={session} view={interaction} planAvailable={snap.planMode !== null} planIdsInConversation={planIds} /> : null}
           <PendingCards session={session} pending={snap.pending} />
-          {snap.lastAgentError ? <AgentError message={snap.lastAgentError} /> : null}
+          {agentError ? <AgentError message={agentError} /> : null}
         </div>
       </div>
 
