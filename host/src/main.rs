@@ -104,6 +104,8 @@ async fn run(cli: cli::Cli) -> Result<(), RunError> {
         if let Some(hint) = agent::codex::Codex::credential_hint() {
             eprintln!("agent-session-host: {hint}");
         }
+        let warm = c.clone();
+        tokio::spawn(async move { warm.warm().await });
     }
     let r = tokio::select! {
         r = http::serve::serve(listener, router, cli.timeouts()) => r.map_err(RunError::Io),

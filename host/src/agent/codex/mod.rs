@@ -215,6 +215,26 @@ impl Codex {
         Ok((child, link))
     }
 
+    /// Starts the child ahead of the first prompt and reads the configured model (so
+    /// `host.describe` names it and the first turn does not wait for start-up). A failure is
+    /// only reported here: the first prompt tries again and fails its turn with the reason.
+    pub async fn warm(&self) {
+        let mut slot = self.slot.lock().await;
+        let child = match self.child(&mut slot).await {
+            Ok(c) => c,
+            Err(e) => return eprintln!("agent-session-host: {e}"),
+        };
+        drop(slot);
+        if let Ok(r) = child.request("config/read", json!({}), self.config.request_timeout).await {
+            if let Some(model) = r.pointer("/config/model").and_then(Value::as_str).filter(|m| !m.is_empty()) {
+                let mut known = self.model.lock().unwrap_or_else(|e| e.into_inner());
+                if known.is_empty() {
+                    *known = model.to_string();
+                }
+            }
+        }
+    }
+
     /// Ends the child (host shutdown).
     pub async fn shutdown(&self) {
         if let Some(c) = self.slot.lock().await.child.take() {

@@ -21,6 +21,7 @@ use crate::log::interact::Kind;
 use crate::log::session::{AppendError, Session, Waiting};
 use crate::providers::adapters::{codex::rpc_response, Answered, ApprovalRequest, Canonical};
 use crate::providers::registry::Provider;
+use agent_session_wire::interaction::EV_PROVIDER_NATIVE;
 use agent_session_wire::{AgentErrorFrame, ApprovalOutcome, ApprovalResolved, Frame, RpcResult};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -171,12 +172,13 @@ impl<'r> Run<'r> {
                 self.end_step(&mut out, "stop").await?;
                 Ok(())
             }
+            // As the scripted agent: a cut reply is its chunks, with no message and no step end.
             Ended::Interrupted => {
-                self.end_step(&mut out, "stop").await?;
+                out.abandon();
                 Err(Stop::Interrupted)
             }
             Ended::Failed(why) => {
-                self.end_step(&mut out, "error").await?;
+                out.abandon();
                 Err(Stop::Agent(why))
             }
         }
@@ -246,7 +248,11 @@ impl<'r> Run<'r> {
         }
         let mut log = self.s.log.lock().await;
         let Some(ps) = log.provider.as_mut() else { return Ok(None) };
-        let outs = ps.adapter.ingest(v);
+        let mut outs = ps.adapter.ingest(v);
+        // A delta's native copy would double the log of every streamed reply.
+        if method.ends_with("elta") {
+            outs.retain(|o| !matches!(o, Canonical::Event { kind, .. } if *kind == EV_PROVIDER_NATIVE));
+        }
         let (approvals, rest): (Vec<Canonical>, Vec<Canonical>) =
             outs.into_iter().partition(|o| matches!(o, Canonical::Approval(_) | Canonical::ApprovalWithdrawn { .. }));
         if let Some((prompt_id, rx)) = self.apply(&mut log, rest, out)? {
