@@ -101,6 +101,10 @@ pub struct Cli {
     #[arg(long, value_name = "MS", default_value_t = 60_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub codex_request_timeout_ms: u64,
 
+    /// Internal: run as the reaper of the codex process tree tagged TAG (the host starts it).
+    #[arg(long, value_name = "TAG", hide = true)]
+    pub codex_guard: Option<String>,
+
     /// Lifetime of a `stream.ticket` in milliseconds (tests shorten it; not a user knob).
     #[arg(long, value_name = "MS", default_value_t = 30_000, hide = true)]
     pub ticket_ttl_ms: u64,

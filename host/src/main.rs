@@ -28,6 +28,9 @@ use std::time::Duration;
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = cli::Cli::parse();
+    if let Some(tag) = &cli.codex_guard {
+        agent::codex::guard::run(tag);
+    }
     match run(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -106,6 +109,8 @@ async fn run(cli: cli::Cli) -> Result<(), RunError> {
         if let Some(hint) = agent::codex::Codex::credential_hint() {
             eprintln!("agent-session-host: {hint}");
         }
+        let warm = c.clone();
+        tokio::spawn(async move { warm.warm().await });
     }
     let r = tokio::select! {
         r = http::serve::serve(listener, router, cli.timeouts()) => r.map_err(RunError::Io),

@@ -30,6 +30,16 @@ pub struct Host {
     agent: ureq::Agent,
     next_id: AtomicU64,
     pub token: Option<String>,
+    /// The environment additions and stderr file every (re)start of this host gets.
+    pub launch: Launch,
+}
+
+/// How a host process is started beyond its flags: environment additions and where its
+/// stderr goes (`None`: discarded).
+#[derive(Debug, Clone, Default)]
+pub struct Launch {
+    pub env: Vec<(String, String)>,
+    pub stderr: Option<PathBuf>,
 }
 
 #[derive(Debug)]
@@ -49,14 +59,26 @@ impl Raw {
     }
 }
 
-fn spawn(db: &Path, args: &[String]) -> (Child, String) {
-    spawn_with(Command::new(env!("CARGO_BIN_EXE_agent-session-host")), db, args)
+fn spawn(db: &Path, args: &[String], launch: &Launch) -> (Child, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-session-host"));
+    cmd.envs(launch.env.iter().map(|(k, v)| (k, v)));
+    let stderr = match &launch.stderr {
+        Some(path) => {
+            Stdio::from(std::fs::OpenOptions::new().create(true).append(true).open(path).expect("host stderr file"))
+        }
+        None => Stdio::null(),
+    };
+    spawn_cmd(cmd, db, args, stderr)
 }
 
 /// Starts the host through `cmd` (the host binary, or a wrapper that execs it with the
 /// arguments that follow) on a free port with database `db`; returns the child and the base
 /// URL its first stdout line names.
-pub fn spawn_with(mut cmd: Command, db: &Path, args: &[impl AsRef<std::ffi::OsStr>]) -> (Child, String) {
+pub fn spawn_with(cmd: Command, db: &Path, args: &[impl AsRef<std::ffi::OsStr>]) -> (Child, String) {
+    spawn_cmd(cmd, db, args, Stdio::null())
+}
+
+fn spawn_cmd(mut cmd: Command, db: &Path, args: &[impl AsRef<std::ffi::OsStr>], stderr: Stdio) -> (Child, String) {
     let mut child = cmd
         .arg("--listen")
         .arg("127.0.0.1:0")
@@ -64,7 +86,7 @@ pub fn spawn_with(mut cmd: Command, db: &Path, args: &[impl AsRef<std::ffi::OsSt
         .arg(db)
         .args(args)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .expect("spawn host");
     let mut line = String::new();
@@ -84,8 +106,21 @@ impl Host {
     }
 
     pub fn start_at(db: &Path, args: &[&str]) -> Host {
+        Host::launch_at(db, args, Launch::default())
+    }
+
+    /// [`Host::start`] with environment additions and a stderr file.
+    pub fn launch(args: &[&str], launch: Launch) -> Host {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("nested/dir/host.sqlite");
+        let mut h = Host::launch_at(&db, args, launch);
+        h._dir = Some(dir);
+        h
+    }
+
+    pub fn launch_at(db: &Path, args: &[&str], launch: Launch) -> Host {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        let (child, base) = spawn(db, &args);
+        let (child, base) = spawn(db, &args, &launch);
         let token = args.iter().position(|a| a == "--token").and_then(|i| args.get(i + 1)).cloned();
         Host {
             child,
@@ -96,6 +131,7 @@ impl Host {
             agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).max_idle_connections(0).build(),
             next_id: AtomicU64::new(1),
             token,
+            launch,
         }
     }
 
@@ -103,7 +139,30 @@ impl Host {
     pub fn kill9_and_restart(&mut self) {
         self.child.kill().expect("kill -9");
         let _ = self.child.wait();
-        let (child, base) = spawn(&self.db, &self.args);
+        self.restart();
+    }
+
+    /// The host process's id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends `signal` to the host and waits (bounded) for it to exit.
+    pub fn signal_and_wait(&mut self, signal: i32, within: Duration) {
+        // SAFETY: signalling our own child process.
+        unsafe {
+            libc::kill(self.child.id() as i32, signal);
+        }
+        let deadline = Instant::now() + within;
+        while self.child.try_wait().expect("try_wait").is_none() {
+            assert!(Instant::now() < deadline, "host did not exit within {within:?} of signal {signal}");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// A new process on the same database, flags and launch (after the last one exited).
+    pub fn restart(&mut self) {
+        let (child, base) = spawn(&self.db, &self.args, &self.launch);
         self.child = child;
         self.base = base;
     }

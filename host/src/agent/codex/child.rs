@@ -67,12 +67,23 @@ type Answer = Result<Value, RequestError>;
 
 /// What the reader and the exit watcher share with the handle.
 struct Shared {
+    /// The child's stdin, also for the reader's refusals of server requests nobody serves.
+    stdin: Arc<tokio::sync::Mutex<ChildStdin>>,
     pending: Mutex<HashMap<u64, oneshot::Sender<Answer>>>,
     threads: Mutex<HashMap<String, mpsc::Sender<Inbound>>>,
     stderr: Mutex<VecDeque<u8>>,
     exited: watch::Sender<Option<String>>,
     malformed: AtomicU64,
     dropped: AtomicU64,
+    /// The write end of the tree guard's stdin ([`super::guard`]): dropping it reaps every
+    /// process the child started.
+    guard: Mutex<Option<tokio::process::ChildStdin>>,
+}
+
+impl Shared {
+    fn release_guard(&self) {
+        self.guard.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
 }
 
 impl Shared {
@@ -91,7 +102,6 @@ impl Shared {
 pub struct Child {
     /// Distinguishes this process's server-request ids from an earlier one's.
     pub scope: String,
-    stdin: tokio::sync::Mutex<ChildStdin>,
     next_id: AtomicU64,
     shared: Arc<Shared>,
     pid: Option<u32>,
@@ -111,6 +121,7 @@ impl Child {
         for (k, v) in env {
             cmd.env(k, v);
         }
+        cmd.env(super::guard::TAG_ENV, &scope);
         #[cfg(target_os = "linux")]
         // SAFETY: prctl is async-signal-safe and touches only the child's own state.
         unsafe {
@@ -121,6 +132,7 @@ impl Child {
                 Ok(())
             });
         }
+        let guard = spawn_guard(&scope);
         let mut child = cmd.spawn()?;
         let pid = child.id();
         let (stdin, stdout, stderr) = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
@@ -128,12 +140,14 @@ impl Child {
             _ => return Err(std::io::Error::other("codex started without its stdio pipes")),
         };
         let shared = Arc::new(Shared {
+            stdin: Arc::new(tokio::sync::Mutex::new(stdin)),
             pending: Mutex::new(HashMap::new()),
             threads: Mutex::new(HashMap::new()),
             stderr: Mutex::new(VecDeque::new()),
             exited: watch::channel(None).0,
             malformed: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
+            guard: Mutex::new(guard),
         });
         tokio::spawn(read_stderr(stderr, shared.clone()));
         let reader = tokio::spawn(read_stdout(stdout, shared.clone()));
@@ -150,7 +164,7 @@ impl Child {
             let why = if tail.is_empty() {
                 format!("codex app-server exited ({status})")
             } else {
-                format!("codex app-server exited ({status}): {}", last_lines(&tail, 6))
+                format!("codex app-server exited ({status}); its last words: {}", last_lines(&tail, 3))
             };
             let (malformed, dropped) =
                 (watcher.malformed.load(Ordering::Relaxed), watcher.dropped.load(Ordering::Relaxed));
@@ -162,20 +176,20 @@ impl Child {
                 let _ = tx.try_send(Inbound::Exited(why.clone()));
             }
             watcher.exited.send_replace(Some(why));
+            // What the child started dies with it (a crash leaves its commands running).
+            watcher.release_guard();
         });
-        Ok(Arc::new(Child {
-            scope,
-            stdin: tokio::sync::Mutex::new(stdin),
-            next_id: AtomicU64::new(1),
-            shared,
-            pid,
-            killed: AtomicBool::new(false),
-        }))
+        Ok(Arc::new(Child { scope, next_id: AtomicU64::new(1), shared, pid, killed: AtomicBool::new(false) }))
     }
 
     /// `None` while the process runs; why it ended otherwise.
     pub fn exited(&self) -> Option<String> {
         self.shared.exited.borrow().clone()
+    }
+
+    /// Running and not being killed: fit for a new turn.
+    pub fn is_live(&self) -> bool {
+        self.exited().is_none() && !self.killed.load(Ordering::Relaxed)
     }
 
     /// The messages that name `thread_id` from now on (a second call replaces the first).
@@ -189,14 +203,9 @@ impl Child {
     }
 
     async fn write(&self, msg: &Value) -> Result<(), RequestError> {
-        let mut line = msg.to_string();
-        line.push('\n');
-        let mut stdin = self.stdin.lock().await;
-        let r = async {
-            stdin.write_all(line.as_bytes()).await?;
-            stdin.flush().await
-        };
-        r.await.map_err(|e| RequestError::Exited(self.exited().unwrap_or_else(|| format!("codex stdin: {e}"))))
+        write_line(&self.shared.stdin, msg)
+            .await
+            .map_err(|e| RequestError::Exited(self.exited().unwrap_or_else(|| format!("codex stdin: {e}"))))
     }
 
     /// A request; its answer or why there is none within `timeout`.
@@ -242,6 +251,7 @@ impl Child {
                 libc::kill(-pid, libc::SIGKILL);
             }
         }
+        self.shared.release_guard();
     }
 }
 
@@ -251,26 +261,117 @@ impl Drop for Child {
     }
 }
 
-/// The last `n` lines of a text, joined by " | ".
+/// Starts the tree guard for `tag` (this binary, `--codex-guard`); its stdin's write end.
+/// Without one (the binary cannot be found), the child still has its parent-death signal.
+fn spawn_guard(tag: &str) -> Option<tokio::process::ChildStdin> {
+    let exe = std::env::current_exe().ok()?;
+    let spawned = Command::new(exe)
+        .arg("--codex-guard")
+        .arg(tag)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn();
+    let mut guard = match spawned {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("agent-session-host: cannot start the codex tree guard: {e}");
+            return None;
+        }
+    };
+    let stdin = guard.stdin.take();
+    tokio::spawn(async move {
+        let _ = guard.wait().await; // reaped when it is done
+    });
+    stdin
+}
+
+async fn write_line(stdin: &tokio::sync::Mutex<ChildStdin>, msg: &Value) -> std::io::Result<()> {
+    let mut line = msg.to_string();
+    line.push('\n');
+    let mut stdin = stdin.lock().await;
+    stdin.write_all(line.as_bytes()).await?;
+    stdin.flush().await
+}
+
+/// A JSON-RPC error answering one of codex's server requests this host does not serve.
+pub fn refusal(id: &Value, method: &str) -> Value {
+    json!({ "id": id, "error": { "code": -32601, "message": format!("{method} is not served by agent-session-host") } })
+}
+
+/// The last `n` lines of a text without terminal colour codes, joined by " | ".
 fn last_lines(text: &str, n: usize) -> String {
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let plain = strip_ansi(text);
+    let lines: Vec<&str> = plain.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     lines[lines.len().saturating_sub(n)..].join(" | ")
 }
 
+/// Drops ANSI escape sequences (`ESC [ … letter`), which codex's log lines carry.
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        if chars.next() == Some('[') {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
 async fn read_stderr(stderr: impl AsyncRead + Unpin, shared: Arc<Shared>) {
-    let mut lines = BufReader::new(stderr).lines();
+    // Read in chunks, not `lines()`: a newline-less flood must not grow one line without
+    // bound. A line is echoed (cut at ECHO_LINE_BYTES) when it ends or reaches that size;
+    // every byte goes to the bounded tail.
+    const ECHO_LINE_BYTES: usize = 500;
+    let mut reader = BufReader::with_capacity(64 * 1024, stderr);
     let mut echoed = 0;
-    while let Ok(Some(line)) = lines.next_line().await {
-        if echoed < STDERR_ECHO_LINES {
-            echoed += 1;
-            eprintln!("codex: {}", line.chars().take(500).collect::<String>());
-        }
-        let mut tail = shared.stderr.lock().unwrap_or_else(|e| e.into_inner());
-        tail.extend(line.as_bytes().iter().take(STDERR_TAIL_BYTES));
-        tail.push_back(b'\n');
-        while tail.len() > STDERR_TAIL_BYTES {
-            tail.pop_front();
-        }
+    let mut line: Vec<u8> = Vec::new();
+    let mut line_echoed = false;
+    loop {
+        let used = match reader.fill_buf().await {
+            Ok([]) | Err(_) => break,
+            Ok(buf) => {
+                {
+                    let mut tail = shared.stderr.lock().unwrap_or_else(|e| e.into_inner());
+                    let keep = &buf[buf.len().saturating_sub(STDERR_TAIL_BYTES)..];
+                    tail.extend(keep.iter().copied());
+                    let over = tail.len().saturating_sub(STDERR_TAIL_BYTES);
+                    tail.drain(..over);
+                }
+                for &b in buf.iter() {
+                    if b == b'\n' {
+                        if !line_echoed && echoed < STDERR_ECHO_LINES {
+                            echoed += 1;
+                            eprintln!("codex: {}", String::from_utf8_lossy(&line));
+                        }
+                        line.clear();
+                        line_echoed = false;
+                    } else if line.len() < ECHO_LINE_BYTES {
+                        line.push(b);
+                    } else if !line_echoed {
+                        line_echoed = true;
+                        if echoed < STDERR_ECHO_LINES {
+                            echoed += 1;
+                            eprintln!("codex: {}…", String::from_utf8_lossy(&line));
+                        }
+                    }
+                }
+                buf.len()
+            }
+        };
+        reader.consume(used);
+    }
+    if !line.is_empty() && !line_echoed && echoed < STDERR_ECHO_LINES {
+        eprintln!("codex: {}", String::from_utf8_lossy(&line));
     }
 }
 
@@ -348,12 +449,22 @@ async fn route(shared: &Shared, line: Vec<u8>) {
         return;
     }
     let thread = msg.pointer("/params/threadId").and_then(Value::as_str).map(str::to_owned);
-    let Some(thread) = thread else { return }; // process-wide news (account, config, rate limits)
-    let tx = shared.threads.lock().unwrap_or_else(|e| e.into_inner()).get(&thread).cloned();
-    if let Some(tx) = tx {
-        if tokio::time::timeout(ROUTE_WAIT, tx.send(Inbound::Message(msg))).await.is_err() {
-            shared.dropped.fetch_add(1, Ordering::Relaxed);
-            eprintln!("agent-session-host: codex thread {thread}: queue full, a message was dropped");
+    let tx = thread.as_ref().and_then(|t| shared.threads.lock().unwrap_or_else(|e| e.into_inner()).get(t).cloned());
+    let Some(tx) = tx else {
+        // Process-wide news (account, config, rate limits) or a thread nobody follows. A
+        // server request among them would leave codex waiting forever: refuse it now (from a
+        // task, so a child that does not read its stdin cannot stall this reader).
+        if let (Some(id), Some(method)) = (msg.get("id"), method) {
+            let (stdin, answer) = (shared.stdin.clone(), refusal(id, method));
+            tokio::spawn(async move {
+                let _ = write_line(&stdin, &answer).await;
+            });
         }
+        return;
+    };
+    if tokio::time::timeout(ROUTE_WAIT, tx.send(Inbound::Message(msg))).await.is_err() {
+        shared.dropped.fetch_add(1, Ordering::Relaxed);
+        let thread = thread.unwrap_or_default();
+        eprintln!("agent-session-host: codex thread {thread}: queue full, a message was dropped");
     }
 }

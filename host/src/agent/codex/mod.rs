@@ -16,6 +16,7 @@
 //! committed plan mode, the thread's messages through the session's Codex adapter).
 
 mod child;
+pub mod guard;
 mod turn;
 
 use crate::log::base::Base;
@@ -128,7 +129,7 @@ impl Codex {
 
     /// The live child, started (and initialized) if there is none.
     async fn child(&self, slot: &mut Slot) -> Result<Arc<Child>, AgentFailure> {
-        if let Some(c) = slot.child.as_ref().filter(|c| c.exited().is_none()) {
+        if let Some(c) = slot.child.as_ref().filter(|c| c.is_live()) {
             return Ok(c.clone());
         }
         slot.links.clear();
@@ -136,8 +137,8 @@ impl Codex {
         let scope = format!("{}-{}", std::process::id(), slot.started);
         let child = Child::spawn(&self.config.bin, &[], scope).map_err(|e| {
             AgentFailure(format!(
-                "cannot start codex ({}): {e}; install it with `npm test` or `npm start` (the bootstrap), \
-                 or pass --codex-bin",
+                "cannot start codex ({}): {e}; install the pinned codex with `bash scripts/bootstrap.sh` \
+                 (or `npm test` / `npm start`, which run it), or pass --codex-bin PATH",
                 self.config.bin.display()
             ))
         })?;
@@ -216,6 +217,26 @@ impl Codex {
         let link = Arc::new(Link { thread_id, model, inbound });
         slot.links.insert(s.id.clone(), link.clone());
         Ok((child, link))
+    }
+
+    /// Starts the child ahead of the first prompt and reads the configured model (so
+    /// `host.describe` names it and the first turn does not wait for start-up). A failure is
+    /// only reported here: the first prompt tries again and fails its turn with the reason.
+    pub async fn warm(&self) {
+        let mut slot = self.slot.lock().await;
+        let child = match self.child(&mut slot).await {
+            Ok(c) => c,
+            Err(e) => return eprintln!("agent-session-host: {e}"),
+        };
+        drop(slot);
+        if let Ok(r) = child.request("config/read", json!({}), self.config.request_timeout).await {
+            if let Some(model) = r.pointer("/config/model").and_then(Value::as_str).filter(|m| !m.is_empty()) {
+                let mut known = self.model.lock().unwrap_or_else(|e| e.into_inner());
+                if known.is_empty() {
+                    *known = model.to_string();
+                }
+            }
+        }
     }
 
     /// Ends the child (host shutdown).

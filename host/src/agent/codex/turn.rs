@@ -11,7 +11,7 @@
 //! - A server request this host does not serve is refused at once with a JSON-RPC error, so
 //!   Codex never blocks on it.
 
-use super::child::{Child, Inbound};
+use super::child::{refusal, Child, Inbound, RequestError};
 use super::{Codex, Link};
 use crate::agent::outputs::Out;
 use crate::agent::provider;
@@ -21,6 +21,7 @@ use crate::log::interact::Kind;
 use crate::log::session::{AppendError, Session, Waiting};
 use crate::providers::adapters::{codex::rpc_response, Answered, ApprovalRequest, Canonical};
 use crate::providers::registry::Provider;
+use agent_session_wire::interaction::EV_PROVIDER_NATIVE;
 use agent_session_wire::{AgentErrorFrame, ApprovalOutcome, ApprovalResolved, Frame, RpcResult};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -105,18 +106,26 @@ impl<'r> Run<'r> {
         let mut out = Out::real(&link.model);
         self.log("step/start", json!({ "turn": self.turn.number, "step": 1 })).await?;
         // What came while no turn ran: only a late resolution still matters (its prompt was
-        // already resolved when its turn ended, so it changes nothing).
-        while let Ok(Inbound::Message(_)) = inbound.try_recv() {}
+        // already resolved when its turn ended, so it changes nothing). A server request among
+        // them has nobody to answer it: refuse it, or codex would wait on it forever.
+        while let Ok(Inbound::Message(m)) = inbound.try_recv() {
+            if let (Some(id), Some(method)) = (m.get("id"), m.get("method").and_then(Value::as_str)) {
+                let _ = child.reply(&refusal(id, method)).await;
+            }
+        }
         let params = self.turn_params(&link);
         {
             let mut log = self.s.log.lock().await;
             let request = json!({ "id": 0, "method": "turn/start", "params": params });
             provider::mode_at_turn_start(self.app, self.s, &mut log, &request)?;
         }
-        let started = child
-            .request("turn/start", params, codex.config.request_timeout)
-            .await
-            .map_err(|e| Stop::Agent(format!("codex turn/start: {e}")))?;
+        let started = child.request("turn/start", params, codex.config.request_timeout).await.map_err(|e| {
+            // A child that stopped answering is ended, so the next prompt starts a fresh one.
+            if matches!(e, RequestError::Timeout(_)) {
+                child.kill();
+            }
+            Stop::Agent(format!("codex turn/start: {e}"))
+        })?;
         let turn_id = started.pointer("/turn/id").and_then(Value::as_str).unwrap_or_default().to_string();
         let mut p = Pending {
             turn_id,
@@ -163,12 +172,13 @@ impl<'r> Run<'r> {
                 self.end_step(&mut out, "stop").await?;
                 Ok(())
             }
+            // As the scripted agent: a cut reply is its chunks, with no message and no step end.
             Ended::Interrupted => {
-                self.end_step(&mut out, "stop").await?;
+                out.abandon();
                 Err(Stop::Interrupted)
             }
             Ended::Failed(why) => {
-                self.end_step(&mut out, "error").await?;
+                out.abandon();
                 Err(Stop::Agent(why))
             }
         }
@@ -231,15 +241,18 @@ impl<'r> Run<'r> {
                     p.requests.insert(native_key(id), id.clone());
                 }
                 _ => {
-                    let refusal = json!({ "id": id, "error": { "code": -32601, "message": format!("{method} is not served by agent-session-host") } });
-                    let _ = child.reply(&refusal).await;
+                    let _ = child.reply(&refusal(id, method)).await;
                     return Ok(None);
                 }
             }
         }
         let mut log = self.s.log.lock().await;
         let Some(ps) = log.provider.as_mut() else { return Ok(None) };
-        let outs = ps.adapter.ingest(v);
+        let mut outs = ps.adapter.ingest(v);
+        // A delta's native copy would double the log of every streamed reply.
+        if method.ends_with("elta") {
+            outs.retain(|o| !matches!(o, Canonical::Event { kind, .. } if *kind == EV_PROVIDER_NATIVE));
+        }
         let (approvals, rest): (Vec<Canonical>, Vec<Canonical>) =
             outs.into_iter().partition(|o| matches!(o, Canonical::Approval(_) | Canonical::ApprovalWithdrawn { .. }));
         if let Some((prompt_id, rx)) = self.apply(&mut log, rest, out)? {
