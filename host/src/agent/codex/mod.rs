@@ -12,8 +12,9 @@
 //!   on `initialize` is killed, so a hung binary never wedges a session.
 //!
 //! Modules: `child` (one `codex app-server` process: its JSON lines over stdio, requests and
-//! their answers, routing by thread) and `turn` (one session turn on it: `turn/start` with the
-//! committed plan mode, the thread's messages through the session's Codex adapter).
+//! their answers, routing by thread), `turn` (one session turn on it: `turn/start` with the
+//! committed plan mode, the thread's messages through the session's Codex adapter) and `guard`
+//! (the reaper of a codex process tree when the child ends or the host dies).
 
 mod child;
 pub mod guard;
