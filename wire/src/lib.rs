@@ -44,6 +44,6 @@ pub use error::*;
 pub use event::*;
 pub use frames::*;
 pub use inbound::parse_frame;
-pub use json::Json;
+pub use json::{quote, Json};
 pub use methods::*;
 pub use plan::*;

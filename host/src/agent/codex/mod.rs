@@ -20,8 +20,10 @@ mod child;
 pub mod guard;
 mod turn;
 
+use crate::agent::provider;
 use crate::log::base::Base;
-use crate::log::session::Session;
+use crate::log::session::{AppendError, Session};
+use agent_session_wire::{AgentErrorFrame, Frame};
 use child::{Child, Inbound, RequestError};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -183,7 +185,7 @@ impl Codex {
             params["threadId"] = json!(id);
             match child.request("thread/resume", params, t).await {
                 Ok(r) => resumed = Some(r),
-                Err(e) => turn::agent_error(
+                Err(e) => agent_error(
                     app,
                     s,
                     format!("codex could not resume thread {id} ({e}); the conversation continues in a new thread"),
@@ -213,7 +215,7 @@ impl Codex {
         if let Some(ps) = s.log.lock().await.provider.as_mut() {
             ps.adapter.set_request_scope(&child.scope);
         }
-        turn::thread_result(app, s, &result).await.map_err(|e| AgentFailure(e.to_string()))?;
+        thread_result(app, s, &result).await.map_err(|e| AgentFailure(e.to_string()))?;
         let inbound = Arc::new(Mutex::new(child.subscribe(&thread_id)));
         let link = Arc::new(Link { thread_id, model, inbound });
         slot.links.insert(s.id.clone(), link.clone());
@@ -258,4 +260,17 @@ async fn login_with_key(child: &Child, t: Duration) -> Result<(), RequestError> 
         child.request("account/login/start", json!({ "type": "apiKey", "apiKey": key }), t).await?;
     }
     Ok(())
+}
+
+/// The session's `agent/error` on the host downlink.
+pub(super) fn agent_error(app: &Base, s: &Session, message: String) {
+    app.hub.host(app.hub.out(&Frame::AgentError(AgentErrorFrame { session_id: Some(s.id.clone()), message })));
+}
+
+/// A `thread/start` / `thread/resume` answer through the adapter (the mode it reports).
+async fn thread_result(app: &Base, s: &Session, result: &Value) -> Result<(), AppendError> {
+    let mut log = s.log.lock().await;
+    let Some(ps) = log.provider.as_mut() else { return Ok(()) };
+    let outs = ps.adapter.ingest_thread_result(result);
+    provider::apply_basic(app, s, &mut log, outs)
 }

@@ -12,17 +12,16 @@
 //!   Codex never blocks on it.
 
 use super::child::{refusal, Child, Inbound, RequestError};
-use super::{Codex, Link};
+use super::{agent_error, Codex, Link};
 use crate::agent::outputs::Out;
 use crate::agent::provider;
 use crate::agent::turns::{Run, Runtime, Stop, TurnFuture, CANCEL_WAIT};
-use crate::log::base::Base;
 use crate::log::interact::Kind;
-use crate::log::session::{AppendError, Session, Waiting};
+use crate::log::session::Waiting;
 use crate::providers::adapters::{codex::rpc_response, Answered, ApprovalRequest, Canonical};
 use crate::providers::registry::Provider;
 use agent_session_wire::interaction::EV_PROVIDER_NATIVE;
-use agent_session_wire::{AgentErrorFrame, ApprovalOutcome, ApprovalResolved, Frame, RpcResult};
+use agent_session_wire::{ApprovalOutcome, ApprovalResolved, Frame, RpcResult};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use tokio::sync::mpsc;
@@ -80,19 +79,6 @@ struct Pending<'w> {
     /// The last `error` notification's message (a failed turn's reason).
     last_error: Option<String>,
     waiting: Option<Waiting<'w>>,
-}
-
-/// The session's `agent/error` on the host downlink.
-pub(super) fn agent_error(app: &Base, s: &Session, message: String) {
-    app.hub.host(app.hub.out(&Frame::AgentError(AgentErrorFrame { session_id: Some(s.id.clone()), message })));
-}
-
-/// A `thread/start` / `thread/resume` answer through the adapter (the mode it reports).
-pub(super) async fn thread_result(app: &Base, s: &Session, result: &Value) -> Result<(), AppendError> {
-    let mut log = s.log.lock().await;
-    let Some(ps) = log.provider.as_mut() else { return Ok(()) };
-    let outs = ps.adapter.ingest_thread_result(result);
-    provider::apply_basic(app, s, &mut log, outs)
 }
 
 fn native_key(id: &Value) -> String {
