@@ -184,6 +184,8 @@ describe('real codex behind the host, through the demo UI', () => {
     assert.doesNotMatch(text, /word199 of the long answer/, 'the answer was cut short')
     // The cut answer reads as stopped: the host logs it as its chunks with no message, a
     // partial at turn/end.
+    // (`turn/end` rides the mux, the idle status the host downlink: wait for the mark.)
+    await tid('msg-interrupted').waitFor()
     assert.equal(await tid('msg-interrupted').count(), 1, 'the stopped answer is marked interrupted')
     await hello()
     await shot(page, 'codex-after-stop')
