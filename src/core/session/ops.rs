@@ -2,7 +2,7 @@
 
 use super::io::{Call, Outcome};
 use super::{Freshness, Lifecycle, OpId, OpenState, PromptOp, Purpose, Session};
-use crate::core::wire::{self, Json, PromptMode, Receipt, RpcError, RpcResult};
+use crate::core::wire::{self, Json, Receipt, RpcError, RpcResult};
 
 impl Session {
     /// Idempotent. Concurrent calls share one history request; settles once the tail window
@@ -90,22 +90,13 @@ impl Session {
         op
     }
 
-    /// `content` is the JSON array of content blocks.
-    pub fn prompt(&mut self, content: Json, mode: PromptMode) -> OpId {
-        self.prompt_like(Call::Prompt { mode, content }, PromptOp::Send)
-    }
-
     /// Stops the running turn.
     pub fn cancel(&mut self) -> OpId {
-        self.prompt_like(Call::Cancel, PromptOp::Stop)
-    }
-
-    fn prompt_like(&mut self, call: Call, which: PromptOp) -> OpId {
         let op = self.new_op();
         if self.prompt_error.take().is_some() {
             self.meta_changed();
         }
-        self.send(call, Purpose::Prompt { op, which });
+        self.send(Call::Cancel, Purpose::Prompt { op, which: PromptOp::Stop });
         self.flush();
         op
     }
@@ -167,6 +158,7 @@ impl Session {
     /// Ends the session object: every unsettled operation settles now (unary ones with a
     /// `cancelled` error), and every later result is ignored.
     pub fn close(&mut self) {
+        self.close_outbox();
         for (_, purpose) in std::mem::take(&mut self.inflight) {
             let op = match purpose {
                 Purpose::Selection { op, .. }

@@ -83,6 +83,10 @@ pub enum SessionOp {
         /// Queued behind the running turn, or steering it.
         mode: PromptMode,
     },
+    /// Send a failed prompt of the outbox again (by its client id).
+    RetryPrompt(String),
+    /// Drop a failed prompt of the outbox (by its client id).
+    DiscardPrompt(String),
     /// Stop the running turn.
     Cancel,
     /// Select plan mode on or off.
