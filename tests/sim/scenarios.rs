@@ -275,6 +275,7 @@ fn a_reconnect_that_lands_on_a_host_that_moved_on() {
         &Call::Prompt {
             mode: agent_session::core::wire::PromptMode::Queue,
             content: agent_session::core::wire::Json::from_text("[]").unwrap(),
+            rpc_id: None,
         },
         &mut rng,
     );
