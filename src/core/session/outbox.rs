@@ -148,7 +148,7 @@ fn is_transport(e: &RpcError) -> bool {
 
 fn outbox_full(what: &str) -> RpcError {
     let details = Json::from_text(r#"{"reason":"outbox-full"}"#).unwrap_or_default();
-    RpcError::with_details(ErrorCode::BadRequest, format!("outbox-full: {what}"), details)
+    RpcError::with_details(ErrorCode::BadRequest, what, details)
 }
 
 fn accepted() -> Json {
@@ -175,10 +175,10 @@ impl Session {
             self.outbox.entries.iter().filter(|e| e.delivery != Delivery::Sent).collect();
         let bytes: usize = waiting.iter().map(|e| e.content.text().len()).sum();
         if waiting.len() >= MAX_OUTBOX_PROMPTS {
-            let e = outbox_full(&format!("{MAX_OUTBOX_PROMPTS} prompts wait already"));
+            let e = outbox_full("outbox-full: 64 prompts wait already");
             self.settle(op, Outcome::Result(Err(e)));
         } else if bytes + content.text().len() > MAX_OUTBOX_BYTES {
-            let e = outbox_full(&format!("more than {MAX_OUTBOX_BYTES} bytes of prompts would wait"));
+            let e = outbox_full("outbox-full: more than 4 MiB of prompts would wait");
             self.settle(op, Outcome::Result(Err(e)));
         } else {
             let id: Rc<str> = client_id.into();
@@ -470,6 +470,6 @@ impl Session {
     }
 }
 
-fn not_failed(id: &str) -> RpcError {
-    RpcError::with_details(ErrorCode::BadRequest, format!("no failed prompt `{id}`"), Json::empty_object())
+fn not_failed(_id: &str) -> RpcError {
+    RpcError::with_details(ErrorCode::BadRequest, "no failed prompt has this id", Json::empty_object())
 }
