@@ -133,7 +133,7 @@ enum Purpose {
     },
     /// A prompt of the outbox, sent under its own id.
     Outbox {
-        id: Rc<str>,
+        id: String,
     },
     /// The tail page read to find prompts that may have been delivered.
     Lookup,
@@ -212,7 +212,7 @@ pub struct Session {
     /// The connection is established (the outbox sends only then).
     online: bool,
     /// The host client's rpcId prefix: ids starting with it are this client's.
-    client_prefix: Rc<str>,
+    client_prefix: String,
     next_client: u64,
 }
 
@@ -256,7 +256,7 @@ impl Session {
             diag: Diagnostics::default(),
             outbox: outbox::Outbox::default(),
             online: true,
-            client_prefix: "".into(),
+            client_prefix: String::new(),
             next_client: 0,
         }
     }

@@ -68,14 +68,16 @@ pub enum NodeKind {
         /// Sent while a turn ran.
         steering: bool,
         /// `source.rpcId` when the source has one: the id of the outbox prompt it replaces.
-        client_id: Option<Rc<str>>,
+        client_id: Option<String>,
     },
     /// A prompt of this client that the host's log does not show yet (the outbox's echo).
     Echo {
-        /// The content blocks, as given.
-        content: Json,
         /// `mode: 'steer'`.
         steering: bool,
+        /// The content blocks, as given.
+        content: Json,
+        /// `{kind: 'user', rpcId}`, as the host will write it.
+        source: Json,
         /// `waiting`, `sending`, `sent` or `failed`.
         delivery: &'static str,
         /// Why the host refused it, when it did.

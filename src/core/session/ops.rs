@@ -93,9 +93,7 @@ impl Session {
     /// Stops the running turn.
     pub fn cancel(&mut self) -> OpId {
         let op = self.new_op();
-        if self.prompt_error.take().is_some() {
-            self.meta_changed();
-        }
+        self.clear_prompt_error();
         self.send(Call::Cancel, Purpose::Prompt { op, which: PromptOp::Stop });
         self.flush();
         op
@@ -155,6 +153,21 @@ impl Session {
         self.flush();
     }
 
+    /// A new prompt or stop clears the last one's error.
+    pub(super) fn clear_prompt_error(&mut self) {
+        if self.prompt_error.take().is_some() {
+            self.meta_changed();
+        }
+    }
+
+    /// Operation `op` settles `cancelled`: the session object is closing (one copy for the
+    /// outbox's prompts and the in-flight operations).
+    #[inline(never)]
+    pub(super) fn settle_closed(&mut self, op: OpId) {
+        let err = RpcError::with_details(crate::core::wire::ErrorCode::Cancelled, "session closed", Json::empty_object());
+        self.settle(op, Outcome::Result(Err(err)));
+    }
+
     /// Ends the session object: every unsettled operation settles now (unary ones with a
     /// `cancelled` error), and every later result is ignored.
     pub fn close(&mut self) {
@@ -169,9 +182,7 @@ impl Session {
                 | Purpose::Verb { op, .. } => op,
                 _ => continue,
             };
-            let err =
-                RpcError::with_details(crate::core::wire::ErrorCode::Cancelled, "session closed", Json::empty_object());
-            self.settle(op, Outcome::Result(Err(err)));
+            self.settle_closed(op);
         }
         self.settle_waiting_selections();
         for op in std::mem::take(&mut self.open_waiters) {

@@ -13,6 +13,13 @@ use super::{OpId, Purpose, Session};
 use crate::core::wire::{self, ErrorCode, Json, PromptMode, RpcError, RpcResult};
 use std::rc::Rc;
 
+/// Whether `needle` occurs in `hay`: a plain window scan, not `str::contains` (its two-way
+/// searcher was 1.2 KB of wasm for these few short texts: a queue frame, a source, details).
+pub(super) fn has(hay: &str, needle: &str) -> bool {
+    let n = needle.as_bytes();
+    n.is_empty() || hay.as_bytes().windows(n.len()).any(|w| w == n)
+}
+
 /// At most this many prompts wait (not yet accepted by the host) per session.
 pub const MAX_OUTBOX_PROMPTS: usize = 64;
 /// At most this many bytes of prompt content wait per session.
@@ -51,7 +58,7 @@ impl Delivery {
 #[derive(Debug, Clone)]
 pub struct Outgoing {
     /// The envelope rpcId of every request that sends it (never changes).
-    pub id: Rc<str>,
+    pub id: String,
     /// The content blocks, as given.
     pub content: Json,
     /// Queued or steering.
@@ -100,37 +107,48 @@ impl Outbox {
     }
     /// Prompts not accepted yet (waiting, sending or failed): they keep the session resident.
     pub fn undelivered(&self) -> usize {
-        self.entries.iter().filter(|e| e.delivery != Delivery::Sent).count()
+        self.count(|d| !matches!(d, Delivery::Sent))
     }
     /// Prompts waiting to be sent.
     pub fn waiting(&self) -> usize {
-        self.entries.iter().filter(|e| e.delivery == Delivery::Waiting).count()
+        self.count(|d| matches!(d, Delivery::Waiting))
     }
     fn find(&self, id: &str) -> Option<usize> {
-        self.entries.iter().position(|e| &*e.id == id)
+        self.entries.iter().position(|e| e.id == id)
+    }
+    /// Prompts whose delivery passes `f` (one loop for every count).
+    fn count(&self, f: fn(&Delivery) -> bool) -> usize {
+        let mut n = 0;
+        for e in &self.entries {
+            n += f(&e.delivery) as usize;
+        }
+        n
     }
 }
 
 /// `source.rpcId` of a user message, when its source is an object that has one.
-pub fn source_rpc_id(source: &Json) -> Option<String> {
-    if !source.text().contains("rpcId") {
+pub fn source_rpc_id(source: &str) -> Option<String> {
+    if !has(source, "rpcId") {
         return None;
     }
-    wire::read::Obj::parse(source.text()).ok()?.opt_str("rpcId").ok()?
+    wire::read::Obj::parse(source).ok()?.opt_str("rpcId").ok()?
 }
 
-fn echo_node(id: &Rc<str>, content: &Json, mode: PromptMode, delivery: &Delivery, rev: u64) -> Rc<Node> {
+fn echo_node(id: &str, content: &Json, mode: PromptMode, delivery: &Delivery, rev: u64) -> Rc<Node> {
     let error = match delivery {
         Delivery::Failed(e) => Some(e.clone()),
         _ => None,
     };
+    // The source as the host will write it: `{kind: 'user', rpcId}`.
+    let source = wire::object_text(&[("kind", Some(r#""user""#)), ("rpcId", Some(&wire::quote(id)))]);
     Rc::new(Node {
-        id: id.to_string(),
+        id: id.into(),
         seq: -1,
         turn: None,
         kind: NodeKind::Echo {
-            content: content.clone(),
             steering: mode == PromptMode::Steer,
+            content: content.clone(),
+            source: Json::from_text(&source).unwrap_or_default(),
             delivery: delivery.as_str(),
             error,
         },
@@ -142,7 +160,7 @@ fn echo_node(id: &Rc<str>, content: &Json, mode: PromptMode, delivery: &Delivery
 fn is_transport(e: &RpcError) -> bool {
     match e.status() {
         Some(s) => s >= 500 || s == 408 || s == 429,
-        None => e.code == ErrorCode::Internal && e.details.text().contains(r#""transport":true"#),
+        None => e.code == ErrorCode::Internal && has(e.details.text(), r#""transport":true"#),
     }
 }
 
@@ -168,20 +186,25 @@ impl Session {
     /// (the host client mints it, unique per client instance).
     pub fn prompt_as(&mut self, content: Json, mode: PromptMode, client_id: String) -> OpId {
         let op = self.new_op();
-        if self.prompt_error.take().is_some() {
-            self.meta_changed();
+        self.clear_prompt_error();
+        let (mut waiting, mut bytes) = (0, 0);
+        for e in &self.outbox.entries {
+            if !matches!(e.delivery, Delivery::Sent) {
+                waiting += 1;
+                bytes += e.content.text().len();
+            }
         }
-        let waiting: Vec<&Outgoing> =
-            self.outbox.entries.iter().filter(|e| e.delivery != Delivery::Sent).collect();
-        let bytes: usize = waiting.iter().map(|e| e.content.text().len()).sum();
-        if waiting.len() >= MAX_OUTBOX_PROMPTS {
-            let e = outbox_full("outbox-full: 64 prompts wait already");
-            self.settle(op, Outcome::Result(Err(e)));
+        let full = if waiting >= MAX_OUTBOX_PROMPTS {
+            Some("outbox-full: 64 prompts wait already")
         } else if bytes + content.text().len() > MAX_OUTBOX_BYTES {
-            let e = outbox_full("outbox-full: more than 4 MiB of prompts would wait");
-            self.settle(op, Outcome::Result(Err(e)));
+            Some("outbox-full: more than 4 MiB of prompts would wait")
         } else {
-            let id: Rc<str> = client_id.into();
+            None
+        };
+        if let Some(what) = full {
+            self.settle(op, Outcome::Result(Err(outbox_full(what))));
+        } else {
+            let id = client_id;
             let rev = self.stamps.next();
             let node = echo_node(&id, &content, mode, &Delivery::Waiting, rev);
             let entry =
@@ -193,24 +216,26 @@ impl Session {
         op
     }
 
-    /// Sends a failed prompt again (same id). `None`: no failed prompt has this id.
+    /// Sends a failed prompt again (same id); it settles when the host accepts or refuses it.
+    /// An error at once when no failed prompt has this id.
     pub fn retry_prompt(&mut self, id: &str) -> OpId {
+        self.failed_prompt(id, true)
+    }
+
+    /// Drops a failed prompt from the outbox (its echo goes). An error when no failed prompt
+    /// has this id.
+    pub fn discard_prompt(&mut self, id: &str) -> OpId {
+        self.failed_prompt(id, false)
+    }
+
+    /// Retry (`retry`) or discard a failed prompt: one body for both (one copy in the wasm).
+    pub fn failed_prompt(&mut self, id: &str, retry: bool) -> OpId {
         let op = self.new_op();
         match self.outbox.find(id).filter(|i| matches!(self.outbox.entries[*i].delivery, Delivery::Failed(_))) {
-            Some(i) => {
+            Some(i) if retry => {
                 self.outbox.entries[i].op = Some(op);
                 self.set_delivery(i, Delivery::Waiting);
             }
-            None => self.settle(op, Outcome::Result(Err(not_failed(id)))),
-        }
-        self.flush();
-        op
-    }
-
-    /// Drops a failed prompt from the outbox (its echo goes).
-    pub fn discard_prompt(&mut self, id: &str) -> OpId {
-        let op = self.new_op();
-        match self.outbox.find(id).filter(|i| matches!(self.outbox.entries[*i].delivery, Delivery::Failed(_))) {
             Some(i) => {
                 self.outbox.entries.remove(i);
                 self.outbox_changed();
@@ -246,15 +271,19 @@ impl Session {
         if self.outbox.is_empty() {
             return std::borrow::Cow::Borrowed(self.nodes());
         }
-        let queue = self.queue.as_ref().map(|q| q.text());
         let mut all = self.nodes().to_vec();
         for e in &self.outbox.entries {
-            if queue.is_some_and(|q| q.contains(&*wire::quote(&e.id))) {
+            if self.in_queue(&e.id) {
                 continue;
             }
             all.push(Rc::clone(&e.node));
         }
         std::borrow::Cow::Owned(all)
+    }
+
+    /// Whether the host's queue frame holds the prompt `id` (its rpcId as a string in it).
+    fn in_queue(&self, id: &str) -> bool {
+        self.queue.as_ref().is_some_and(|q| has(q.text(), &wire::quote(id)))
     }
 
     /// Changes whenever `shown_nodes` does (export cache key).
@@ -264,7 +293,7 @@ impl Session {
 
     /// Whether an rpcId is one this client minted (a host node then carries it as `clientId`).
     pub fn is_mine(&self, rpc_id: &str) -> bool {
-        !self.client_prefix.is_empty() && rpc_id.starts_with(&*self.client_prefix)
+        !self.client_prefix.is_empty() && rpc_id.starts_with(&self.client_prefix)
     }
 
     /// The host client's rpcId prefix (empty: none set).
@@ -285,20 +314,33 @@ impl Session {
     /// The queue frame changed: an echo may hide or show again.
     pub(super) fn outbox_queue_changed(&mut self) {
         if !self.outbox.is_empty() {
-            let queue = self.queue.clone();
-            for i in 0..self.outbox.entries.len() {
-                let e = &self.outbox.entries[i];
-                let queued = queue.as_ref().is_some_and(|q| q.text().contains(&*wire::quote(&e.id)));
-                if queued && matches!(e.delivery, Delivery::Waiting | Delivery::Sending) && e.unsure {
-                    // The host holds it: delivered.
+            self.found_delivered(&[], false);
+            self.outbox_changed();
+        }
+    }
+
+    /// Prompts that may have reached the host (`unsure`) and that it holds (its queue frame
+    /// shows their id, or `found`, the ids its log shows) are delivered: a waiting one is
+    /// accepted, one in flight waits for its answer. One loop for the queue frame (`lookup`
+    /// false: waiting or sending prompts) and the look-up's page (`lookup`: waiting prompts,
+    /// and every one of them is sure afterwards, found or not).
+    fn found_delivered(&mut self, found: &[String], lookup: bool) {
+        let mut i = 0;
+        while let Some(e) = self.outbox.entries.get(i) {
+            let waiting = matches!(e.delivery, Delivery::Waiting);
+            if e.unsure && (waiting || (!lookup && matches!(e.delivery, Delivery::Sending))) {
+                let held = self.in_queue(&e.id) || found.contains(&e.id);
+                if held || lookup {
                     self.outbox.entries[i].unsure = false;
+                }
+                if held {
                     self.outbox.deduplicated += 1;
-                    if self.outbox.entries[i].delivery == Delivery::Waiting {
+                    if waiting {
                         self.accepted(i, Ok(accepted()));
                     }
                 }
             }
-            self.outbox_changed();
+            i += 1;
         }
     }
 
@@ -317,9 +359,8 @@ impl Session {
             self.settle(op, Outcome::Result(value));
         }
         // Accepted prompts whose event never comes (a cold session's) are not kept forever.
-        let sent = self.outbox.entries.iter().filter(|e| e.delivery == Delivery::Sent).count();
-        if sent > MAX_SENT_KEPT {
-            if let Some(j) = self.outbox.entries.iter().position(|e| e.delivery == Delivery::Sent) {
+        if self.outbox.count(|d| matches!(d, Delivery::Sent)) > MAX_SENT_KEPT {
+            if let Some(j) = self.outbox.entries.iter().position(|e| matches!(e.delivery, Delivery::Sent)) {
                 self.outbox.entries.remove(j);
             }
         }
@@ -343,15 +384,12 @@ impl Session {
         if self.outbox.is_empty() {
             return;
         }
-        let ids: Vec<String> = self
-            .fold
-            .nodes
-            .iter()
-            .filter_map(|n| match &n.kind {
-                NodeKind::User { client_id: Some(id), .. } => Some(id.to_string()),
-                _ => None,
-            })
-            .collect();
+        let mut ids: Vec<String> = Vec::new();
+        for n in &self.fold.nodes {
+            if let NodeKind::User { client_id: Some(id), .. } = &n.kind {
+                ids.push(id.clone());
+            }
+        }
         for id in ids {
             self.landed(&id);
         }
@@ -367,18 +405,18 @@ impl Session {
         if busy {
             return;
         }
-        if self.outbox.entries.iter().any(|e| e.unsure && e.delivery == Delivery::Waiting) {
+        let Some(i) = self.outbox.entries.iter().position(|e| matches!(e.delivery, Delivery::Waiting)) else { return };
+        if self.outbox.entries.iter().any(|e| e.unsure && matches!(e.delivery, Delivery::Waiting)) {
             self.send(Call::History { before_seq: None, max_messages: None }, Purpose::Lookup);
             return;
         }
-        let Some(i) = self.outbox.entries.iter().position(|e| e.delivery == Delivery::Waiting) else { return };
         let e = &mut self.outbox.entries[i];
         e.attempts += 1;
         if e.attempts > 1 {
             self.outbox.resent += 1;
         }
-        let call = Call::Prompt { mode: e.mode, content: e.content.clone(), rpc_id: Some(e.id.to_string()) };
-        let id = Rc::clone(&e.id);
+        let call = Call::Prompt { mode: e.mode, content: e.content.clone(), rpc_id: Some(e.id.clone()) };
+        let id = e.id.clone();
         self.send(call, Purpose::Outbox { id });
         self.set_delivery(i, Delivery::Sending);
     }
@@ -387,7 +425,7 @@ impl Session {
     pub(super) fn on_outbox_answer(&mut self, id: &str, result: RpcResult<Json>) {
         let checked = self.checked(wire::SESSION_PROMPT, result);
         let Some(i) = self.outbox.find(id) else { return };
-        if self.outbox.entries[i].delivery != Delivery::Sending {
+        if !matches!(self.outbox.entries[i].delivery, Delivery::Sending) {
             return;
         }
         match checked {
@@ -419,29 +457,18 @@ impl Session {
                 self.outbox.retry.succeeded();
                 let mut found: Vec<String> = Vec::new();
                 for ev in page.events.iter() {
-                    if let Some(
-                        crate::core::wire::EventBody::UserMessage(m)
-                        | crate::core::wire::EventBody::SteeringMessage(m),
-                    ) = agent_session_onepass::event_body(ev)
-                    {
-                        found.extend(source_rpc_id(&m.source));
-                    }
-                }
-                let queue = self.queue.clone();
-                for i in 0..self.outbox.entries.len() {
-                    let e = &self.outbox.entries[i];
-                    if !(e.unsure && e.delivery == Delivery::Waiting) {
+                    // A message's `data.source.rpcId`, read from the data's text (no typed
+                    // event body: its reader and drop code for every kind were 0.4 KB here).
+                    let crate::core::wire::EventData::Text(data) = &ev.data else { continue };
+                    if !matches!(ev.kind.as_str(), "user/message" | "steering/message") {
                         continue;
                     }
-                    let queued = queue.as_ref().is_some_and(|q| q.text().contains(&*wire::quote(&e.id)));
-                    if found.iter().any(|f| **f == *e.id) || queued {
-                        self.outbox.deduplicated += 1;
-                        self.outbox.entries[i].unsure = false;
-                        self.accepted(i, Ok(accepted()));
-                    } else {
-                        self.outbox.entries[i].unsure = false;
+                    let source = wire::read::Obj::parse(data.text()).ok().and_then(|o| o.raw("source"));
+                    if let Some(id) = source.and_then(|s| source_rpc_id(s.get())) {
+                        found.push(id);
                     }
                 }
+                self.found_delivered(&found, true);
             }
             Err(_) => self.hold_outbox(),
         }
@@ -462,8 +489,7 @@ impl Session {
     pub(super) fn close_outbox(&mut self) {
         for e in std::mem::take(&mut self.outbox.entries) {
             if let Some(op) = e.op {
-                let err = RpcError::with_details(ErrorCode::Cancelled, "session closed", Json::empty_object());
-                self.settle(op, Outcome::Result(Err(err)));
+                self.settle_closed(op);
             }
         }
         self.outbox_changed();

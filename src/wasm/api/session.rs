@@ -89,13 +89,13 @@ impl JsSession {
     /// Sends a `failed` prompt of the outbox again, under the same id.
     pub fn retry(&self, client_id: JsValue) -> Result<Promise, JsValue> {
         let id = client_id.as_string().ok_or_else(|| js::bad_argument("id must be a string"))?;
-        self.op(SessionOp::RetryPrompt(id))
+        self.op(SessionOp::FailedPrompt { id, retry: true })
     }
 
     /// Drops a `failed` prompt of the outbox (its echo goes).
     pub fn discard(&self, client_id: JsValue) -> Result<Promise, JsValue> {
         let id = client_id.as_string().ok_or_else(|| js::bad_argument("id must be a string"))?;
-        self.op(SessionOp::DiscardPrompt(id))
+        self.op(SessionOp::FailedPrompt { id, retry: false })
     }
 
     pub fn cancel(&self) -> Result<Promise, JsValue> {

@@ -79,25 +79,13 @@ impl serde::Serialize for NodeView<'_> {
         m.serialize_entry("turn", &n.turn)?;
         match &n.kind {
             NodeKind::User { content, source, client_id, .. } => {
-                m.serialize_entry("content", content)?;
-                m.serialize_entry("source", source)?;
                 // The id of the echo it replaced: `clientId ?? id` is the node's stable key.
-                if let Some(id) = client_id.as_deref().filter(|id| !self.1.is_empty() && id.starts_with(self.1)) {
-                    m.serialize_entry("clientId", id)?;
-                }
+                let mine = client_id.as_ref().filter(|id| !self.1.is_empty() && id.starts_with(self.1));
+                said(&mut m, content, source, mine, None)?;
             }
-            NodeKind::Context { content, source } => {
-                m.serialize_entry("content", content)?;
-                m.serialize_entry("source", source)?;
-            }
-            NodeKind::Echo { content, delivery, error, .. } => {
-                m.serialize_entry("content", content)?;
-                m.serialize_entry("source", &EchoSource(&n.id))?;
-                m.serialize_entry("clientId", &n.id)?;
-                m.serialize_entry("delivery", delivery)?;
-                if let Some(e) = error {
-                    m.serialize_entry("error", e)?;
-                }
+            NodeKind::Context { content, source } => said(&mut m, content, source, None, None)?,
+            NodeKind::Echo { content, source, delivery, error, .. } => {
+                said(&mut m, content, source, Some(&n.id), Some((delivery, error)))?
             }
             NodeKind::Assistant { step, content, provenance } => {
                 m.serialize_entry("step", step)?;
@@ -132,17 +120,26 @@ impl serde::Serialize for NodeView<'_> {
     }
 }
 
-/// An echo's source, as the host will write it: `{kind: 'user', rpcId}`.
-struct EchoSource<'a>(&'a str);
-
-impl serde::Serialize for EchoSource<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut m = s.serialize_map(Some(2))?;
-        m.serialize_entry("kind", "user")?;
-        m.serialize_entry("rpcId", self.0)?;
-        m.end()
+/// The members of a message node (user, steering, context, echo): one copy for all of them.
+fn said<M: serde::ser::SerializeMap>(
+    m: &mut M,
+    content: &Json,
+    source: &Json,
+    client_id: Option<&String>,
+    echo: Option<(&'static str, &Option<RpcError>)>,
+) -> Result<(), M::Error> {
+    m.serialize_entry("content", content)?;
+    m.serialize_entry("source", source)?;
+    if let Some(id) = client_id {
+        m.serialize_entry("clientId", id)?;
     }
+    if let Some((delivery, error)) = echo {
+        m.serialize_entry("delivery", delivery)?;
+        if let Some(error) = error {
+            m.serialize_entry("error", error)?;
+        }
+    }
+    Ok(())
 }
 
 /// Nodes per JSON text of [`nodes_js`].

@@ -44,7 +44,7 @@ fn a_prompt_shows_at_once_as_sending_then_sent_then_is_replaced_by_the_hosts_nod
     d.live(mine(1, "hi", "c1-7"));
     assert!(echoes(&d).is_empty(), "the host's node replaced the echo");
     let last = d.s.shown_nodes().last().cloned().expect("a node");
-    assert!(matches!(&last.kind, NodeKind::User { client_id: Some(c), .. } if &**c == "c1-7"));
+    assert!(matches!(&last.kind, NodeKind::User { client_id: Some(c), .. } if c == "c1-7"));
     assert!(d.s.is_mine("c1-7") && !d.s.is_mine("c2-7"));
 }
 
