@@ -592,7 +592,12 @@ impl World {
         let queued: usize = self
             .sims
             .iter()
-            .map(|s| s.prompts.iter().filter(|(id, _)| s.host.holds_prompt(id) && !s.host.logged_prompts().any(|l| l == *id)).count())
+            .map(|s| {
+                s.prompts
+                    .iter()
+                    .filter(|(id, _)| s.host.holds_prompt(id) && !s.host.logged_prompts().any(|l| l == *id))
+                    .count()
+            })
             .sum();
         (flying as u64, queued as u64)
     }

@@ -164,7 +164,8 @@ impl Session {
     /// outbox's prompts and the in-flight operations).
     #[inline(never)]
     pub(super) fn settle_closed(&mut self, op: OpId) {
-        let err = RpcError::with_details(crate::core::wire::ErrorCode::Cancelled, "session closed", Json::empty_object());
+        let err =
+            RpcError::with_details(crate::core::wire::ErrorCode::Cancelled, "session closed", Json::empty_object());
         self.settle(op, Outcome::Result(Err(err)));
     }
 

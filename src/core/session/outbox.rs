@@ -207,8 +207,16 @@ impl Session {
             let id = client_id;
             let rev = self.stamps.next();
             let node = echo_node(&id, &content, mode, &Delivery::Waiting, rev);
-            let entry =
-                Outgoing { id, content, mode, delivery: Delivery::Waiting, unsure: false, attempts: 0, op: Some(op), node };
+            let entry = Outgoing {
+                id,
+                content,
+                mode,
+                delivery: Delivery::Waiting,
+                unsure: false,
+                attempts: 0,
+                op: Some(op),
+                node,
+            };
             self.outbox.entries.push(entry);
             self.outbox_changed();
         }

@@ -134,7 +134,9 @@ impl HostClient {
                     SessionOp::Prompt { content, mode } => {
                         (s.prompt_as(content, mode, minted.unwrap_or_default()), Waits::Result)
                     }
-                    SessionOp::FailedPrompt { id: client_id, retry } => (s.failed_prompt(&client_id, retry), Waits::Result),
+                    SessionOp::FailedPrompt { id: client_id, retry } => {
+                        (s.failed_prompt(&client_id, retry), Waits::Result)
+                    }
                     SessionOp::Cancel => (s.cancel(), Waits::Result),
                     SessionOp::SetPlanMode(active) => (s.set_plan_mode(active), Waits::Result),
                     SessionOp::Respond { key, result } => (s.respond(&key, result), Waits::Receipt),

@@ -149,7 +149,8 @@ fn a_prompt_the_hosts_queue_holds_is_shown_by_the_queue_not_twice() {
     let (req, _) = take_prompt(&mut d);
     d.answer(req, json!({"accepted": true}));
     assert_eq!(echoes(&d).len(), 1);
-    let items = Json::from(json!([{"id": "q1", "message": {"content": [], "source": {"kind": "user", "rpcId": "c-1"}}}]));
+    let items =
+        Json::from(json!([{"id": "q1", "message": {"content": [], "source": {"kind": "user", "rpcId": "c-1"}}}]));
     d.frame(frame(Frame::Queue(QueueFrame { session_id: SID.into(), items })));
     assert!(echoes(&d).is_empty(), "the queue item shows it");
 }
