@@ -70,6 +70,9 @@ pub struct Outgoing {
     pub unsure: bool,
     /// Requests sent for it.
     pub attempts: u32,
+    /// The host's queue frame has shown it: once accepted and out of the queue again, the host
+    /// decides what shows it (its log's message, or nothing when it was removed from the queue).
+    pub queued: bool,
     /// The promise waiting for its fate.
     op: Option<OpId>,
     /// Its echo node (rebuilt when it changes).
@@ -214,6 +217,7 @@ impl Session {
                 delivery: Delivery::Waiting,
                 unsure: false,
                 attempts: 0,
+                queued: false,
                 op: Some(op),
                 node,
             };
@@ -336,8 +340,20 @@ impl Session {
         let mut i = 0;
         while let Some(e) = self.outbox.entries.get(i) {
             let waiting = matches!(e.delivery, Delivery::Waiting);
+            let queued = self.in_queue(&e.id);
+            if !lookup && !queued && e.queued && matches!(e.delivery, Delivery::Sent) {
+                // Accepted, queued, and out of the queue again: its message is in the log (it
+                // lands) or it was removed from the queue; either way no echo (its promise
+                // settled when it was accepted).
+                self.outbox.entries.remove(i);
+                continue;
+            }
+            if !lookup && queued {
+                self.outbox.entries[i].queued = true;
+            }
+            let e = &self.outbox.entries[i];
             if e.unsure && (waiting || (!lookup && matches!(e.delivery, Delivery::Sending))) {
-                let held = self.in_queue(&e.id) || found.contains(&e.id);
+                let held = queued || found.contains(&e.id);
                 if held || lookup {
                     self.outbox.entries[i].unsure = false;
                 }

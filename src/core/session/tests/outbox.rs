@@ -154,3 +154,20 @@ fn a_prompt_the_hosts_queue_holds_is_shown_by_the_queue_not_twice() {
     d.frame(frame(Frame::Queue(QueueFrame { session_id: SID.into(), items })));
     assert!(echoes(&d).is_empty(), "the queue item shows it");
 }
+
+#[test]
+fn an_accepted_prompt_removed_from_the_hosts_queue_does_not_come_back_as_an_echo() {
+    use crate::core::wire::{Frame, QueueFrame};
+    let mut d = Driver::opened(&[user(0, "a")], Value::Null);
+    d.s.prompt_as(text("later"), PromptMode::Queue, "c-1".into());
+    let (req, _) = take_prompt(&mut d);
+    d.answer(req, json!({"accepted": true}));
+    let items =
+        Json::from(json!([{"id": "q1", "message": {"content": [], "source": {"kind": "user", "rpcId": "c-1"}}}]));
+    d.frame(frame(Frame::Queue(QueueFrame { session_id: SID.into(), items })));
+    assert!(echoes(&d).is_empty(), "the queue item shows it");
+    // Removed from the queue (`updateQueue` remove): the host shows it nowhere, nor does the echo.
+    d.frame(frame(Frame::Queue(QueueFrame { session_id: SID.into(), items: Json::from(json!([])) })));
+    assert!(echoes(&d).is_empty(), "{:?}", echoes(&d));
+    assert!(d.s.outbox().is_empty());
+}
