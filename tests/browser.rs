@@ -417,7 +417,10 @@ async fn listeners_are_batched_per_microtask_and_may_reenter() {
     let frames_before = get(&call(&host, "diagnostics", &[]), "frames").as_f64().unwrap();
     prompt_turn(&s, "a burst of words to stream out as many chunks").await;
     let frames = get(&call(&host, "diagnostics", &[]), "frames").as_f64().unwrap() - frames_before;
-    assert!(((calls.get() - before) as f64) <= frames, "no more notifications than frames");
+    // The prompt's echo notifies twice with no frame of its own (shown at once; accepted by
+    // the host's answer); every other notification batches frames.
+    let notified = (calls.get() - before) as f64;
+    assert!(notified <= frames + 2.0, "no more notifications than frames (+2 for the echo): {notified} for {frames}");
     unsub.unchecked_ref::<Function>().call0(&JsValue::UNDEFINED).unwrap();
     let n = calls.get();
     call(&s, "resync", &[]);
