@@ -93,20 +93,30 @@ describe('live session list in two browser contexts', () => {
     assert.equal(listCalls.b, 1, `B asked session.list ${listCalls.b} times`)
   })
 
-  it('errors of a failed send and create clear when the host comes back', async () => {
+  it('a prompt made while the host is down waits as its echo and lands once; a failed create clears when the host comes back', async () => {
     await killHost(host, 'SIGKILL')
     await a.waitForSelector('[data-testid="connection-banner"][data-state="reconnecting"]')
     await a.getByTestId('composer-input').fill('Are you there?')
     await a.getByTestId('send').click()
-    const composerError = a.getByTestId('composer-error')
-    await composerError.waitFor()
-    assert.match(await composerError.innerText(), /not reachable/)
-    assert.doesNotMatch(await composerError.innerText(), /TypeError|Failed to fetch/, 'a sentence, not a raw error')
+    // The outbox holds it: its echo shows at once, waiting for the connection, and no error.
+    const echo = a.locator('[data-testid="msg-user"].echo', { hasText: 'Are you there?' })
+    await echo.waitFor()
+    assert.match(await echo.innerText(), /Waiting for the connection/)
+    assert.equal(await a.getByTestId('composer-error').count(), 0, 'a prompt made offline waits: no error')
     await a.getByTestId('new-session').click()
     await a.getByTestId('create-error').waitFor()
     host = await startHostOn(host.url, { db, staticDir: DIST, chunkDelayMs: 30, faults: true })
     await a.waitForSelector('[data-testid="connection-banner"]', { state: 'detached', timeout: 30_000 })
-    await composerError.waitFor({ state: 'detached' })
+    // Sent once it is back: the host's node replaces the echo, with no duplicate.
+    await a.waitForFunction(
+      () => {
+        const rows = [...document.querySelectorAll('[data-testid="msg-user"]')].filter((r) => r.textContent.includes('Are you there?'))
+        return rows.length === 1 && !rows[0].classList.contains('echo')
+      },
+      null,
+      { timeout: 30_000 },
+    )
+    assert.equal(await a.getByTestId('composer-error').count(), 0)
     await a.getByTestId('create-error').waitFor({ state: 'detached' })
     // The reconnected B re-seeds: the title survived the restart (stored by the host).
     await b.waitForSelector('[data-testid="connection-banner"]', { state: 'detached', timeout: 30_000 })

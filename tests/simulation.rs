@@ -85,6 +85,29 @@ fn random_schedules() {
         total.steps,
         started.elapsed()
     );
+    let p = &total.prompts;
+    println!(
+        "simulation prompts: {} schedules, {} prompts ({} made offline); drops met: {} requests lost before the host, \
+         {} answers lost after it, {} accepted-not-logged at a disconnect, {} in flight at a restart, {} at a lossy \
+         restart; {} landed once, {} failed with the host's reason, {} lost with the log by a lossy restart; \
+         {} resent, {} found by look-up; duplicates {}, lost {}",
+        total.schedules,
+        p.made,
+        p.made_offline,
+        p.lost_before_host,
+        p.answer_lost,
+        p.accepted_not_logged_at_drop,
+        p.at_restart,
+        p.at_lossy_restart,
+        p.landed,
+        p.failed,
+        p.lost_by_the_host,
+        p.resent,
+        p.deduplicated,
+        p.duplicates,
+        p.lost
+    );
+    assert_eq!((p.duplicates, p.lost), (0, 0));
     assert_eq!(total.schedules, n);
     if std::env::var("SIM_SCHEDULES").is_err() {
         assert!(total.schedules >= 10_000, "the default run covers at least 10,000 schedules");

@@ -194,7 +194,24 @@ export interface AttachmentRef {
 
 export type NodeBase = { readonly id: string; readonly seq: number; readonly turn: number | null }
 
-export type UserNode = NodeBase & { readonly type: 'user' | 'steering'; readonly content: unknown; readonly source: unknown }
+/**
+ * A user message. From the host's log, or (`delivery` present) the echo of a prompt this client
+ * made that the log does not show yet. Key rows by `node.clientId ?? node.id`: the host's node
+ * that replaces an echo carries the echo's id as `clientId`, so the swap re-mounts nothing.
+ */
+export type UserNode = NodeBase & {
+  readonly type: 'user' | 'steering'
+  readonly content: unknown
+  readonly source: unknown
+  /** The prompt's client-minted id (its envelope rpcId): on an echo, and on the host's node of a prompt of this client. */
+  readonly clientId?: string
+  /** Echoes only (`seq: -1`): where the prompt stands. */
+  readonly delivery?: PromptDelivery
+  /** Echoes only, `delivery: 'failed'`: why the host refused it. */
+  readonly error?: RpcError
+}
+/** `waiting` (connection down, or its fate being looked up) → `sending` → `sent` (the host accepted it); `failed`: the host refused it (`retry`/`discard`). */
+export type PromptDelivery = 'waiting' | 'sending' | 'sent' | 'failed'
 export type ContextNode = NodeBase & { readonly type: 'context'; readonly content: unknown; readonly source: unknown }
 export type AssistantNode = NodeBase & {
   readonly type: 'assistant'
@@ -431,6 +448,12 @@ export interface SessionDiagnostics {
   readonly inFlight: number
   /** Bumps on every open/resync (a window rebuild). */
   readonly openGeneration: number
+  /** Prompts of the outbox waiting to be sent. */
+  readonly promptsWaiting: number
+  /** Prompts sent again after a request that got no answer (the host's tail did not show them). */
+  readonly promptsResent: number
+  /** Prompts whose unanswered request the look-up found delivered (not sent again). */
+  readonly promptsDeduplicated: number
 }
 
 export class Session {
@@ -442,7 +465,18 @@ export class Session {
   resync(): void
   /** One in flight at a time. */
   loadOlder(): Promise<void>
+  /**
+   * Shows the prompt at once (an echo in `nodes`) and sends it when the connection allows, under
+   * its own id. Resolves when its fate is known: accepted by the host (its answer, or found in the
+   * host's log or queue after an unanswered request), refused (`ok:false`, the echo stays `failed`),
+   * or refused locally (`bad-request`, `details.reason: 'outbox-full'`). Never resolves `ok:false`
+   * for a transport failure: the prompt waits and is sent again.
+   */
   prompt(content: (PromptPart | ContentBlock)[], mode?: 'queue' | 'steer'): Promise<RpcResult<{ accepted: true }>>
+  /** Sends a `failed` prompt (by its `clientId`) again; resolves as `prompt` does. */
+  retry(clientId: string): Promise<RpcResult<{ accepted: true }>>
+  /** Drops a `failed` prompt (its echo goes); `ok:false` when no failed prompt has the id. */
+  discard(clientId: string): Promise<RpcResult<null>>
   /** Today's upstream host: runs a slash-command line (`'/plan'`, `'/feedback great'`). */
   command(line: string): Promise<RpcResult<CommandOutcome>>
   /** Today's upstream host: renames the session; resolves with the title as the host normalized it. */

@@ -9,7 +9,7 @@
 use super::rng::Rng;
 use agent_session::core::session::Call;
 use agent_session::core::wire::{
-    plan_value, HistoryItem, HistoryValue, PlanModeState, RpcError, RpcResult, SessionEvent,
+    plan_value, ErrorCode, HistoryItem, HistoryValue, PlanModeState, RpcError, RpcResult, SessionEvent,
 };
 use serde_json::{json, Value};
 use std::collections::VecDeque;
@@ -56,7 +56,14 @@ pub struct ModelHost {
     /// Remaining events of the running turn.
     turn: Option<VecDeque<(String, Value)>>,
     turn_no: u64,
-    queue: VecDeque<Vec<Value>>,
+    /// Prompts accepted and not yet begun: (envelope rpcId, content). Kept across a restart
+    /// (an accepted prompt is durable, as an acknowledged event is).
+    queue: VecDeque<(Option<String>, Vec<Value>)>,
+    /// Idempotent by rpcId (as the reference host): a prompt whose rpcId the log or the queue
+    /// holds is answered `accepted` and changes nothing. `SIM_NO_DEDUP=1` turns it off.
+    pub idempotent: bool,
+    /// Prompts refused (a business error), by rpcId.
+    pub refused: Vec<String>,
     uniq: u64,
     clock: f64,
     /// Scripted scenarios: fixed page size (`None`: random).
@@ -81,6 +88,8 @@ impl ModelHost {
             turn: None,
             turn_no: 0,
             queue: VecDeque::new(),
+            idempotent: std::env::var("SIM_NO_DEDUP").is_err(),
+            refused: Vec::new(),
             uniq: 0,
             clock: 1.7e12,
             page_size: None,
@@ -182,9 +191,19 @@ impl ModelHost {
                 meta.plan_answer = Some((v, self.as_of()));
                 Ok(plan_value(v))
             }
-            Call::Prompt { content, .. } => {
-                self.queue.push_back(serde_json::from_str(content.text()).unwrap_or_default());
-                Ok(json!({ "accepted": true }))
+            Call::Prompt { content, rpc_id, .. } => {
+                let known = rpc_id.as_ref().is_some_and(|id| self.holds_prompt(id));
+                if self.idempotent && known {
+                    Ok(json!({ "accepted": true }))
+                } else if rpc_id.is_some() && rng.chance(0.04) {
+                    // A business refusal: the client shows it `failed` with this reason.
+                    self.refused.extend(rpc_id.clone());
+                    Err(RpcError::new(ErrorCode::AgentBusy, "the model host refuses this one", json!({})))
+                } else {
+                    let content = serde_json::from_str(content.text()).unwrap_or_default();
+                    self.queue.push_back((rpc_id.clone(), content));
+                    Ok(json!({ "accepted": true }))
+                }
             }
             Call::Cancel => {
                 if let Some(t) = &mut self.turn {
@@ -202,6 +221,16 @@ impl ModelHost {
             _ => Err(RpcError::bad_request("not modelled", vec![])),
         };
         (result, meta)
+    }
+
+    /// Whether the log or the queue holds a prompt sent under `rpc_id`.
+    pub fn holds_prompt(&self, rpc_id: &str) -> bool {
+        self.queue.iter().any(|(id, _)| id.as_deref() == Some(rpc_id)) || self.logged_prompts().any(|id| id == rpc_id)
+    }
+
+    /// The rpcIds of the prompts in the log, in log order.
+    pub fn logged_prompts(&self) -> impl Iterator<Item = String> + '_ {
+        prompts_of(&self.log)
     }
 
     /// A history page: the tail (`before_seq = None`) or the page ending at `before - 1`.
@@ -234,7 +263,7 @@ impl ModelHost {
             }
             return vec![self.append(&kind, data, rng)];
         }
-        let Some(content) = self.queue.pop_front() else { return Vec::new() };
+        let Some((rpc_id, content)) = self.queue.pop_front() else { return Vec::new() };
         self.turn_no += 1;
         let turn = self.turn_no;
         let mut out = vec![self.append("turn/start", json!({ "turn": turn, "trigger": "user" }), rng)];
@@ -247,7 +276,11 @@ impl ModelHost {
                 }
             }
         }
-        out.push(self.append("user/message", json!({ "content": content, "source": "user" }), rng));
+        let source = match rpc_id {
+            Some(id) => json!({ "kind": "user", "rpcId": id }),
+            None => json!("user"),
+        };
+        out.push(self.append("user/message", json!({ "content": content, "source": source }), rng));
         let mut script = VecDeque::new();
         for step in 1..=rng.range(1, 2) as u64 {
             script.push_back(("step/start".to_string(), json!({ "turn": turn, "step": step })));
@@ -286,11 +319,10 @@ impl ModelHost {
     }
 
     /// A host restart. The running turn is aborted (its `turn/end` logged by the new
-    /// process) and queued prompts are gone. With `keep = Some(n)` the host lost its log
+    /// process); accepted prompts stay queued. With `keep = Some(n)` the host lost its log
     /// past `n` events: a new epoch whose seqs restart at `n`. The committed mode is what
     /// the surviving log says; a pending selection may be lost.
     pub fn restart(&mut self, keep: Option<usize>, rng: &mut Rng) -> Vec<SessionEvent> {
-        self.queue.clear();
         let aborted = self.turn.take().is_some();
         if let Some(keep) = keep {
             if keep < self.log.len() {
@@ -326,4 +358,11 @@ impl ModelHost {
     pub fn transport_error(msg: &str) -> RpcResult<Value> {
         Err(transport(msg))
     }
+}
+
+/// The rpcIds of the prompts of a log, in order.
+pub fn prompts_of(log: &[SessionEvent]) -> impl Iterator<Item = String> + '_ {
+    log.iter()
+        .filter(|e| e.kind == "user/message")
+        .filter_map(|e| e.data_value()["source"]["rpcId"].as_str().map(str::to_string))
 }

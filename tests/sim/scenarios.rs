@@ -101,6 +101,20 @@ impl Script for World {
 }
 
 /// A whole prompt turn on the host: prompt sent, accepted, and its events logged.
+/// Another client's prompt runs a whole turn on the host (the client under test is away: its
+/// own prompts would wait in its outbox).
+fn host_turn(w: &mut World) {
+    let mut rng = super::rng::Rng::new(7);
+    let content = agent_session::core::wire::Json::from_text("[]").unwrap();
+    let call = Call::Prompt { mode: agent_session::core::wire::PromptMode::Queue, content, rpc_id: None };
+    let _ = w.host_mut().process(&call, &mut rng);
+    while {
+        w.host_advance();
+        w.check();
+        !w.host().idle()
+    } {}
+}
+
 fn run_turn(w: &mut World) {
     w.act(|w| w.ui_prompt()).process(prompt).deliver(prompt);
     while {
@@ -254,7 +268,7 @@ fn host_restart_that_kept_its_log_resumes_without_duplicates() {
     w.act(|w| w.restart_host(None));
     w.act(|w| w.reconnect()).all_frames();
     // Live frames of the new connection arrive before the generation is established.
-    run_turn(&mut w);
+    host_turn(&mut w);
     w.frames(2).act(|w| w.establish());
     w.quiesce_and_check();
     let seqs: Vec<u64> = w.session().window().iter().map(|e| e.seq).collect();
@@ -275,6 +289,7 @@ fn a_reconnect_that_lands_on_a_host_that_moved_on() {
         &Call::Prompt {
             mode: agent_session::core::wire::PromptMode::Queue,
             content: agent_session::core::wire::Json::from_text("[]").unwrap(),
+            rpc_id: None,
         },
         &mut rng,
     );
@@ -395,7 +410,7 @@ fn a_warm_unwatched_session_misses_a_generation_and_resyncs_when_watched_again()
     w.all_frames();
     w.act(|w| w.ui_watch(false));
     w.act(|w| w.disconnect(0.0));
-    run_turn(&mut w); // the host moves on while the client is away
+    host_turn(&mut w); // the host moves on while the client is away
     w.act(|w| w.reconnect()).all_frames().act(|w| w.establish());
     assert!(
         w.net.requests.iter().all(|r| !r.call().is_some_and(history_tail)),

@@ -30,6 +30,8 @@ pub struct Stats {
     pub releases: u64,
     /// Deliveries that met a body begun in pieces.
     pub pieces: u64,
+    /// What happened to the prompts made.
+    pub prompts: super::world::PromptStats,
 }
 
 impl Stats {
@@ -55,6 +57,21 @@ impl Stats {
         self.unwatches += o.unwatches;
         self.releases += o.releases;
         self.pieces += o.pieces;
+        let (p, q) = (&mut self.prompts, &o.prompts);
+        p.made += q.made;
+        p.made_offline += q.made_offline;
+        p.lost_before_host += q.lost_before_host;
+        p.answer_lost += q.answer_lost;
+        p.at_restart += q.at_restart;
+        p.at_lossy_restart += q.at_lossy_restart;
+        p.accepted_not_logged_at_drop += q.accepted_not_logged_at_drop;
+        p.landed += q.landed;
+        p.failed += q.failed;
+        p.lost_by_the_host += q.lost_by_the_host;
+        p.resent += q.resent;
+        p.deduplicated += q.deduplicated;
+        p.duplicates += q.duplicates;
+        p.lost += q.lost;
     }
 }
 
@@ -236,5 +253,6 @@ pub fn run(seed: u64) -> Stats {
         stats.plan_changes += sim.checker.plan_changes;
     }
     stats.generations = w.client.connection().generation();
+    stats.prompts = w.prompt_stats.clone();
     stats
 }

@@ -7,14 +7,14 @@
 //! invariant checks.
 
 use super::invariants::{check_converged, check_nodes_match_a_full_fold, check_window, Checker};
-use super::model_host::{Meta, ModelHost};
+use super::model_host::{prompts_of, Meta, ModelHost};
 use super::network::{Conn, Downlink, Fate, Network, Request, Response, Tagged, Target};
 use super::rng::Rng;
 use agent_session::core::client::{
     CallId, Carrier, Config, HostClient, Input, Instant, Output, Reply, Retention, SessionOp, Settlement, StreamKind,
     Token, Transport,
 };
-use agent_session::core::session::{Call, OpenState, Session};
+use agent_session::core::session::{Call, Delivery, OpenState, Session};
 use agent_session::core::wire::{
     result_to_json, EventFrame, Frame, InboundFrame, Json, PromptMode, SessionEvent, SubscribedFrame,
 };
@@ -88,6 +88,34 @@ pub struct Sim {
     pub watched: bool,
     /// Releases seen so far (a release may show `None` after a confirmed plan state).
     releases: u64,
+    /// The prompts made on this session, in order: (client id, its operation).
+    pub prompts: Vec<(String, Token)>,
+}
+
+/// What happened to prompts, summed over a schedule.
+#[derive(Debug, Default, Clone)]
+pub struct PromptStats {
+    pub made: u64,
+    /// Made while the connection was not established (they waited).
+    pub made_offline: u64,
+    /// Prompt requests lost before the host (no answer).
+    pub lost_before_host: u64,
+    /// Prompt requests the host took whose answer was lost.
+    pub answer_lost: u64,
+    /// Prompt requests unanswered when the host restarted.
+    pub at_restart: u64,
+    /// … a restart that lost part of the log.
+    pub at_lossy_restart: u64,
+    /// Accepted, not yet logged, when the connection dropped (after the answer, before the event).
+    pub accepted_not_logged_at_drop: u64,
+    pub landed: u64,
+    pub failed: u64,
+    /// Landed, then lost with the log tail by a lossy restart (the host's loss, not the client's).
+    pub lost_by_the_host: u64,
+    pub resent: u64,
+    pub deduplicated: u64,
+    pub duplicates: u64,
+    pub lost: u64,
 }
 
 pub struct World {
@@ -108,6 +136,7 @@ pub struct World {
     established_seen: u64,
     /// Changes reported per session by the current input (at most one for a session input).
     changes_this_input: Vec<usize>,
+    pub prompt_stats: PromptStats,
 }
 
 impl World {
@@ -127,6 +156,7 @@ impl World {
                     lenient: false,
                     watched: true,
                     releases: 0,
+                    prompts: Vec::new(),
                 }
             })
             .collect();
@@ -152,6 +182,7 @@ impl World {
             next_call_seen: 0,
             established_seen: 0,
             changes_this_input: Vec::new(),
+            prompt_stats: PromptStats::default(),
         };
         // Every session is resident, and the first connection generation is established
         // (its session list seeded) before any session opens.
@@ -286,7 +317,8 @@ impl World {
             "session.prompt" => {
                 let mode = if p["mode"] == "steer" { PromptMode::Steer } else { PromptMode::Queue };
                 let content = Json::from(p["content"].clone());
-                (rpc_id, Target::Session { sim: session(p), call: Call::Prompt { mode, content } })
+                let call = Call::Prompt { mode, content, rpc_id: rpc_id.clone() };
+                (rpc_id, Target::Session { sim: session(p), call })
             }
             "session.cancel" => (rpc_id, Target::Session { sim: session(p), call: Call::Cancel }),
             other => self.fail(&format!("a request the model does not know: {other} {body}")),
@@ -406,6 +438,7 @@ impl World {
     /// Invariants 1 and 2 for every session (3, no panic, is the harness itself).
     pub fn check(&mut self) {
         self.step += 1;
+        self.check_prompts();
         for i in 0..self.sims.len() {
             let Some(session) = self.client.session(&self.sims[i].id) else {
                 self.fail("a session is not resident");
@@ -529,7 +562,93 @@ impl World {
         trace(format!("ui prompt s{}", self.focus + 1));
         let text = format!("prompt at step {}", self.step);
         let mode = if self.rng.chance(0.2) { PromptMode::Steer } else { PromptMode::Queue };
+        let token = Token(self.next_token + 1);
+        let offline = !self.client.connection().is_established();
         self.op(SessionOp::Prompt { content: json!([{ "type": "text", "text": text }]).into(), mode }, "prompt");
+        let i = self.focus;
+        let session = self.client.session(&self.sims[i].id).expect("resident");
+        // The echo is in the snapshot at once, under the prompt's own id.
+        let Some(last) = session.outbox().entries().last() else {
+            // Landed already? Not possible in the same input: it was refused (outbox full).
+            return;
+        };
+        if !session.shown_nodes().iter().any(|n| *n.id == *last.id) && session.queue().is_none() {
+            self.fail("a prompt is not shown at once");
+        }
+        let id = last.id.to_string();
+        if self.sims[i].prompts.iter().all(|(p, _)| *p != id) {
+            self.sims[i].prompts.push((id, token));
+            self.prompt_stats.made += 1;
+            self.prompt_stats.made_offline += offline as u64;
+        }
+    }
+
+    /// Prompt requests and answers in flight, and prompts accepted but not logged (for the
+    /// figures of what a drop met).
+    fn prompts_in_flight(&self) -> (u64, u64) {
+        let is_prompt = |t: &Target| matches!(t, Target::Session { call: Call::Prompt { rpc_id: Some(_), .. }, .. });
+        let flying = self.net.requests.iter().filter(|r| is_prompt(&r.target)).count()
+            + self.net.responses.iter().filter(|r| is_prompt(&r.target)).count();
+        let queued: usize = self
+            .sims
+            .iter()
+            .map(|s| {
+                s.prompts
+                    .iter()
+                    .filter(|(id, _)| s.host.holds_prompt(id) && !s.host.logged_prompts().any(|l| l == *id))
+                    .count()
+            })
+            .sum();
+        (flying as u64, queued as u64)
+    }
+
+    /// Every prompt is in its host's log at most once, in the order made (after every step).
+    fn check_prompts(&self) {
+        for sim in &self.sims {
+            let mut last = None;
+            let mut seen: Vec<String> = Vec::new();
+            for id in sim.host.logged_prompts() {
+                if seen.contains(&id) {
+                    self.fail(&format!("{}: prompt {id} logged twice", sim.id));
+                }
+                let Some(at) = sim.prompts.iter().position(|(p, _)| *p == id) else { continue };
+                if last.is_some_and(|l| at < l) {
+                    self.fail(&format!("{}: prompt {id} logged out of the order made", sim.id));
+                }
+                last = Some(at);
+                seen.push(id);
+            }
+        }
+    }
+
+    /// At quiescence: every prompt made landed exactly once, or ended `failed` with the
+    /// host's reason (or landed and was lost with the log tail by a lossy restart).
+    fn check_prompts_final(&mut self) {
+        let mut st = std::mem::take(&mut self.prompt_stats);
+        for sim in &self.sims {
+            let session = self.client.session(&sim.id).expect("resident");
+            st.resent += session.outbox().resent;
+            st.deduplicated += session.outbox().deduplicated;
+            for (id, token) in &sim.prompts {
+                let n = sim.host.logged_prompts().filter(|l| l == id).count();
+                let entry = session.outbox().entries().iter().find(|e| *e.id == **id);
+                let failed = entry.is_some_and(|e| matches!(e.delivery, Delivery::Failed(_)));
+                let settled_err = matches!(sim.ops.get(token), Some(Some(Settlement::Result(Err(_)))));
+                if n == 1 && !failed {
+                    st.landed += 1;
+                } else if n == 0 && failed && settled_err && sim.host.refused.contains(id) {
+                    st.failed += 1;
+                } else if n == 0 && sim.host.old_epochs.iter().any(|l| prompts_of(l).any(|p| p == *id)) {
+                    st.lost_by_the_host += 1;
+                } else if n > 1 {
+                    // Counted as `duplicates` by failing: a passing run has none.
+                    self.fail(&format!("{}: prompt {id} logged {n} times", sim.id));
+                } else {
+                    self.fail(&format!("{}: prompt {id} lost (logged {n}, entry {entry:?})", sim.id));
+                }
+            }
+        }
+        self.prompt_stats = st;
     }
 
     pub fn ui_cancel(&mut self) {
@@ -608,11 +727,18 @@ impl World {
             && r.id.0 >= self.first_call_after_establish
             && self.client.connection().is_established();
         let before = self.client.session(&s.id).expect("resident").diagnostics().clone();
+        let meta_before = self.client.session(&s.id).expect("resident").meta_rev();
         let id = s.id.clone();
         self.answer(r);
         self.one_change_per_session_input("response");
-        let after = self.client.session(&id).expect("resident").diagnostics();
-        if rebuilds && after.stale_responses == before.stale_responses && after.rejected_pages == before.rejected_pages
+        let after_session = self.client.session(&id).expect("resident");
+        // A look-up of the outbox reads a tail page too, and installs nothing.
+        let installed = after_session.meta_rev() != meta_before;
+        let after = after_session.diagnostics();
+        if rebuilds
+            && installed
+            && after.stale_responses == before.stale_responses
+            && after.rejected_pages == before.rejected_pages
         {
             trace(format!("    ({id} rebuilt from the restarted host's log)"));
             let s = &mut self.sims[sim];
@@ -682,8 +808,17 @@ impl World {
         if i < self.net.requests.len() {
             let fate = if self.rng.bool() { Fate::LostBeforeHost } else { Fate::LostAfterHost };
             trace(format!("LOSE request {:?} ({fate:?})", self.net.requests[i].id));
+            if matches!(self.net.requests[i].target, Target::Session { call: Call::Prompt { .. }, .. }) {
+                match fate {
+                    Fate::LostBeforeHost => self.prompt_stats.lost_before_host += 1,
+                    _ => self.prompt_stats.answer_lost += 1,
+                }
+            }
             self.net.requests[i].fate = fate;
         } else if let Some(r) = self.net.responses.get_mut(i - self.net.requests.len()) {
+            if matches!(r.target, Target::Session { call: Call::Prompt { .. }, .. }) {
+                self.prompt_stats.answer_lost += 1;
+            }
             trace(format!("LOSE response {:?}", r.id));
             r.result = ModelHost::transport_error("response lost");
             r.lost = true;
@@ -695,6 +830,8 @@ impl World {
     /// generation and schedules the next.
     pub fn disconnect(&mut self, p_lose: f64) {
         let Some(mux) = self.net.mux() else { return };
+        let (_, queued) = self.prompts_in_flight();
+        self.prompt_stats.accepted_not_logged_at_drop += queued;
         let n = self.net.requests.len() + self.net.responses.len();
         for i in 0..n {
             if self.rng.chance(p_lose) {
@@ -762,6 +899,11 @@ impl World {
     /// the others a random tail).
     pub fn restart_host(&mut self, keep: Option<usize>) {
         trace(format!("HOST RESTART keep {keep:?}"));
+        let (flying, _) = self.prompts_in_flight();
+        match keep {
+            Some(_) => self.prompt_stats.at_lossy_restart += flying,
+            None => self.prompt_stats.at_restart += flying,
+        }
         self.disconnect(0.5);
         for i in 0..self.sims.len() {
             let keep = match keep {
@@ -868,6 +1010,7 @@ impl World {
                 self.fail(&format!("{}: operation {op:?} never settled", sim.id));
             }
         }
+        self.check_prompts_final();
         self.focus = 0;
     }
 }

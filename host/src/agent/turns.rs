@@ -86,6 +86,12 @@ pub async fn prompt(
     prompt: Prompt,
 ) -> Result<(), RpcError> {
     let mut ctl = s.ctl.lock().await;
+    // Idempotent by the envelope rpcId: a prompt sent again (its first answer was lost)
+    // is answered as the first one was, and logs nothing new.
+    if ctl.accepted.contains(&prompt.rpc_id) || app.store.has_prompt(s.pk, &prompt.rpc_id).map_err(internal)? {
+        return Ok(());
+    }
+    ctl.accepted.insert(prompt.rpc_id.clone());
     if ctl.running {
         match mode {
             PromptMode::Queue => {
@@ -110,7 +116,14 @@ pub async fn prompt(
         }
         None => prompt,
     };
-    let turn = begin_turn(app, s, prompt, runtime.scripted_modes()).await.map_err(internal)?;
+    let rpc_id = prompt.rpc_id.clone();
+    let turn = match begin_turn(app, s, prompt, runtime.scripted_modes()).await {
+        Ok(turn) => turn,
+        Err(e) => {
+            ctl.accepted.remove(&rpc_id);
+            return Err(internal(e));
+        }
+    };
     let (tx, rx) = watch::channel(false);
     ctl.running = true;
     ctl.interrupt = Some(tx);

@@ -324,6 +324,20 @@ impl Store {
     }
 
     /// Keeps one image of session `pk` (the same bytes twice are one row).
+    /// Whether the log of `pk` holds a prompt sent under envelope rpcId `rpc_id` (its
+    /// `user/message` or `steering/message` names it in `source.rpcId`): what makes
+    /// `session.prompt` idempotent across a restart.
+    pub fn has_prompt(&self, pk: i64, rpc_id: &str) -> StoreResult<bool> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT 1 FROM events WHERE sid = ?1 AND kind IN ('user/message', 'steering/message') \
+                 AND json_extract(body, '$.data.source.rpcId') = ?2 LIMIT 1",
+            )
+            .map_err(err)?;
+        stmt.exists(rusqlite::params![pk, rpc_id]).map_err(err)
+    }
+
     pub fn put_attachment(&self, pk: i64, a: &Image) -> StoreResult<()> {
         self.conn()
             .execute(

@@ -162,6 +162,11 @@ impl Router {
         self.sessions.get_mut(id).map(|e| &mut e.session)
     }
 
+    /// Every resident session with its id.
+    pub fn sessions_mut_ref(&self) -> impl Iterator<Item = (&String, &Session)> {
+        self.sessions.iter().map(|(k, e)| (k, &e.session))
+    }
+
     /// Every resident session with its id, to drive them all (a connection change fans out).
     pub fn sessions_mut(&mut self) -> impl Iterator<Item = (&String, &mut Session)> {
         self.sessions.iter_mut().map(|(k, e)| (k, &mut e.session))

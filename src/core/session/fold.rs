@@ -80,7 +80,9 @@ impl Fold {
             }
             EventBody::UserMessage(m) | EventBody::SteeringMessage(m) => {
                 let steering = ev.kind == "steering/message";
-                self.push(seq, None, NodeKind::User { content: m.content, source: m.source, steering }, stamps);
+                let client_id = super::outbox::source_rpc_id(m.source.text());
+                let kind = NodeKind::User { content: m.content, source: m.source, steering, client_id };
+                self.push(seq, None, kind, stamps);
                 t.nodes = true;
             }
             EventBody::ContextMessage(m) => {

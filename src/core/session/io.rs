@@ -38,6 +38,9 @@ pub enum Call {
         mode: PromptMode,
         /// The content blocks, as JSON text.
         content: Json,
+        /// The envelope rpcId to send it under (the outbox's id: the same on every send);
+        /// `None`: the driver mints one.
+        rpc_id: Option<String>,
     },
     /// `session.cancel`: end the open turn.
     Cancel,
@@ -125,7 +128,7 @@ impl Call {
             Call::SetPlanMode { active } => {
                 ("sessionId", "active", None, "active", Some(if *active { "true" } else { "false" }))
             }
-            Call::Prompt { mode, content } => {
+            Call::Prompt { mode, content, .. } => {
                 let mode = if *mode == PromptMode::Steer { r#""steer""# } else { r#""queue""# };
                 ("sessionId", "mode", Some(mode.to_string()), "content", Some(content.text()))
             }

@@ -29,6 +29,7 @@ impl Session {
                 if self.queue.as_deref() != Some(&f.items) {
                     self.queue = Some(Rc::new(f.items));
                     self.queue_rev = self.stamps.next();
+                    self.outbox_queue_changed();
                     self.dirty = true;
                 }
             }

@@ -23,6 +23,7 @@ pub mod interaction;
 pub mod io;
 pub mod lifecycle;
 pub mod nodes;
+pub mod outbox;
 pub mod pending;
 pub mod plan;
 
@@ -46,6 +47,7 @@ pub use interaction::Interaction;
 pub use io::{Call, Diagnostics, Effect, OpId, Outcome, ReqId, WakeToken};
 pub use lifecycle::{Freshness, Lifecycle};
 pub use nodes::{Node, NodeKind, Partial, PlanText, RunningToolCall, ToolStatus};
+pub use outbox::{Delivery, Outbox, Outgoing, MAX_OUTBOX_BYTES, MAX_OUTBOX_PROMPTS};
 pub use page::{joined, Page, PageReader, Streamed};
 pub use pending::{PendingInteraction, PendingKind};
 pub use plan::Capability;
@@ -138,6 +140,12 @@ enum Purpose {
         op: OpId,
         which: PromptOp,
     },
+    /// A prompt of the outbox, sent under its own id.
+    Outbox {
+        id: String,
+    },
+    /// The tail page read to find prompts that may have been delivered.
+    Lookup,
     Respond {
         op: OpId,
         key: String,
@@ -208,6 +216,13 @@ pub struct Session {
     effects: VecDeque<Effect>,
     dirty: bool,
     diag: Diagnostics,
+    /// Prompts not yet seen in the log.
+    outbox: outbox::Outbox,
+    /// The connection is established (the outbox sends only then).
+    online: bool,
+    /// The host client's rpcId prefix: ids starting with it are this client's.
+    client_prefix: String,
+    next_client: u64,
 }
 
 impl Session {
@@ -248,6 +263,10 @@ impl Session {
             effects: VecDeque::new(),
             dirty: false,
             diag: Diagnostics::default(),
+            outbox: outbox::Outbox::default(),
+            online: true,
+            client_prefix: String::new(),
+            next_client: 0,
         }
     }
 
@@ -304,6 +323,7 @@ impl Session {
     /// Ends every input: at most one `Changed` per input, after the state is consistent.
     fn flush(&mut self) {
         self.read_plan_projection();
+        self.drive_outbox();
         if std::mem::take(&mut self.dirty) {
             self.effects.push_back(Effect::Changed);
         }

@@ -67,6 +67,21 @@ pub enum NodeKind {
         source: Json,
         /// Sent while a turn ran.
         steering: bool,
+        /// `source.rpcId` when the source has one: the id of the outbox prompt it replaces.
+        client_id: Option<String>,
+    },
+    /// A prompt of this client that the host's log does not show yet (the outbox's echo).
+    Echo {
+        /// `mode: 'steer'`.
+        steering: bool,
+        /// The content blocks, as given.
+        content: Json,
+        /// `{kind: 'user', rpcId}`, as the host will write it.
+        source: Json,
+        /// `waiting`, `sending`, `sent` or `failed`.
+        delivery: &'static str,
+        /// Why the host refused it, when it did.
+        error: Option<crate::core::wire::RpcError>,
     },
     /// `context/message`: host-injected context (e.g. a plan-mode switch notice).
     Context {
@@ -135,8 +150,8 @@ impl NodeKind {
     /// The `type` the UI sees (`user`, `steering`, `assistant`, `tool`, ...).
     pub fn type_name(&self) -> &'static str {
         match self {
-            NodeKind::User { steering: false, .. } => "user",
-            NodeKind::User { steering: true, .. } => "steering",
+            NodeKind::User { steering: false, .. } | NodeKind::Echo { steering: false, .. } => "user",
+            NodeKind::User { steering: true, .. } | NodeKind::Echo { steering: true, .. } => "steering",
             NodeKind::Context { .. } => "context",
             NodeKind::Assistant { .. } => "assistant",
             NodeKind::Tool { .. } => "tool",

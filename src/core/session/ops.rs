@@ -2,7 +2,7 @@
 
 use super::io::{Call, Outcome};
 use super::{Freshness, Lifecycle, OpId, OpenState, PromptOp, Purpose, Session};
-use crate::core::wire::{self, Json, PromptMode, Receipt, RpcError, RpcResult};
+use crate::core::wire::{self, Json, Receipt, RpcError, RpcResult};
 
 impl Session {
     /// Idempotent. Concurrent calls share one history request; settles once the tail window
@@ -90,22 +90,11 @@ impl Session {
         op
     }
 
-    /// `content` is the JSON array of content blocks.
-    pub fn prompt(&mut self, content: Json, mode: PromptMode) -> OpId {
-        self.prompt_like(Call::Prompt { mode, content }, PromptOp::Send)
-    }
-
     /// Stops the running turn.
     pub fn cancel(&mut self) -> OpId {
-        self.prompt_like(Call::Cancel, PromptOp::Stop)
-    }
-
-    fn prompt_like(&mut self, call: Call, which: PromptOp) -> OpId {
         let op = self.new_op();
-        if self.prompt_error.take().is_some() {
-            self.meta_changed();
-        }
-        self.send(call, Purpose::Prompt { op, which });
+        self.clear_prompt_error();
+        self.send(Call::Cancel, Purpose::Prompt { op, which: PromptOp::Stop });
         self.flush();
         op
     }
@@ -164,9 +153,26 @@ impl Session {
         self.flush();
     }
 
+    /// A new prompt or stop clears the last one's error.
+    pub(super) fn clear_prompt_error(&mut self) {
+        if self.prompt_error.take().is_some() {
+            self.meta_changed();
+        }
+    }
+
+    /// Operation `op` settles `cancelled`: the session object is closing (one copy for the
+    /// outbox's prompts and the in-flight operations).
+    #[inline(never)]
+    pub(super) fn settle_closed(&mut self, op: OpId) {
+        let err =
+            RpcError::with_details(crate::core::wire::ErrorCode::Cancelled, "session closed", Json::empty_object());
+        self.settle(op, Outcome::Result(Err(err)));
+    }
+
     /// Ends the session object: every unsettled operation settles now (unary ones with a
     /// `cancelled` error), and every later result is ignored.
     pub fn close(&mut self) {
+        self.close_outbox();
         for (_, purpose) in std::mem::take(&mut self.inflight) {
             let op = match purpose {
                 Purpose::Selection { op, .. }
@@ -177,9 +183,7 @@ impl Session {
                 | Purpose::Verb { op, .. } => op,
                 _ => continue,
             };
-            let err =
-                RpcError::with_details(crate::core::wire::ErrorCode::Cancelled, "session closed", Json::empty_object());
-            self.settle(op, Outcome::Result(Err(err)));
+            self.settle_closed(op);
         }
         self.settle_waiting_selections();
         for op in std::mem::take(&mut self.open_waiters) {

@@ -67,6 +67,10 @@ impl Session {
                 let page = self.history(answer);
                 self.on_older_page(base_at_send, page);
             }
+            Purpose::Lookup => {
+                let page = self.history(answer);
+                self.on_lookup(page);
+            }
             purpose => self.on_value(purpose, answer.into_value()),
         }
         self.flush();
@@ -75,7 +79,8 @@ impl Session {
     fn on_value(&mut self, purpose: Purpose, result: RpcResult<Json>) {
         match purpose {
             // History purposes are read as pages in `on_answer`.
-            Purpose::Open { .. } | Purpose::Repair { .. } | Purpose::Older { .. } => {}
+            Purpose::Open { .. } | Purpose::Repair { .. } | Purpose::Older { .. } | Purpose::Lookup => {}
+            Purpose::Outbox { id } => self.on_outbox_answer(&id, result),
             Purpose::PlanQuery { ticket, .. } => {
                 match self.plan_value(wire::SESSION_PLAN_MODE, result) {
                     Ok(value) => {
@@ -163,7 +168,7 @@ impl Session {
     }
 
     /// Second-level check of an ok value against the method's schema.
-    fn checked(&mut self, method: &str, result: RpcResult<Json>) -> RpcResult<Json> {
+    pub(super) fn checked(&mut self, method: &str, result: RpcResult<Json>) -> RpcResult<Json> {
         let value = result?;
         match wire::validate_value(method, &value) {
             Ok(()) => Ok(value),

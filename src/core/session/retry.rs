@@ -32,6 +32,11 @@ impl Session {
         }
     }
 
+    /// The outbox met a transport failure: it tries again on the wake (or a new connection).
+    pub(super) fn arm_outbox(&mut self) {
+        self.arm(|s| &mut s.outbox.retry);
+    }
+
     /// A plan query failed: ask again on the next live event or the wake.
     pub(super) fn plan_query_failed(&mut self) {
         self.plan_requery = true;
@@ -83,7 +88,9 @@ impl Session {
     /// do nothing.
     pub fn on_wake(&mut self, token: WakeToken) {
         let open = self.life.tag() == OpenState::Open;
-        if self.selection_wait_over(token) {
+        if self.outbox.retry.take(token) {
+            self.outbox_wake();
+        } else if self.selection_wait_over(token) {
             // A `/plan` selection settled at its bound (see `commands`).
         } else if self.plan_retry.take(token) {
             if open && std::mem::take(&mut self.plan_requery) {

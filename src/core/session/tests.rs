@@ -6,6 +6,7 @@ mod fold_prepend;
 mod interaction;
 mod live_path;
 mod open;
+mod outbox;
 mod pending_and_prompt;
 mod plan_mode;
 mod plan_projection;

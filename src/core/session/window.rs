@@ -4,6 +4,7 @@
 use super::fold::{Fold, Touched};
 use super::io::{Call, Outcome};
 use super::live_buffer::Inserted;
+use super::nodes::NodeKind;
 use super::page::Page;
 use super::{Freshness, Lifecycle, OpenState, Purpose, Session, MAX_REPAIRS_PER_TAIL};
 use crate::core::wire::SessionEvent;
@@ -29,6 +30,7 @@ impl Session {
         }
         self.fold = Fold::rebuild(&events, &self.fold, &mut self.stamps);
         self.window = events;
+        self.land_from_window();
         self.has_more = page.has_more;
         if let Some(b) = page.projections {
             self.projections.apply_baseline(b.as_of_seq, &b.values, self.stamps.next());
@@ -115,6 +117,12 @@ impl Session {
         let touched: Touched = self.fold.apply(&ev, &mut self.stamps);
         let seq = ev.seq();
         self.window.push(ev);
+        if touched.nodes && !self.outbox.is_empty() {
+            if let Some(NodeKind::User { client_id: Some(id), .. }) = self.fold.nodes.last().map(|n| &n.kind) {
+                let id = id.clone();
+                self.landed(&id);
+            }
+        }
         if let Some(active) = touched.plan_commit {
             self.commit_plan(seq, active, true);
         }

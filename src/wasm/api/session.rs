@@ -86,6 +86,18 @@ impl JsSession {
         self.op(SessionOp::Prompt { content, mode })
     }
 
+    /// Sends a `failed` prompt of the outbox again, under the same id.
+    pub fn retry(&self, client_id: JsValue) -> Result<Promise, JsValue> {
+        let id = client_id.as_string().ok_or_else(|| js::bad_argument("id must be a string"))?;
+        self.op(SessionOp::FailedPrompt { id, retry: true })
+    }
+
+    /// Drops a `failed` prompt of the outbox (its echo goes).
+    pub fn discard(&self, client_id: JsValue) -> Result<Promise, JsValue> {
+        let id = client_id.as_string().ok_or_else(|| js::bad_argument("id must be a string"))?;
+        self.op(SessionOp::FailedPrompt { id, retry: false })
+    }
+
     pub fn cancel(&self) -> Result<Promise, JsValue> {
         self.op(SessionOp::Cancel)
     }
@@ -214,6 +226,9 @@ impl JsSession {
             ("planResponsesFenced", JsValue::from_f64(d.plan_responses_fenced as f64)),
             ("releases", JsValue::from_f64(d.releases as f64)),
             ("inFlight", JsValue::from_f64(s.in_flight() as f64)),
+            ("promptsWaiting", JsValue::from_f64(s.outbox().waiting() as f64)),
+            ("promptsResent", JsValue::from_f64(s.outbox().resent as f64)),
+            ("promptsDeduplicated", JsValue::from_f64(s.outbox().deduplicated as f64)),
             ("openGeneration", JsValue::from_f64(s.generation().0 as f64)),
         ])
     }

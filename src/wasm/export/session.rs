@@ -66,7 +66,7 @@ fn opt_num(n: Option<u64>) -> JsValue {
 
 /// A node as the snapshot shows it, written as JSON: a page of new nodes crosses into JS as
 /// one text and one `JSON.parse` (per-field object building cost more than the parse).
-struct NodeView<'a>(&'a Node);
+struct NodeView<'a>(&'a Node, &'a str);
 
 impl serde::Serialize for NodeView<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -78,9 +78,14 @@ impl serde::Serialize for NodeView<'_> {
         m.serialize_entry("seq", &n.seq)?;
         m.serialize_entry("turn", &n.turn)?;
         match &n.kind {
-            NodeKind::User { content, source, .. } | NodeKind::Context { content, source } => {
-                m.serialize_entry("content", content)?;
-                m.serialize_entry("source", source)?;
+            NodeKind::User { content, source, client_id, .. } => {
+                // The id of the echo it replaced: `clientId ?? id` is the node's stable key.
+                let mine = client_id.as_ref().filter(|id| !self.1.is_empty() && id.starts_with(self.1));
+                said(&mut m, content, source, mine, None)?;
+            }
+            NodeKind::Context { content, source } => said(&mut m, content, source, None, None)?,
+            NodeKind::Echo { content, source, delivery, error, .. } => {
+                said(&mut m, content, source, Some(&n.id), Some((delivery, error)))?
             }
             NodeKind::Assistant { step, content, provenance } => {
                 m.serialize_entry("step", step)?;
@@ -115,6 +120,28 @@ impl serde::Serialize for NodeView<'_> {
     }
 }
 
+/// The members of a message node (user, steering, context, echo): one copy for all of them.
+fn said<M: serde::ser::SerializeMap>(
+    m: &mut M,
+    content: &Json,
+    source: &Json,
+    client_id: Option<&String>,
+    echo: Option<(&'static str, &Option<RpcError>)>,
+) -> Result<(), M::Error> {
+    m.serialize_entry("content", content)?;
+    m.serialize_entry("source", source)?;
+    if let Some(id) = client_id {
+        m.serialize_entry("clientId", id)?;
+    }
+    if let Some((delivery, error)) = echo {
+        m.serialize_entry("delivery", delivery)?;
+        if let Some(error) = error {
+            m.serialize_entry("error", error)?;
+        }
+    }
+    Ok(())
+}
+
 /// Nodes per JSON text of [`nodes_js`].
 const NODES_PER_TEXT: usize = 2048;
 
@@ -122,18 +149,18 @@ const NODES_PER_TEXT: usize = 2048;
 ///
 /// Why batches: one text of a whole window (5,000 nodes: 0.8 MB) grew wasm memory by 2.2 MB
 /// while it was written (a string growing by doubling), and wasm memory never shrinks.
-fn nodes_js(nodes: &[Rc<Node>]) -> JsValue {
-    struct All<'a>(&'a [Rc<Node>]);
+fn nodes_js(nodes: &[Rc<Node>], mine: &str) -> JsValue {
+    struct All<'a>(&'a [Rc<Node>], &'a str);
     impl serde::Serialize for All<'_> {
         fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            s.collect_seq(self.0.iter().map(|n| NodeView(n)))
+            s.collect_seq(self.0.iter().map(|n| NodeView(n, self.1)))
         }
     }
     let mut batches = nodes.chunks(NODES_PER_TEXT);
-    let mut all = json_js(&Json::from_serialize(&All(batches.next().unwrap_or_default())));
+    let mut all = json_js(&Json::from_serialize(&All(batches.next().unwrap_or_default(), mine)));
     let mut done = NODES_PER_TEXT.min(nodes.len()) as u32;
     for batch in batches {
-        all = splice_frozen(&all, done, done, &json_js(&Json::from_serialize(&All(batch))));
+        all = splice_frozen(&all, done, done, &json_js(&Json::from_serialize(&All(batch, mine))));
         done += batch.len() as u32;
     }
     all
@@ -208,7 +235,7 @@ impl SessionExport {
         let key = Key {
             changes: self.changes,
             meta: s.meta_rev(),
-            nodes: s.nodes_rev(),
+            nodes: s.shown_rev(),
             partial: s.partial().map_or(0, |p| p.rev),
             running_calls: s.running_calls_rev(),
             pending: s.pending_rev(),
@@ -229,7 +256,9 @@ impl SessionExport {
                 return snap.clone();
             }
         }
-        let nodes = self.nodes.export(s.nodes_rev(), s.nodes(), |n| n.rev, nodes_js);
+        let mine = s.client_prefix();
+        let shown = s.shown_nodes();
+        let nodes = self.nodes.export(s.shown_rev(), &shown, |n| n.rev, |n| nodes_js(n, mine));
         let running_calls =
             self.running_calls.export(s.running_calls_rev(), s.running_calls(), |r| r.rev, |i| each(i, running_js));
         let pending = self.pending.export(s.pending_rev(), s.pending(), |p| p.rev, |i| each(i, pending_js));

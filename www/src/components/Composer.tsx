@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from 'react'
 import type { CommandInfo, RpcError, Session } from 'agent-session'
 import { humanError } from '../errors'
+import { rec } from '../model'
 import { CommandMenu, matchingCommands, readImage } from './Verbs'
 
 type Attached = { part: { type: 'image'; mediaType: string; data: string; name: string }; url: string }
@@ -12,13 +13,14 @@ interface Props {
   disabled: boolean
   /** The established connection generation (-1 while down): a new one clears old errors. */
   connGeneration: number
+  /** Unused since the outbox shows a queued prompt itself (kept for callers). */
   onQueued(text: string): void
   onStopped(): void
   /** The session's slash commands (today's upstream host), or null. */
   commands: readonly CommandInfo[] | null
 }
 
-export function Composer({ session, running, promptError, disabled, connGeneration, onQueued, onStopped, commands }: Props) {
+export function Composer({ session, running, promptError, disabled, connGeneration, onStopped, commands }: Props) {
   const [text, setText] = useState('')
   const [images, setImages] = useState<Attached[]>([])
   const [note, setNote] = useState<string | null>(null)
@@ -83,17 +85,18 @@ export function Composer({ session, running, promptError, disabled, connGenerati
     setSending(true)
     setLocalError(null)
     setNote(null)
-    const wasRunning = running
     const parts = [...(body ? [{ type: 'text', text: body }] : []), ...images.map((i) => i.part)]
-    const r = await session.prompt(parts, mode)
+    // The message is in the conversation at once (the outbox keeps it through a disconnect),
+    // so the composer is free at once; only a prompt the outbox refused comes back to it.
+    const p = session.prompt(parts, mode)
     setSending(false)
-    if (r.ok) {
-      setText('')
-      setImages([])
-      setDismissed(promptError)
-      if (wasRunning && mode === 'queue') onQueued(body)
-      ref.current?.focus()
-    } else {
+    setText('')
+    setImages([])
+    setDismissed(promptError)
+    ref.current?.focus()
+    const r = await p
+    if (!r.ok && rec(r.error.details)?.reason === 'outbox-full') {
+      setText((t) => (t === '' ? body : t))
       setLocalError(humanError('send the message', r.error))
     }
   }

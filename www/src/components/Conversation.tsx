@@ -1,4 +1,5 @@
-import { memo, useState } from 'react'
+import { createContext, memo, useContext, useState } from 'react'
+import type { Session } from 'agent-session'
 import { nodeView, preview, rec, str, type NodeView } from '../model'
 import { Markdown } from './Markdown'
 import { AttachmentImage, ForkButton } from './Verbs'
@@ -45,11 +46,32 @@ function ToolCard({ name, status, args, result, isError }: { name: string; statu
   )
 }
 
-function Row({ v }: { v: NodeView }) {
+/** The session whose failed prompts the rows retry or discard. */
+export const OutboxContext = createContext<Session | null>(null)
+
+type Delivery = { state: string; clientId: string; error: string | null }
+
+/** An echo's state: a quiet note while it waits or sends, Retry/Discard once refused. */
+function DeliveryNote({ d }: { d: Delivery }) {
+  const session = useContext(OutboxContext)
+  if (d.state === 'sent') return null
+  if (d.state !== 'failed') {
+    return <div className="delivery-note">{d.state === 'waiting' ? 'Waiting for the connection…' : 'Sending…'}</div>
+  }
+  return (
+    <div className="delivery-note failed" role="alert">
+      Not sent{d.error ? `: ${d.error}` : ''}
+      <button type="button" onClick={() => void session?.retry(d.clientId)}>Retry</button>
+      <button type="button" onClick={() => void session?.discard(d.clientId)}>Discard</button>
+    </div>
+  )
+}
+
+function Row({ v, delivery }: { v: NodeView; delivery?: Delivery | null }) {
   switch (v.kind) {
     case 'user':
       return (
-        <div className="msg user" data-testid="msg-user">
+        <div className={`msg user${delivery ? ` echo ${delivery.state}` : ''}`} data-testid="msg-user">
           {v.steering ? <div className="msg-kicker">Steering</div> : null}
           <div className="bubble">
             {v.text}
@@ -61,6 +83,7 @@ function Row({ v }: { v: NodeView }) {
               </div>
             ) : null}
           </div>
+          {delivery ? <DeliveryNote d={delivery} /> : null}
         </div>
       )
     case 'assistant':
@@ -119,7 +142,10 @@ function Row({ v }: { v: NodeView }) {
 
 /** One row per node; memoized on the node object, whose identity the package keeps stable. */
 export const NodeRow = memo(function NodeRow({ node, index }: { node: unknown; index: number }) {
-  return <Row v={nodeView(node, index)} />
+  const n = rec(node)
+  const state = str(n?.delivery)
+  const delivery = state ? { state, clientId: str(n?.clientId) ?? '', error: str(rec(n?.error)?.message) ?? null } : null
+  return <Row v={nodeView(node, index)} delivery={delivery} />
 })
 
 export function PartialRow({ partial }: { partial: unknown }) {

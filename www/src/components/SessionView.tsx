@@ -5,7 +5,7 @@ import { contentText, interactionView, rec, str } from '../model'
 import { humanError } from '../errors'
 import { Composer } from './Composer'
 import { Examples, type Example } from './Examples'
-import { NodeRow, PartialRow, RunningCalls } from './Conversation'
+import { NodeRow, OutboxContext, PartialRow, RunningCalls } from './Conversation'
 import { InteractionPanel, ModeIndicator } from './Interaction'
 import { PendingCards } from './PendingCards'
 import { PlanChip } from './PlanChip'
@@ -247,11 +247,14 @@ export function SessionView({
             </div>
           ) : null}
           <VerbsContext.Provider value={verbs}>
-            <div className="messages" data-testid="messages">
-              {snap.nodes.map((n, i) => (
-                <NodeRow key={str(rec(n)?.id) ?? i} node={n} index={i} />
-              ))}
-            </div>
+            <OutboxContext.Provider value={session}>
+              <div className="messages" data-testid="messages">
+                {/* `clientId ?? id`: the host's node that replaces an echo re-mounts nothing. */}
+                {snap.nodes.map((n, i) => (
+                  <NodeRow key={str(rec(n)?.clientId) ?? str(rec(n)?.id) ?? i} node={n} index={i} />
+                ))}
+              </div>
+            </OutboxContext.Provider>
           </VerbsContext.Provider>
           <RunningCalls calls={snap.runningCalls} shown={toolIds} />
           {snap.partial ? <PartialRow partial={snap.partial} /> : null}

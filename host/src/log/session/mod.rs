@@ -79,6 +79,9 @@ pub struct Control {
     pub interrupt: Option<watch::Sender<bool>>,
     /// Today's upstream host: a cancelled turn leaves the queue for the next prompt.
     pub hold_queue: bool,
+    /// The envelope rpcIds of the prompts accepted by this process (queued ones included):
+    /// a repeat is answered as the first was and logs nothing (the log answers after a restart).
+    pub accepted: std::collections::HashSet<String>,
 }
 
 pub struct Session {

@@ -119,13 +119,24 @@ impl HostClient {
         let live = self.conn.is_established();
         self.router.watched(&id, live);
         self.sweep_due = true;
+        // A prompt's own id: the envelope rpcId of every request that sends it.
+        let minted = matches!(op, SessionOp::Prompt { .. }).then(|| self.mint_rpc());
+        if let Some(s) = self.router.get_mut(&id) {
+            s.set_client_prefix(&self.cfg.rpc_prefix);
+            s.set_online(live);
+        }
         let (op_id, waits) = match op {
             SessionOp::Open => (self.router.open(&id, self.conn.live_generation()), Waits::Done),
             other => {
                 let s = self.router.get_mut(&id).expect("ensured");
                 match other {
                     SessionOp::LoadOlder => (s.load_older(), Waits::Done),
-                    SessionOp::Prompt { content, mode } => (s.prompt(content, mode), Waits::Result),
+                    SessionOp::Prompt { content, mode } => {
+                        (s.prompt_as(content, mode, minted.unwrap_or_default()), Waits::Result)
+                    }
+                    SessionOp::FailedPrompt { id: client_id, retry } => {
+                        (s.failed_prompt(&client_id, retry), Waits::Result)
+                    }
                     SessionOp::Cancel => (s.cancel(), Waits::Result),
                     SessionOp::SetPlanMode(active) => (s.set_plan_mode(active), Waits::Result),
                     SessionOp::Respond { key, result } => (s.respond(&key, result), Waits::Receipt),
@@ -166,7 +177,10 @@ impl HostClient {
                 if self.is_closed() {
                     return;
                 }
-                let rpc = self.mint_rpc();
+                let rpc = match &call {
+                    crate::core::session::Call::Prompt { rpc_id: Some(id), .. } => id.clone(),
+                    _ => self.mint_rpc(),
+                };
                 let body = call.body(&id, &rpc);
                 let form = call.response_form(&rpc);
                 self.dispatch(CallFor::Session { session: id, req }, call.path(), body, form);

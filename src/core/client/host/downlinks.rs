@@ -28,10 +28,17 @@ impl HostClient {
                 // resyncs (its `Changed` effect reports it); unwatched ones wait to be watched.
                 let busy = self.busy();
                 self.router.established(gen, &busy);
+                // The outbox of every session may send again.
+                for (_, s) in self.router.sessions_mut() {
+                    s.set_online(true);
+                }
             }
             ConnCommand::Lost { gen } => {
                 self.carriers.ended(gen);
                 self.router.connection_lost();
+                for (_, s) in self.router.sessions_mut() {
+                    s.set_online(false);
+                }
             }
             ConnCommand::Changed => self.outputs.push_back(Output::HostChanged),
         }

@@ -83,6 +83,13 @@ pub enum SessionOp {
         /// Queued behind the running turn, or steering it.
         mode: PromptMode,
     },
+    /// Send a failed prompt of the outbox again (`retry`), or drop it, by its client id.
+    FailedPrompt {
+        /// Its client id.
+        id: String,
+        /// Send it again (`false`: discard it).
+        retry: bool,
+    },
     /// Stop the running turn.
     Cancel,
     /// Select plan mode on or off.

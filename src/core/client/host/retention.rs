@@ -12,6 +12,12 @@ impl HostClient {
         for (s, _) in self.waits.keys() {
             busy.push(s.clone());
         }
+        // A session whose outbox holds an undelivered prompt stays resident.
+        for (id, s) in self.router.sessions_mut_ref() {
+            if s.outbox().undelivered() > 0 {
+                busy.push(id.clone());
+            }
+        }
         busy
     }
 

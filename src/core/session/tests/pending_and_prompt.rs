@@ -81,11 +81,15 @@ fn a_new_prompt_clears_the_previous_prompt_error_and_success_settles_the_value()
 
 #[test]
 fn a_prompt_value_failing_its_schema_is_a_transport_error() {
+    // A transport error leaves the prompt's fate unknown: it waits to be looked up.
     let mut d = Driver::opened(&[user(0, "a")], Value::Null);
     d.s.prompt(Json::from(json!([])), PromptMode::Queue);
     let (req, _) = d.take(|c| matches!(c, Call::Prompt { .. }));
     d.answer(req, json!({"accepted": false}));
-    assert_eq!(d.s.prompt_error().unwrap().1.code, ErrorCode::Internal);
+    assert_eq!(d.s.prompt_error(), None);
+    let e = &d.s.outbox().entries()[0];
+    assert!(e.unsure && e.delivery == crate::core::session::Delivery::Waiting);
+    assert_eq!(d.s.diagnostics().bad_values, 1);
 }
 
 #[test]
