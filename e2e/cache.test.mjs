@@ -1,4 +1,4 @@
-// The local cache (issue 26, docs/API.md "Local cache") in Chromium: the built package in a
+// The local cache (docs/API.md "Local cache") in Chromium: the built package in a
 // page (www/cache.html) that also reads and writes the cache's IndexedDB database directly.
 // Each case runs in a browser context of its own (its own IndexedDB). The host holds the open's
 // history response (`withhold`) where a case must see the cached paint before the host's

@@ -1,4 +1,4 @@
-// Lifetimes under the garbage collector (issue 22, scope 3): the built package in a page
+// Lifetimes under the garbage collector: the built package in a page
 // (www/lifetimes.html), Chromium with --js-flags=--expose-gc, collections forced with gc() and
 // a turn of the event loop between (FinalizationRegistry callbacks run in their own tasks).
 //

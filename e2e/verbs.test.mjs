@@ -1,4 +1,4 @@
-// End-to-end (issue 24): the demo's use of today's session verbs against the reference host
+// End-to-end: the demo's use of today's session verbs against the reference host
 // speaking today's upstream wire (`--wire 2026-08`): the slash-command menu fed by the live
 // command list, rename in the sidebar, an image pasted into the composer and shown in the
 // conversation, a queued prompt edited and removed, fork from a message. No failed request

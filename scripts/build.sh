@@ -24,7 +24,7 @@ wasm-bindgen --target web --out-dir pkg --out-name agent_session --remove-produc
 # -O2 without inlining (-fimfs/-ocimfs/-aimfs=0): measured, binaryen's inlining shrinks the raw
 # module but grows the gzipped one by ~20 KB (inlined copies compress worse than calls).
 # --reorder-functions-by-name puts the monomorphised copies of one generic function next to
-# each other, inside one gzip window: measured -1.0 KB gzipped (session 6; zlib level 9, as
+# each other, inside one gzip window: measured -1.0 KB gzipped (zlib level 9, as
 # scripts/size.mjs measures; GNU gzip -9 showed -2.1 KB). Ordering by call
 # count instead (--reorder-functions) grew it by 5 KB. -O2 --converge was the smallest gzipped
 # of -Oz, -Os, -O2, -O3, -O4 (0.2-0.5 KB apart; -Oz and -Os are smaller only before gzip).

@@ -4,7 +4,7 @@
 //
 // Why: wasm-bindgen names every import `__wbg_<name>_<16 hex digits>` under the module
 // "./agent_session_bg.js", and those names sit once in the module and once in the glue, where
-// gzip cannot shorten the hex. Measured in session 6: -1.9 KB gzipped on the .wasm alone.
+// gzip cannot shorten the hex. Measured: -1.9 KB gzipped on the .wasm alone.
 //
 // The rename is checked, not hoped for: every export the glue calls and every import it
 // provides must be in wasm-opt's mapping, and the module must import from a single module

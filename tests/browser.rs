@@ -1322,7 +1322,7 @@ async fn generation_scenario(base: &str) -> Vec<String> {
     .await;
     // Plan mode on: the seed keeps it pending until the next turn starts; today's host commits
     // a selection made while idle at once. Either way the result is the host-confirmed state
-    // the snapshot shows when it resolves (issue 24).
+    // the snapshot shows when it resolves.
     let r = wait(call(&s, "setPlanMode", &[JsValue::TRUE])).await;
     assert_eq!(get(&r, "ok"), JsValue::TRUE, "{}", json(&r));
     assert_eq!(json(&get(&r, "value")), plan_json(&s), "setPlanMode resolves with the committed state");
@@ -1402,7 +1402,7 @@ async fn the_same_scenario_passes_against_the_seed_and_todays_upstream_wire() {
     let today = generation_scenario(UPSTREAM_HOST).await;
     assert_eq!(seed, today, "both generations fold into the same nodes");
     assert!(seed.iter().filter(|t| *t == "assistant").count() >= 4, "{seed:?}");
-    // Issue 24: nothing against today's host failed (no `session.planMode` 404 probe).
+    // Nothing against today's host failed (no `session.planMode` 404 probe).
     assert_eq!(failed_requests(UPSTREAM_HOST), Vec::<String>::new());
 }
 
@@ -1425,7 +1425,7 @@ fn failed_requests(base: &str) -> Vec<String> {
 const PNG_1X1: &str =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
-/// Issue 24: today's session verbs through the JS API against the reference host's HEAD
+/// Today's session verbs through the JS API against the reference host's HEAD
 /// dialect: the live command list, a command with arguments, rename, an image prompt read
 /// back, a queued prompt edited and removed, a fork; the seed host refuses what it lacks.
 #[wasm_bindgen_test]

@@ -399,7 +399,7 @@ fn todays_host_plan_and_prompt_flow_replays_into_the_same_nodes() {
     assert_eq!(s.plan_mode(), Some(wire::PlanModeState { active: true, pending: None }));
     assert!(s.partial().is_none() && !s.running() && s.pending().is_empty());
     assert_eq!(r.unknown_frames, Vec::<String>::new(), "every mux frame of this flow is known");
-    // Issue 24: the tail page's projection block names the dialect; no 404 probe is sent.
+    // The tail page's projection block names the dialect; no 404 probe is sent.
     assert_eq!(r.plan_queries, 0);
     let d = s.diagnostics();
     assert_eq!((d.bad_values, d.rejected_pages, d.repairs, d.buffer_overflows), (0, 0, 0, 0), "{d:?}");
@@ -483,11 +483,11 @@ fn every_message_of_todays_host_decodes() {
         }
     }
     assert!(frames > 250 && responses > 30, "{frames} frames, {responses} responses");
-    // `host/remote-event` (today's host) is read since issue 24: nothing is left unknown.
+    // `host/remote-event` (today's host) is read: nothing is left unknown.
     assert_eq!(unknown.into_iter().collect::<Vec<String>>(), Vec::<String>::new());
 }
 
-/// Issue 24: today's `session.list` items carry no top-level title; the live list reads
+/// Today's `session.list` items carry no top-level title; the live list reads
 /// `projections.values.title` (04's list after the turns).
 #[test]
 fn todays_session_list_names_its_titles_in_the_projection_block() {

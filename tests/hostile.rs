@@ -1,5 +1,5 @@
 //! A hostile or broken host cannot panic the client, bend its window, or make it grow without
-//! bound: each finding of the adversarial run (issue 27) as a named regression test, driven
+//! bound: each finding of the adversarial run as a named regression test, driven
 //! through the `HostClient` core with raw text, and a property test over mutated captured frames
 //! and hostile values (`hostile/property.rs`).
 

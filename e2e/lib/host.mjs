@@ -39,7 +39,9 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 
 /**
  * Starts the host; resolves once its first stdout line (`listening on http://ADDR:PORT`) is read.
- * options: { listen = '127.0.0.1:0', db, staticDir, chunkDelayMs = 20, faults = true, extra = [] }
+ * options: { listen = '127.0.0.1:0', db, staticDir, chunkDelayMs = 20, faults = true, extra = [],
+ *   env = {}, cwd = ROOT }: `env` is merged over process.env (e.g. CODEX_HOME for `--agent codex`);
+ *   `cwd` is the host's working directory (the default cwd of the sessions it creates).
  */
 export async function startHost(options = {}) {
   const bin = hostBinary()
@@ -48,7 +50,8 @@ export async function startHost(options = {}) {
   if (options.staticDir) args.push('--static', options.staticDir)
   if (options.faults !== false) args.push('--faults')
   args.push(...(options.extra ?? []))
-  const child = spawn(bin, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+  const env = options.env ? { ...process.env, ...options.env } : process.env
+  const child = spawn(bin, args, { cwd: options.cwd ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
   const handle = { pid: child.pid, child, url: null, stderr: '' }
   live.add(handle)
   child.stderr.on('data', (d) => {

@@ -1,4 +1,9 @@
 //! agent-session-host: the reference host of the agent-session wire contract.
+//!
+//! Modules: `cli` (flags), `dialect` (`--wire`), `app` (shared host state), `routes` (the
+//! router and its layers), `http` (the HTTP edge), `log` (the durable log and what shares it),
+//! `agent` (what answers a prompt), `providers` (provider names and adapters), `trust` (the
+//! trust fence), `tickets` (stream tickets) and `faults` (the `--faults` knobs).
 
 mod agent;
 mod app;
@@ -104,6 +109,8 @@ async fn run(cli: cli::Cli) -> Result<(), RunError> {
         if let Some(hint) = agent::codex::Codex::credential_hint() {
             eprintln!("agent-session-host: {hint}");
         }
+        let warm = c.clone();
+        tokio::spawn(async move { warm.warm().await });
     }
     let r = tokio::select! {
         r = http::serve::serve(listener, router, cli.timeouts()) => r.map_err(RunError::Io),

@@ -160,7 +160,8 @@ fn a_hung_child_times_out_and_is_killed() {
         assert!(Instant::now() < deadline, "the hung child is still there: {left:?}");
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(pids(&fake_log(&f.log)).len() <= 1, "{:?}", fake_log(&f.log));
+    // At most two children: the host's warm-up at start and the prompt's retry.
+    assert!(pids(&fake_log(&f.log)).len() <= 2, "{:?}", fake_log(&f.log));
     // The next prompt is accepted and fails the same bounded way.
     f.host.prompt(&sid, "queue", "again");
     agent_error(&mut down, &sid, common::WAIT);

@@ -1,4 +1,4 @@
-//! Issue 24: the session verbs of today's upstream host (HEAD b150a551b8's method names and
+//! The session verbs of today's upstream host (HEAD b150a551b8's method names and
 //! shapes), over the one SQLite log, in `--wire 2026-08` and where they make sense the default
 //! dialect.
 

@@ -14,6 +14,9 @@
 //! Anything a pass does not expect (another frame type, a repeated key, a bad value, an error
 //! result) gives `None`, and the caller takes the wire crate's general reader, which
 //! classifies errors exactly. Tests hold the two to the same readings.
+//!
+//! Modules: [`sse`], [`page`], `readers` (one reader type for every object a pass reads),
+//! `skipped` (members read past) and `tests`.
 
 #![deny(missing_docs)]
 

@@ -1,4 +1,8 @@
 //! The sans-IO core. Everything here is deterministic: inputs in, effects out.
+//!
+//! Modules: [`session`] (the per-session state machine), [`client`] (the host client that owns
+//! the connection and every session), [`projection`] (the projection store), [`time`] (the
+//! monotonic instant), [`vecmap`] and [`strindex`] (the small maps the registries use).
 
 pub mod client;
 pub mod projection;

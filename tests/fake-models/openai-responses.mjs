@@ -13,14 +13,18 @@
 //
 //   node tests/fake-models/openai-responses.mjs --port 8123 [--log]
 //
-// Scenarios: plan, implement, patch, long, hello (also any untagged request), reasoning, error,
-// error-stream, stall. See README.md.
+// Scenarios: plan, implement (also the untagged user message `Implement the plan.`), patch, long,
+// hello (also any other untagged request), reasoning, error, error-stream, stall. See README.md.
 
 import http from 'node:http';
 import zlib from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 
 const TAG = /\[fake:([a-z0-9_-]+)\]/gi;
+
+/** The demo's "Implement" prompt (www/src/components/Interaction.tsx IMPLEMENT_PROMPT): an
+ *  untagged user message with exactly this text selects `implement`, as if tagged. */
+export const IMPLEMENT_PROMPT = 'Implement the plan.';
 
 export const PLAN_QUESTION = {
   id: 'scope',
@@ -60,15 +64,18 @@ function textOf(item) {
   return item.content.map((c) => (c && typeof c.text === 'string' ? c.text : '')).join('\n');
 }
 
-/** The last user message carrying a `[fake:NAME]` tag: {name, index} or null. */
+/** The last user message carrying a `[fake:NAME]` tag (or being exactly IMPLEMENT_PROMPT):
+ *  {name, index} or null. */
 export function findTag(input) {
   if (!Array.isArray(input)) return null;
   for (let i = input.length - 1; i >= 0; i--) {
     const item = input[i];
     if (!item || item.role !== 'user') continue;
     if (item.type && item.type !== 'message') continue;
-    const matches = [...textOf(item).matchAll(TAG)];
+    const text = textOf(item);
+    const matches = [...text.matchAll(TAG)];
     if (matches.length) return { name: matches[matches.length - 1][1].toLowerCase(), index: i };
+    if (text.trim() === IMPLEMENT_PROMPT) return { name: 'implement', index: i };
   }
   return null;
 }

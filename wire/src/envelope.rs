@@ -1,7 +1,7 @@
 //! The four JSON envelopes (first parse level).
 
 use super::error::{result_serde, RpcResult};
-use super::json::Json;
+use super::json::{quote, Json};
 use super::methods::Receipt;
 use super::read::{read, Obj, ReadError, ReadErrorKind, ReadResult};
 use serde::{Deserialize, Serialize};
@@ -82,11 +82,6 @@ impl Envelope {
     pub fn to_json_string(&self) -> String {
         serde_json::to_string(self).expect("envelopes always serialize")
     }
-}
-
-/// `s` as a JSON string literal, quotes and escapes included.
-pub fn quote(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_default()
 }
 
 /// `{"k":v,…}` from member values that are JSON text already, a `None` member left out: the

@@ -1,7 +1,8 @@
 //! Stream frames (the payload of a `server-request` SSE frame), mux and host streams alike.
 
-use super::envelope::{object_text, quote};
+use super::envelope::object_text;
 use super::event::SessionEvent;
+use super::json::quote;
 use super::json::Json;
 use super::read::{FromObj, Obj, ReadError, ReadResult};
 use serde::{Deserialize, Serialize};

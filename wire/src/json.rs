@@ -83,7 +83,7 @@ impl Json {
                     if depth == max + 1 && skipping.is_none() {
                         let o = out.get_or_insert_with(String::new);
                         o.push_str(&text[copied..i]);
-                        o.push_str(&super::envelope::quote(marker));
+                        o.push_str(&quote(marker));
                         skipping = Some(depth);
                         dropped += 1;
                     }
@@ -159,6 +159,11 @@ impl From<&Value> for Json {
 /// value (`Some(null)`), distinct from a missing field (`None`).
 pub fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Json>, D::Error> {
     Json::deserialize(d).map(Some)
+}
+
+/// `s` as a JSON string literal, quotes and escapes included.
+pub fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
 }
 
 #[cfg(test)]

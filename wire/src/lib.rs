@@ -12,6 +12,13 @@
 //! compile it at opt-level 3 while the rest of the wasm is built for size: every streamed
 //! byte is parsed here, and generic serde_json code takes the opt-level of the crate that
 //! instantiates it.
+//!
+//! Modules: [`envelope`], [`methods`], [`frames`], [`inbound`] (a stream payload into a frame),
+//! [`event`] (session events), [`chunk`] (the `assistant/chunk` body), [`plan`]
+//! (`PlanModeState`), [`interaction`] (Extension 2 values), [`error`] (`RpcError`, `RpcResult`),
+//! [`json`] (a raw JSON value), [`seq`] (checked sequence numbers), [`record`](mod@record) and
+//! [`pass`] (what `record!` generates: the general and the one-pass readers), [`read`] and
+//! [`visit`].
 
 #![deny(missing_docs)]
 
@@ -37,6 +44,6 @@ pub use error::*;
 pub use event::*;
 pub use frames::*;
 pub use inbound::parse_frame;
-pub use json::Json;
+pub use json::{quote, Json};
 pub use methods::*;
 pub use plan::*;

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import type { HostClient } from 'agent-session'
 import { useConnection, useSessions } from 'agent-session/react'
-import { Sidebar, type Provider } from './components/Sidebar'
+import { Sidebar, providerOptions, type Provider } from './components/Sidebar'
 import { ConnectionBanner } from './components/ConnectionBanner'
 import { SessionView } from './components/SessionView'
 import { Examples, type Example } from './components/Examples'
@@ -20,21 +20,37 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
   const [creating, setCreating] = useState(false)
   const [createError, setCreateError] = useState<string | null>(null)
   const [hostInfo, setHostInfo] = useState<string | null>(null)
+  // The agent the host runs (`scripted` for the reference host's scripted profiles).
+  const [hostProvider, setHostProvider] = useState<string | null>(null)
+  const providers = useMemo(() => providerOptions(hostProvider), [hostProvider])
   const everOpen = useRef(false)
   if (conn.state === 'open') everOpen.current = true
+
+  // A real agent names its model once it ran a thread: while the host has not named one, ask
+  // again whenever no turn runs any more (a turn just ended).
+  const [modelKnown, setModelKnown] = useState(false)
+  const anyRunning = list.items.some((i) => i.running)
+  const refresh = modelKnown ? 'known' : anyRunning ? 'running' : `idle:${list.items.length}`
 
   useEffect(() => {
     if (conn.state !== 'open') return
     // A recovered connection clears what failed while it was down.
     setCreateError(null)
+  }, [conn.state, conn.generation])
+
+  useEffect(() => {
+    if (conn.state !== 'open') return
     let live = true
     void host.describe().then((r) => {
-      if (live && r.ok) setHostInfo(`${r.value.model || r.value.provider} · v${r.value.version}`)
+      if (!live || !r.ok) return
+      setHostInfo(`${r.value.model || r.value.provider} · v${r.value.version}`)
+      setHostProvider(r.value.provider)
+      setModelKnown(r.value.model !== '')
     })
     return () => {
       live = false
     }
-  }, [host, conn.state, conn.generation])
+  }, [host, conn.state, conn.generation, refresh])
 
   useEffect(() => {
     const onHash = () => setSelected(sessionFromHash())
@@ -67,14 +83,14 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
   // An example from the empty state: a new session, plan mode if it needs it, then the prompt.
   const startExample = useCallback(
     async (e: Example) => {
-      const id = await create('default')
+      const id = await create(providers?.[0]?.id ?? 'default')
       if (!id) return
       const s = host.session(id)
       if (e.plan) await s.setPlanMode(true)
       const r = await s.prompt([{ type: 'text', text: e.text }])
       if (!r.ok) setCreateError(humanError('send the example', r.error))
     },
-    [create, host],
+    [create, host, providers],
   )
 
   const fork = useCallback(
@@ -102,6 +118,7 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
     <div className="app">
       <Sidebar
         list={list}
+        providers={providers}
         selected={selected}
         onSelect={select}
         onCreate={(p) => void create(p)}
@@ -126,7 +143,7 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
             <div className="empty-card" data-testid="empty-state">
               <h1>Start a conversation</h1>
               <p>Pick a session on the left, create one with the provider of your choice, or start from an example.</p>
-              <button className="btn primary" data-testid="empty-new-session" disabled={creating} onClick={() => void create('default')}>
+              <button className="btn primary" data-testid="empty-new-session" disabled={creating} onClick={() => void create(providers?.[0]?.id ?? 'default')}>
                 New session
               </button>
               <Examples onPick={(e) => void startExample(e)} disabled={creating} />

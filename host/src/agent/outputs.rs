@@ -39,6 +39,12 @@ impl Out {
         Out { real_model: None, step: 1, block: None, step_has_message: false }
     }
 
+    /// Drops the open text block: an interrupted or failed reply stays as its streamed chunks,
+    /// with no message claiming it finished.
+    pub fn abandon(&mut self) {
+        self.block = None;
+    }
+
     /// The same for a real agent running `model`.
     pub fn real(model: &str) -> Out {
         Out { real_model: Some(model.to_string()), ..Out::new() }

@@ -1,6 +1,14 @@
 //! The HTTP edge: the accept loop, the routes, the unary methods and the two downlinks.
 //! Everything here reads requests and writes answers; what a session does lives in
 //! `crate::log` and `crate::agent`.
+//!
+//! Modules: `serve` (the accept loop with its connection timeouts), `api` (`POST /api/<method>`
+//! and `/api/respond`), `rpc` (envelope check, schema errors, carrier errors), `check`
+//! (payload checks reporting every bad field), `limits` (size limits), `history`
+//! (`session.history` pages), `verbs` (`session.rename`, `session.updateQueue`,
+//! `session.fork`), `commands` (`/api/commands/execute` and `/list`, `--wire 2026-08`),
+//! `attachments` (images in prompts), `streams` (the two downlinks) and `admin` (`POST
+//! /admin/faults`, `--faults` only).
 
 pub mod admin;
 pub mod api;

@@ -310,7 +310,7 @@ fn an_opened_websocket_drops_its_upgrade_deadline() {
     assert_eq!(d.client.poll_timeout(), None);
 }
 
-/// Issue 24: today's host forwards `commands/change` on the host stream (capture 04). It is a
+/// Today's host forwards `commands/change` on the host stream (capture 04). It is a
 /// frame, not a malformed one, and it refreshes the command list of sessions that speak today's
 /// dialect.
 #[test]

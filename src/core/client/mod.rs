@@ -3,6 +3,11 @@
 //! live session list ([`sessions`]). A driver (the wasm shell, the simulation) performs the
 //! I/O the client asks for and feeds back what happened with the time, so every connection
 //! race is reproducible natively.
+//!
+//! Modules: [`connection`], [`carrier`], [`downlink`] (a WebSocket downlink's URL and ticket),
+//! [`router`], [`sessions`], [`timers`] (the one timer table), [`retention`] (which sessions
+//! stay resident) and [`host`]; tests: `tests` (controller and router), `carrier_tests`,
+//! `host_tests`, `retention_tests` and their `test_driver`.
 
 pub mod carrier;
 pub mod connection;

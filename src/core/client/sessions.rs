@@ -487,7 +487,7 @@ mod tests {
         assert_eq!(get(&l, "a").title.as_deref(), Some("Renamed"), "a seed's own title beats an older generation's");
     }
 
-    /// Issue 24: today's host lists titles only in `projections.values.title`; they survive a
+    /// Today's host lists titles only in `projections.values.title`; they survive a
     /// reconnect and a seed without them (capture 04's `session.list` item).
     #[test]
     fn todays_list_titles_come_from_the_projection_block_and_survive_a_reseed() {

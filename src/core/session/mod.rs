@@ -7,6 +7,15 @@
 //!
 //! The file split follows the concerns: `ops` (UI requests), `responses` (RPC results),
 //! `live` (frames), `window` (install, stitch, gap repair).
+//!
+//! Modules: [`io`] (inputs and outputs), [`lifecycle`] (where a session is in its life),
+//! [`fold`] (events into nodes), [`nodes`] (the renderable conversation), [`pending`]
+//! (approvals and questions), [`plan`] (the plan-mode projection), [`interaction`]
+//! (Extension 2 state), [`fences`] (what keeps displayed values host-confirmed); private:
+//! `event_run` (the window's events), `page` (a history page and its streaming reader),
+//! `live_buffer` (events held while no window takes them), `release` (a session nobody
+//! watches goes `cold`), `retry` and `retry_state` (asking again after a failure),
+//! `commands` and `command_state` (today's upstream host's commands), and `tests`.
 
 pub mod fences;
 pub mod fold;

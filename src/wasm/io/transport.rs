@@ -13,7 +13,15 @@ use wasm_bindgen::JsCast;
 #[wasm_bindgen(module = "/src/wasm/shell.js")]
 extern "C" {
     #[wasm_bindgen(js_name = request)]
-    fn js_request(url: &str, body: Option<String>, token: Option<String>, ms: f64, max: f64, ctrl: &AbortController, feed: JsValue);
+    fn js_request(
+        url: &str,
+        body: Option<String>,
+        token: Option<String>,
+        ms: f64,
+        max: f64,
+        ctrl: &AbortController,
+        feed: JsValue,
+    );
 }
 
 /// Bytes of a body handed to the core at a time: a fetch chunk can be megabytes, and the

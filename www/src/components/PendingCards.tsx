@@ -35,7 +35,13 @@ const ApprovalCard = memo(function ApprovalCard({ session, item }: { session: Se
         <span className="card-kicker">Approval needed</span>
         <span className="tool-name">{str(item.toolName) ?? 'tool'}</span>
       </div>
-      {str(item.reason) ? <p className="card-body">The agent wants to {str(item.reason)}.</p> : null}
+      {/* The host's words for the request, verbatim: a phrase ("run a shell command") or the
+          command itself, so it is shown as what was asked, not spliced into a sentence. */}
+      {str(item.reason) ? (
+        <div className="card-body approval-reason" data-testid="approval-reason">
+          {str(item.reason)}
+        </div>
+      ) : null}
       <div className="card-actions">
         <button className="btn" disabled={busy} onClick={() => void respond({ ok: true, value: { outcome: 'rejected' } })}>
           Reject

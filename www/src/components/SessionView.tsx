@@ -28,6 +28,39 @@ function userTexts(nodes: readonly unknown[]): string[] {
   return out
 }
 
+/** The model of the newest assistant message (its provenance), if the host names one. */
+function lastModel(nodes: readonly unknown[]): string | null {
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    const r = rec(nodes[i])
+    if (r?.type !== 'assistant') continue
+    const model = str(rec(r.provenance)?.model)
+    if (model) return model
+  }
+  return null
+}
+
+// Terminal colour codes (an agent's stderr quoted in its error) are noise on a page.
+const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g
+
+/** The session's agent error: its first sentence, the whole text behind a disclosure. */
+function AgentError({ message }: { message: string }) {
+  const text = message.replace(ANSI, '')
+  const cut = text.length > 160 ? Math.max(text.lastIndexOf(' ', 160), 80) : -1
+  return (
+    <div className="agent-error" role="alert" data-testid="agent-error">
+      <div className="agent-error-head">
+        <strong>The agent stopped with an error.</strong> {cut > 0 ? `${text.slice(0, cut)}…` : text}
+      </div>
+      {cut > 0 ? (
+        <details>
+          <summary>Full message</summary>
+          <pre>{text}</pre>
+        </details>
+      ) : null}
+    </div>
+  )
+}
+
 export function SessionView({
   session,
   title: hostTitle,
@@ -127,6 +160,21 @@ export function SessionView({
   // prompt the UI shows as a card).
   const awaitingUser = snap.pending.length > 0 || (interaction?.capabilities?.supportsStructuredUserInput === true && interaction.prompts.length > 0)
   const working = snap.running && !snap.partial && !awaitingUser
+  const model = useMemo(() => lastModel(snap.nodes), [snap.nodes])
+  // `lastAgentError` stays until the next error: show it under the turn it ended, not under
+  // the turns the user sent after it (a restarted agent answering them).
+  const lastUser = useMemo(() => {
+    for (let i = snap.nodes.length - 1; i >= 0; i--) {
+      const r = rec(snap.nodes[i])
+      if (r?.type === 'user' || r?.type === 'steering') return str(r.id) ?? String(i)
+    }
+    return null
+  }, [snap.nodes])
+  const errorSeen = useRef<{ message: string; lastUser: string | null } | null>(null)
+  if (snap.lastAgentError && errorSeen.current?.message !== snap.lastAgentError) {
+    errorSeen.current = { message: snap.lastAgentError, lastUser }
+  }
+  const agentError = snap.lastAgentError && errorSeen.current?.lastUser === lastUser ? snap.lastAgentError : null
   const planLoading = snap.planMode === null && (snap.openState !== 'open' || snap.cached || 'plan' in snap.projections)
   return (
     <section className="session" data-testid="session-view" data-session-id={session.sessionId} data-open-state={snap.openState}>
@@ -148,6 +196,11 @@ export function SessionView({
               </span>
             )}
             <ModeIndicator mode={interaction?.mode ?? null} />
+            {model ? (
+              <span className="status model" data-testid="session-model" title="The model of the latest answer">
+                {model}
+              </span>
+            ) : null}
             {snap.cached ? (
               <span className="status cached" data-testid="status-cached" title="Shown from this browser's cache until the host answers">
                 <span className="mini-spinner" aria-hidden /> Syncing
@@ -220,11 +273,7 @@ export function SessionView({
           ) : null}
           {interaction ? <InteractionPanel session={session} view={interaction} planAvailable={snap.planMode !== null} planIdsInConversation={planIds} /> : null}
           <PendingCards session={session} pending={snap.pending} />
-          {snap.lastAgentError ? (
-            <div className="agent-error" role="alert">
-              {snap.lastAgentError}
-            </div>
-          ) : null}
+          {agentError ? <AgentError message={agentError} /> : null}
         </div>
       </div>
 

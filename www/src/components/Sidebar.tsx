@@ -3,16 +3,33 @@ import type { SessionListSnapshot } from 'agent-session'
 import { relativeTime } from '../model'
 import { humanError } from '../errors'
 
-export type Provider = 'default' | 'codex' | 'claude' | 'cursor'
-export const PROVIDERS: { id: Provider; label: string }[] = [
+/** A provider id the host's `session.create` takes (`default` sends none). */
+export type Provider = string
+export interface ProviderOption {
+  id: Provider
+  label: string
+}
+
+/** The reference host's scripted profiles (a `provider: "scripted"` host). */
+export const SCRIPTED_PROVIDERS: ProviderOption[] = [
   { id: 'default', label: 'Default' },
   { id: 'codex', label: 'Codex' },
   { id: 'claude', label: 'Claude' },
   { id: 'cursor', label: 'Cursor' },
 ]
 
+/** What "New session" offers on a host: the scripted profiles on the scripted host, else only
+ *  the agent the host runs (`host.describe().provider`). Null while the host is not known. */
+export function providerOptions(hostProvider: string | null): ProviderOption[] | null {
+  if (hostProvider === null) return null
+  if (hostProvider === 'scripted' || hostProvider === '') return SCRIPTED_PROVIDERS
+  return [{ id: hostProvider, label: hostProvider.charAt(0).toUpperCase() + hostProvider.slice(1) }]
+}
+
 interface Props {
   list: SessionListSnapshot
+  /** The agents this host offers (null until `host.describe()` answered). */
+  providers: ProviderOption[] | null
   selected: string | null
   onSelect(id: string): void
   onCreate(provider: Provider): void
@@ -88,8 +105,11 @@ function Activity({ running, waiting }: { running: boolean; waiting: boolean }) 
 }
 
 export function Sidebar(p: Props) {
-  const [provider, setProvider] = useState<Provider>('default')
+  const [picked, setPicked] = useState<Provider | null>(null)
   const { list } = p
+  const offered = p.providers ?? []
+  // The pick stays while the host offers it; otherwise the host's first agent.
+  const provider = offered.find((x) => x.id === picked)?.id ?? offered[0]?.id ?? 'default'
   return (
     <aside className="sidebar" aria-label="Sessions">
       <div className="brand">
@@ -105,9 +125,12 @@ export function Sidebar(p: Props) {
           className="select"
           data-testid="provider-select"
           value={provider}
-          onChange={(e) => setProvider(e.target.value as Provider)}
+          disabled={p.providers === null}
+          title={p.providers === null ? 'Asking the host which agents it runs' : undefined}
+          onChange={(e) => setPicked(e.target.value)}
         >
-          {PROVIDERS.map((x) => (
+          {p.providers === null ? <option value="default">Agent…</option> : null}
+          {offered.map((x) => (
             <option key={x.id} value={x.id}>
               {x.label}
             </option>

@@ -164,7 +164,7 @@ impl Child {
             let why = if tail.is_empty() {
                 format!("codex app-server exited ({status})")
             } else {
-                format!("codex app-server exited ({status}): {}", last_lines(&tail, 6))
+                format!("codex app-server exited ({status}); its last words: {}", last_lines(&tail, 3))
             };
             let (malformed, dropped) =
                 (watcher.malformed.load(Ordering::Relaxed), watcher.dropped.load(Ordering::Relaxed));
@@ -300,10 +300,31 @@ pub fn refusal(id: &Value, method: &str) -> Value {
     json!({ "id": id, "error": { "code": -32601, "message": format!("{method} is not served by agent-session-host") } })
 }
 
-/// The last `n` lines of a text, joined by " | ".
+/// The last `n` lines of a text without terminal colour codes, joined by " | ".
 fn last_lines(text: &str, n: usize) -> String {
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let plain = strip_ansi(text);
+    let lines: Vec<&str> = plain.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     lines[lines.len().saturating_sub(n)..].join(" | ")
+}
+
+/// Drops ANSI escape sequences (`ESC [ … letter`), which codex's log lines carry.
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        if chars.next() == Some('[') {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        }
+    }
+    out
 }
 
 async fn read_stderr(stderr: impl AsyncRead + Unpin, shared: Arc<Shared>) {

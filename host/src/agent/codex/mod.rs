@@ -10,13 +10,20 @@
 //!   needs the sandbox again: Codex does not keep it across processes).
 //! - Every request has a deadline ([`CodexConfig::request_timeout`]); a child that misses one
 //!   on `initialize` is killed, so a hung binary never wedges a session.
+//!
+//! Modules: `child` (one `codex app-server` process: its JSON lines over stdio, requests and
+//! their answers, routing by thread), `turn` (one session turn on it: `turn/start` with the
+//! committed plan mode, the thread's messages through the session's Codex adapter) and `guard`
+//! (the reaper of a codex process tree when the child ends or the host dies).
 
 mod child;
 pub mod guard;
 mod turn;
 
+use crate::agent::provider;
 use crate::log::base::Base;
-use crate::log::session::Session;
+use crate::log::session::{AppendError, Session};
+use agent_session_wire::{AgentErrorFrame, Frame};
 use child::{Child, Inbound, RequestError};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -178,7 +185,7 @@ impl Codex {
             params["threadId"] = json!(id);
             match child.request("thread/resume", params, t).await {
                 Ok(r) => resumed = Some(r),
-                Err(e) => turn::agent_error(
+                Err(e) => agent_error(
                     app,
                     s,
                     format!("codex could not resume thread {id} ({e}); the conversation continues in a new thread"),
@@ -208,11 +215,31 @@ impl Codex {
         if let Some(ps) = s.log.lock().await.provider.as_mut() {
             ps.adapter.set_request_scope(&child.scope);
         }
-        turn::thread_result(app, s, &result).await.map_err(|e| AgentFailure(e.to_string()))?;
+        thread_result(app, s, &result).await.map_err(|e| AgentFailure(e.to_string()))?;
         let inbound = Arc::new(Mutex::new(child.subscribe(&thread_id)));
         let link = Arc::new(Link { thread_id, model, inbound });
         slot.links.insert(s.id.clone(), link.clone());
         Ok((child, link))
+    }
+
+    /// Starts the child ahead of the first prompt and reads the configured model (so
+    /// `host.describe` names it and the first turn does not wait for start-up). A failure is
+    /// only reported here: the first prompt tries again and fails its turn with the reason.
+    pub async fn warm(&self) {
+        let mut slot = self.slot.lock().await;
+        let child = match self.child(&mut slot).await {
+            Ok(c) => c,
+            Err(e) => return eprintln!("agent-session-host: {e}"),
+        };
+        drop(slot);
+        if let Ok(r) = child.request("config/read", json!({}), self.config.request_timeout).await {
+            if let Some(model) = r.pointer("/config/model").and_then(Value::as_str).filter(|m| !m.is_empty()) {
+                let mut known = self.model.lock().unwrap_or_else(|e| e.into_inner());
+                if known.is_empty() {
+                    *known = model.to_string();
+                }
+            }
+        }
     }
 
     /// Ends the child (host shutdown).
@@ -233,4 +260,17 @@ async fn login_with_key(child: &Child, t: Duration) -> Result<(), RequestError> 
         child.request("account/login/start", json!({ "type": "apiKey", "apiKey": key }), t).await?;
     }
     Ok(())
+}
+
+/// The session's `agent/error` on the host downlink.
+pub(super) fn agent_error(app: &Base, s: &Session, message: String) {
+    app.hub.host(app.hub.out(&Frame::AgentError(AgentErrorFrame { session_id: Some(s.id.clone()), message })));
+}
+
+/// A `thread/start` / `thread/resume` answer through the adapter (the mode it reports).
+async fn thread_result(app: &Base, s: &Session, result: &Value) -> Result<(), AppendError> {
+    let mut log = s.log.lock().await;
+    let Some(ps) = log.provider.as_mut() else { return Ok(()) };
+    let outs = ps.adapter.ingest_thread_result(result);
+    provider::apply_basic(app, s, &mut log, outs)
 }

@@ -12,16 +12,16 @@
 //!   Codex never blocks on it.
 
 use super::child::{refusal, Child, Inbound, RequestError};
-use super::{Codex, Link};
+use super::{agent_error, Codex, Link};
 use crate::agent::outputs::Out;
 use crate::agent::provider;
 use crate::agent::turns::{Run, Runtime, Stop, TurnFuture, CANCEL_WAIT};
-use crate::log::base::Base;
 use crate::log::interact::Kind;
-use crate::log::session::{AppendError, Session, Waiting};
+use crate::log::session::Waiting;
 use crate::providers::adapters::{codex::rpc_response, Answered, ApprovalRequest, Canonical};
 use crate::providers::registry::Provider;
-use agent_session_wire::{AgentErrorFrame, ApprovalOutcome, ApprovalResolved, Frame, RpcResult};
+use agent_session_wire::interaction::EV_PROVIDER_NATIVE;
+use agent_session_wire::{ApprovalOutcome, ApprovalResolved, Frame, RpcResult};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use tokio::sync::mpsc;
@@ -79,19 +79,6 @@ struct Pending<'w> {
     /// The last `error` notification's message (a failed turn's reason).
     last_error: Option<String>,
     waiting: Option<Waiting<'w>>,
-}
-
-/// The session's `agent/error` on the host downlink.
-pub(super) fn agent_error(app: &Base, s: &Session, message: String) {
-    app.hub.host(app.hub.out(&Frame::AgentError(AgentErrorFrame { session_id: Some(s.id.clone()), message })));
-}
-
-/// A `thread/start` / `thread/resume` answer through the adapter (the mode it reports).
-pub(super) async fn thread_result(app: &Base, s: &Session, result: &Value) -> Result<(), AppendError> {
-    let mut log = s.log.lock().await;
-    let Some(ps) = log.provider.as_mut() else { return Ok(()) };
-    let outs = ps.adapter.ingest_thread_result(result);
-    provider::apply_basic(app, s, &mut log, outs)
 }
 
 fn native_key(id: &Value) -> String {
@@ -171,12 +158,13 @@ impl<'r> Run<'r> {
                 self.end_step(&mut out, "stop").await?;
                 Ok(())
             }
+            // As the scripted agent: a cut reply is its chunks, with no message and no step end.
             Ended::Interrupted => {
-                self.end_step(&mut out, "stop").await?;
+                out.abandon();
                 Err(Stop::Interrupted)
             }
             Ended::Failed(why) => {
-                self.end_step(&mut out, "error").await?;
+                out.abandon();
                 Err(Stop::Agent(why))
             }
         }
@@ -246,7 +234,11 @@ impl<'r> Run<'r> {
         }
         let mut log = self.s.log.lock().await;
         let Some(ps) = log.provider.as_mut() else { return Ok(None) };
-        let outs = ps.adapter.ingest(v);
+        let mut outs = ps.adapter.ingest(v);
+        // A delta's native copy would double the log of every streamed reply.
+        if method.ends_with("elta") {
+            outs.retain(|o| !matches!(o, Canonical::Event { kind, .. } if *kind == EV_PROVIDER_NATIVE));
+        }
         let (approvals, rest): (Vec<Canonical>, Vec<Canonical>) =
             outs.into_iter().partition(|o| matches!(o, Canonical::Approval(_) | Canonical::ApprovalWithdrawn { .. }));
         if let Some((prompt_id, rx)) = self.apply(&mut log, rest, out)? {

@@ -2,6 +2,9 @@
 //! WebSocket (`--downlinks`). The frames come from one carrier-agnostic [`FrameSource`], so
 //! the prelude, replay, coverage and fault behaviour are the same on both carriers; `sse`
 //! and `ws` only write them.
+//!
+//! Modules: `source` (a downlink's frames: the mux open prelude, then live frames), `sse` and
+//! `ws` (the two carriers).
 
 mod source;
 mod sse;

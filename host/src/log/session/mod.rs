@@ -1,5 +1,8 @@
 //! In-memory state of one session and the only path that writes its log: seq assignment,
 //! commit, then broadcast, all under the session's log lock so frames leave in seq order.
+//!
+//! Modules: `plan_state` (the plan-mode selection, pending until a turn start commits it) and
+//! `provider_state` (a provider session's adapter and the prompts its running turn waits on).
 
 mod plan_state;
 mod provider_state;

@@ -17,7 +17,7 @@
 //! | `item/started {item:{type:'fileChange', id, changes}}` | tool call `apply_patch` `{changes}` |
 //! | `item/completed {item:{type:'fileChange', status}}` | tool result (an error unless `completed`) |
 //! | server request `item/tool/requestUserInput` | `interaction/prompt-requested` + projection `interaction/userInput` |
-//! | server request `item/commandExecution/requestApproval` | approval `shell` (call id = `itemId`; reason = `reason`, else the command) |
+//! | server request `item/commandExecution/requestApproval` | approval `shell` (call id = `itemId`; reason = `reason`, else `run <the parsed command>`) |
 //! | server request `item/fileChange/requestApproval` | approval `apply_patch` (call id = `itemId`; reason = `reason`, else the files seen in the item's start) |
 //! | `serverRequest/resolved {requestId}` of a prompt not answered through us | `interaction/prompt-resolved` (`cancelled`) |
 //! | `serverRequest/resolved {requestId}` of an approval not answered through us | [`Canonical::ApprovalWithdrawn`] |
@@ -589,7 +589,13 @@ impl CodexAdapter {
         };
         let call_id = str_field(params, "itemId").map(str::to_owned);
         let reason = str_field(params, "reason").filter(|r| !r.is_empty()).map(str::to_owned).or_else(|| match kind {
-            ApprovalKind::Command => params.get("command").and_then(command_text),
+            // "run echo hi": the parsed action reads better than the shell line around it.
+            ApprovalKind::Command => params
+                .pointer("/commandActions/0/command")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .or_else(|| params.get("command").and_then(command_text))
+                .map(|c| format!("run {c}")),
             ApprovalKind::FileChange => {
                 let paths = call_id.as_ref().and_then(|c| self.tool_items.get(c)).filter(|p| !p.is_empty());
                 Some(match paths {

@@ -265,13 +265,13 @@ fn a_real_implementation_turn_updates_plan_steps_and_asks_one_command_approval()
     assert_eq!(last.explanation, None);
     assert!(last.steps.iter().all(|s| s.status == StepStatus::Completed));
 
-    // One approval: shell, call id = the item id, the command as reason.
+    // One approval: shell, call id = the item id, the parsed command as reason.
     let asked = approvals(&out);
     assert_eq!(asked.len(), 1);
     assert_eq!(asked[0].approval_id, "codex-1");
     assert_eq!(asked[0].tool_name, "shell");
     assert_eq!(asked[0].call_id.as_deref(), Some("call_fake_impl_shell"));
-    assert_eq!(asked[0].reason.as_deref(), Some("/bin/bash -lc 'echo implemented > NOTES.md'"));
+    assert_eq!(asked[0].reason.as_deref(), Some("run echo implemented > NOTES.md"));
     // Allowed once -> the reply the real client sent.
     assert_eq!(replies, [json!({"id": 1, "result": {"decision": "accept"}})]);
     assert_eq!(replies[0], recorded_out("04-implement-turn", |m| m.get("result").is_some()));

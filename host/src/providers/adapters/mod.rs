@@ -24,6 +24,10 @@
 //!   and Codex's `item/commandExecution/requestApproval` / `item/fileChange/requestApproval`
 //!   become [`Canonical::Approval`] (answered with `respond_approval`); a Codex approval closed
 //!   by the agent without our answer is [`Canonical::ApprovalWithdrawn`].
+//!
+//! Modules: [`codex`], [`claude`], [`acp`], [`capabilities`], `canonical` (the outputs and
+//! helpers they share), `provider` (the three behind one interface); tests: `tests` (the
+//! provider fixtures) and `codex_real_tests` (transcripts of the real `codex app-server`).
 
 // The provider profiles (`crate::providers::scripted`) use the Codex, Claude and Cursor adapters; parts of
 // this API (approvals, per-adapter accessors) are exercised only by the tests.

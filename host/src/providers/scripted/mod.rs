@@ -5,6 +5,10 @@
 //! A plan turn is two halves: [`opening`] (up to and including the question, or the whole turn
 //! when the provider asks none) and [`closing`] (after the answer, which it reads back in the
 //! provider's own answer shape). Everything is deterministic: ids derive from the turn number.
+//!
+//! Modules: `profile` (the dispatch to each profile's scripts), `ctx` (the turn scripted and
+//! the plan text), `codex`, `claude` and `cursor` (each provider's native payloads) and
+//! `texts` (what the agent says, split into deltas).
 
 pub mod claude;
 pub mod codex;

@@ -29,6 +29,11 @@
 //! }
 //! let _next = client.poll_timeout(); // feed Input::Timeout at (or after) this instant
 //! ```
+//!
+//! Modules: `client` (state, accessors, the driving loop), `io` (the inputs and outputs that
+//! cross the sans-IO boundary), `calls` (unary calls and the session side), `downlinks` (the
+//! connection's generations, their carriers and frames) and `retention` (who is watched, when
+//! to sweep).
 
 mod calls;
 mod client;

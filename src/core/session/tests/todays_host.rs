@@ -1,4 +1,4 @@
-//! Issue 24: today's upstream host (HEAD b150a551b8) as its source and captures show it —
+//! Today's upstream host (HEAD b150a551b8) as its source and captures show it —
 //! the dialect known from the tail page, `/plan` settled by its `command/done`, command lists
 //! kept live.
 
