@@ -8,8 +8,9 @@ const g = globalThis
 
 class HostClient extends Wasm {
   constructor(options) {
-    // Tabs of one origin share one host connection where the browser can (share.js).
-    const link = options?.share !== false && g.document && g.navigator?.locks && g.BroadcastChannel && g.crypto?.subtle && { w: [] }
+    // Tabs of one origin share one host connection where the browser can (share.js); opt-in
+    // until a shared client that nobody references can be collected (docs/API.md "Many tabs").
+    const link = options?.share === true && g.document && g.navigator?.locks && g.BroadcastChannel && g.crypto?.subtle && { w: [] }
     if (link) {
       options = { ...options, __socket: (path, url) => link.m?.socket(path, url) ?? (link.w.push({ path, url, close() { this.gone = 1 } }), link.w.at(-1)) }
     }

@@ -24,7 +24,7 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>share</title><link rel
 import init, { HostClient } from './index.js'
 await init()
 const q = new URLSearchParams(location.search)
-const host = new HostClient({ baseUrl: location.origin, ...(q.get('share') === 'off' ? { share: false } : {}) })
+const host = new HostClient({ baseUrl: location.origin, share: q.get('share') !== 'off' })
 const s = host.session(q.get('s'))
 s.subscribe(() => {})
 window.__t = { host, s, opened: s.open() }
