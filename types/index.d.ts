@@ -83,6 +83,21 @@ export interface HostClientOptions {
    * stored). Where there is no IndexedDB (Node, jsdom) nothing is stored or read.
    */
   cache?: boolean | { maxBytes?: number }
+  /** Share one host connection with the other tabs of this origin that have the same
+   *  `baseUrl` and token, where Web Locks and BroadcastChannel exist (default `false`: a shared
+   *  client is collected only after `close()`). */
+  share?: boolean
+}
+
+/** `host.sharing()`: this client's part in the shared connection (docs/API.md "Many tabs"). */
+export interface ShareState {
+  readonly role: 'starting' | 'leader' | 'follower'
+  /** Borrowed downlinks closed because their leader went. */
+  readonly handovers: number
+  /** `Date.now()` of the latest handover, 0 before any. */
+  readonly handoverAt: number
+  /** `Date.now()` of the first frame read after the latest handover, 0 before any. */
+  readonly firstFrameAt: number
 }
 
 export type Transport = 'auto' | 'websocket' | 'sse'
@@ -155,6 +170,8 @@ export class HostClient {
   session(sessionId: string): Session
   /** Empties the local cache: every host's entries (whether or not this client uses it). */
   clearCache(): Promise<void>
+  /** `null` when this client connects alone (`share: false`, or no Web Locks/BroadcastChannel). */
+  sharing(): ShareState | null
   diagnostics(): HostDiagnostics
   /** Stops streams, timers and in-flight calls; settles every pending operation. Idempotent. */
   close(): void

@@ -17,6 +17,9 @@ pub(crate) struct Endpoint {
     pub(crate) timeout_ms: f64,
     /// Largest unary response body read; a larger one is a transport error naming the limit.
     pub(crate) max_response_bytes: f64,
+    /// The entry's `__socket(path, url)`: makes each WebSocket downlink (the many-tabs layer
+    /// lends one tab's sockets to the others); `new WebSocket(url)` without it.
+    pub(crate) socket: Option<js_sys::Function>,
 }
 
 impl Endpoint {
@@ -111,5 +114,6 @@ pub(crate) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Config), JsValu
         seed: seed ^ ((js::random() * 4_294_967_296.0) as u64) << 32,
         retention,
     };
-    Ok((Endpoint { base, token, timeout_ms, max_response_bytes }, cfg))
+    let socket = js::is_function(&js::get(&opts, "__socket"));
+    Ok((Endpoint { base, token, timeout_ms, max_response_bytes, socket }, cfg))
 }

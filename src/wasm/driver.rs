@@ -230,7 +230,14 @@ impl Inner {
                 }
                 Output::OpenStream { stream, kind, carrier: Carrier::Sse, .. } => self.open_sse(stream, kind),
                 Output::OpenStream { stream, kind, carrier: Carrier::WebSocket, ticket } => {
-                    match io::connect(self.me.clone(), &self.ep.base, kind, ticket.as_deref(), stream) {
+                    match io::connect(
+                        self.me.clone(),
+                        &self.ep.base,
+                        self.ep.socket.as_ref(),
+                        kind,
+                        ticket.as_deref(),
+                        stream,
+                    ) {
                         Ok(socket) => {
                             self.streams.insert(stream, StreamIo::WebSocket(socket));
                         }

@@ -179,7 +179,12 @@ pub async fn admin(State(app): State<Arc<App>>, body: Bytes) -> Response {
         };
         results.push(r);
     }
-    let body = json!({ "ok": true, "results": results, "faults": faults.status() });
+    let body = json!({
+        "ok": true,
+        "results": results,
+        "faults": faults.status(),
+        "downlinks": crate::http::streams::open_downlinks(),
+    });
     ([(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 

@@ -82,6 +82,9 @@ pub enum GenerationEnd {
     Describe(String),
     /// The generation was not established within the connect timeout.
     ConnectTimeout,
+    /// The tab that held the shared downlinks went (the shell's many-tabs layer): the next
+    /// generation starts at once and the backoff is not counted.
+    Handover,
 }
 
 impl std::fmt::Display for GenerationEnd {
@@ -93,6 +96,7 @@ impl std::fmt::Display for GenerationEnd {
             GenerationEnd::StreamError(error) => write!(f, "stream/error: {error}"),
             GenerationEnd::Describe(message) => write!(f, "host.describe failed: {message}"),
             GenerationEnd::ConnectTimeout => f.write_str("connect timeout"),
+            GenerationEnd::Handover => f.write_str("handed over"),
         }
     }
 }
@@ -388,8 +392,13 @@ impl Connection {
         let gen = self.generation;
         self.commands.push_back(ConnCommand::Abort { gen });
         self.commands.push_back(ConnCommand::Lost { gen });
-        self.attempt = self.attempt.saturating_add(1);
-        let delay = self.backoff.delay(self.attempt, rand);
+        // A handover is not a failure of the host: no delay, no attempt counted.
+        let delay = if matches!(error, GenerationEnd::Handover) {
+            0.0
+        } else {
+            self.attempt = self.attempt.saturating_add(1);
+            self.backoff.delay(self.attempt, rand)
+        };
         self.phase = Phase::Waiting { retry_at: Some(now.after_ms(delay)) };
         self.last_error = Some(error);
         self.commands.push_back(ConnCommand::Changed);

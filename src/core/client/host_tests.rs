@@ -348,3 +348,31 @@ fn fork_sends_heads_payload_and_a_seed_host_refuses_it_as_unsupported() {
     d.answer("session.fork", r#"{"sessionId":"s2"}"#);
     assert!(matches!(d.settlement(6), Some(Settlement::Result(Ok(v))) if v.value() == json!({"sessionId": "s2"})));
 }
+
+#[test]
+fn a_handover_close_starts_the_next_generation_at_once_without_counting_an_attempt() {
+    let mut d = Driver::new(Config::default());
+    d.establish();
+    d.open(1, "s1");
+    d.answer("session.history", &tail_page(0, 3));
+    let mux = d.mux();
+    d.input(Input::StreamClosed { stream: mux, code: Some(0) });
+    assert_eq!(d.client.connection().last_error(), Some(&GenerationEnd::Handover));
+    assert_eq!(d.client.connection().attempt(), 0, "a handover is not a failure");
+    let retry = d.client.poll_timeout().expect("the next generation is due");
+    assert!(retry.as_ms() <= d.now, "no backoff");
+    d.advance_to_timeout();
+    assert_eq!(d.client.connection().generation(), 2);
+    assert!(d.opened.iter().rev().take(2).all(|o| o.2 == Carrier::WebSocket), "the carrier is kept");
+    d.establish();
+    assert!(d.sent.iter().any(|s| s.1 == "session.history"), "the next generation resyncs");
+    // A handover of a socket not yet open is not a refusal: no fallback to SSE.
+    let mux = d.mux();
+    d.input(Input::StreamClosed { stream: mux, code: Some(0) });
+    d.advance_to_timeout();
+    let mux = d.mux();
+    d.input(Input::StreamClosed { stream: mux, code: Some(0) });
+    assert_eq!(d.client.connection().last_error(), Some(&GenerationEnd::Handover));
+    d.advance_to_timeout();
+    assert!(d.opened.iter().all(|o| o.2 == Carrier::WebSocket));
+}

@@ -60,15 +60,22 @@ fn read_event(stream: StreamId, ev: &JsValue) -> Input {
     }
 }
 
-/// Opens the WebSocket downlink `kind` (presenting `ticket`) for the core's `stream`.
+/// Opens the WebSocket downlink `kind` (presenting `ticket`) for the core's `stream`, through
+/// `make(path, url)` when the entry gave one (an object with a socket's handlers and `close`).
 pub(crate) fn connect(
     sink: impl Sink,
     base: &str,
+    make: Option<&js_sys::Function>,
     kind: StreamKind,
     ticket: Option<&str>,
     stream: StreamId,
 ) -> Result<Socket, String> {
-    let ws = WebSocket::new(&ws_url(base, kind.path(), ticket)).map_err(|e| js::describe(&e))?;
+    let url = ws_url(base, kind.path(), ticket);
+    let ws = match make {
+        Some(f) => f.call2(&JsValue::UNDEFINED, &kind.path().into(), &url.into()).map(JsCast::unchecked_into),
+        None => WebSocket::new(&url),
+    }
+    .map_err(|e| js::describe(&e))?;
     js::set(&ws, "binaryType", &"arraybuffer".into());
     let handler = Closure::<dyn FnMut(JsValue)>::new(move |ev: JsValue| sink.feed(read_event(stream, &ev)));
     for h in HANDLERS {

@@ -42,6 +42,7 @@ pub struct FrameSource {
     done: bool,
     /// The wire the stream errors are written in.
     wire: Wire,
+    _open: super::Open,
 }
 
 fn stream_error(error: Value, wire: Wire) -> Arc<OutFrame> {
@@ -73,7 +74,7 @@ impl FrameSource {
             covered.replayed.insert(f.rpc_id.clone());
             prelude.push_back(f);
         }
-        FrameSource { prelude, live, epoch, covered, done: false, wire: app.options.wire }
+        FrameSource { prelude, live, epoch, covered, done: false, wire: app.options.wire, _open: super::Open::new(0) }
     }
 
     /// Session added/removed/status and agent errors; no prelude.
@@ -87,6 +88,7 @@ impl FrameSource {
             covered: Covered::default(),
             done: false,
             wire: app.options.wire,
+            _open: super::Open::new(1),
         }
     }
 

@@ -234,6 +234,13 @@ impl HostClient {
                 }
             }
             Input::StreamEnded { stream, why } => self.on_stream_ended(stream, why),
+            // Code 0 is never a WebSocket's (a browser reports 1000-4999, 1005 or 1006): the
+            // shell's many-tabs layer closes a borrowed downlink with it when its leader went.
+            Input::StreamClosed { stream, code: Some(0) } => {
+                if let Some((_, gen)) = self.live_stream(stream) {
+                    self.fail_generation(gen, GenerationEnd::Handover);
+                }
+            }
             Input::StreamClosed { stream, code } => self.on_stream_ended(stream, close_words(code)),
             Input::Ensure { session } => {
                 if !self.is_closed() {
