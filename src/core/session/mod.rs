@@ -29,6 +29,7 @@ pub mod plan;
 
 mod command_state;
 mod commands;
+mod deliver;
 mod event_run;
 mod live;
 mod live_buffer;

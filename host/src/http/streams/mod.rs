@@ -18,33 +18,9 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use source::FrameSource;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-/// Downlinks open now in this process (mux, host), whatever their carrier: the `--faults`
-/// status reports them, so a test can count what many tabs hold.
-static OPEN: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
-
-/// Counts one downlink as open for as long as its frame source lives.
-struct Open(usize);
-
-impl Open {
-    fn new(kind: usize) -> Open {
-        OPEN[kind].fetch_add(1, Ordering::Relaxed);
-        Open(kind)
-    }
-}
-
-impl Drop for Open {
-    fn drop(&mut self) {
-        OPEN[self.0].fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-/// The downlinks open now: `{mux, host}`.
-pub fn open_downlinks() -> serde_json::Value {
-    serde_json::json!({ "mux": OPEN[0].load(Ordering::Relaxed), "host": OPEN[1].load(Ordering::Relaxed) })
-}
+pub use source::open_downlinks;
 
 type Upgrade = Result<WebSocketUpgrade, WebSocketUpgradeRejection>;
 

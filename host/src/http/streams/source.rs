@@ -10,7 +10,7 @@ use crate::log::hub::OutFrame;
 use agent_session_wire::{Frame, StreamErrorFrame, SubscribedFrame};
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use tokio::sync::{broadcast, watch};
 
@@ -34,6 +34,31 @@ impl Covered {
     }
 }
 
+/// Downlinks open now in this process (mux, host), whatever their carrier: the `--faults`
+/// status reports them, so a test can count what many tabs hold.
+static OPEN: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
+
+/// Counts one downlink as open for as long as its frame source lives.
+pub(super) struct Open(usize);
+
+impl Open {
+    pub(super) fn new(kind: usize) -> Open {
+        OPEN[kind].fetch_add(1, Ordering::Relaxed);
+        Open(kind)
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        OPEN[self.0].fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The downlinks open now: `{mux, host}`.
+pub fn open_downlinks() -> serde_json::Value {
+    serde_json::json!({ "mux": OPEN[0].load(Ordering::Relaxed), "host": OPEN[1].load(Ordering::Relaxed) })
+}
+
 pub struct FrameSource {
     prelude: VecDeque<Arc<OutFrame>>,
     live: broadcast::Receiver<Arc<OutFrame>>,
@@ -42,7 +67,7 @@ pub struct FrameSource {
     done: bool,
     /// The wire the stream errors are written in.
     wire: Wire,
-    _open: super::Open,
+    _open: Open,
 }
 
 fn stream_error(error: Value, wire: Wire) -> Arc<OutFrame> {
@@ -74,7 +99,7 @@ impl FrameSource {
             covered.replayed.insert(f.rpc_id.clone());
             prelude.push_back(f);
         }
-        FrameSource { prelude, live, epoch, covered, done: false, wire: app.options.wire, _open: super::Open::new(0) }
+        FrameSource { prelude, live, epoch, covered, done: false, wire: app.options.wire, _open: Open::new(0) }
     }
 
     /// Session added/removed/status and agent errors; no prelude.
@@ -88,7 +113,7 @@ impl FrameSource {
             covered: Covered::default(),
             done: false,
             wire: app.options.wire,
-            _open: super::Open::new(1),
+            _open: Open::new(1),
         }
     }
 
