@@ -91,7 +91,9 @@ async function hostTail(env) {
 const view = (page) =>
   page.evaluate(() => {
     const snap = window.__t.s.getSnapshot()
-    return { tailSeq: snap.tailSeq, running: snap.running, state: window.__t.host.getSnapshot().state, nodes: JSON.stringify(snap.nodes) }
+    // `clientId` says which client sent a message: each tab's own, so it is left out.
+    const nodes = JSON.stringify(snap.nodes, (k, v) => (k === 'clientId' ? undefined : v))
+    return { tailSeq: snap.tailSeq, running: snap.running, state: window.__t.host.getSnapshot().state, nodes }
   })
 
 /** Every tab shows the host's tail, idle, and the same nodes as a fresh unshared client. */
