@@ -1755,7 +1755,9 @@ async fn a_prompt_shows_at_once_and_prompts_made_offline_arrive_once_in_order() 
     until("no echo left", 30_000.0, || nodes(&s).iter().all(|n| get(&n, "delivery").is_undefined())).await;
     until("the host idle", 30_000.0, || !get(&snap(&s), "running").as_bool().unwrap_or(true)).await;
     assert_eq!(host_user_texts(&id).await, ["first", "one", "two", "three"], "each once, in order");
-    assert!(diag(&s, "promptsDeduplicated") + diag(&s, "promptsResent") >= 1.0, "the failed answer was looked up");
+    // Whether the failed answer was looked up depends on a race this test does not control: the
+    // prompt's event can land before its failed answer (then nothing is left to look up). The
+    // look-up itself is proven by the core's outbox tests and the simulation.
     fault(r#"{"command":"clear"}"#).await;
     call(&host, "close", &[]);
 }
