@@ -16,7 +16,8 @@ import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, killHost, startHost, startHostOn } from './lib/host.mjs'
-import { launch, shot } from './lib/browser.mjs'
+import { shot } from './lib/browser.mjs'
+import { openDemo } from './lib/demo.mjs'
 import { NETWORK, guardPage } from './lib/guard.mjs'
 import { CODEX_MODEL, codexProcesses, startCodexFixture, waitNoCodex } from './lib/codex.mjs'
 
@@ -37,17 +38,9 @@ describe('real codex behind the host, through the demo UI', () => {
     codex = await startCodexFixture({ approvalPolicy: 'untrusted' })
     hostOptions = { db: join(codex.dir, 'host.sqlite'), staticDir: DIST, chunkDelayMs: 0, faults: false, ...codex.hostOptions }
     host = await startHost(hostOptions)
-    browser = await launch()
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 })
-    page = await context.newPage()
-    page.setDefaultTimeout(T)
-    guard = await guardPage(page)
     // The host restart (c) drops the connection on purpose: the browser logs the failed
     // reconnect attempts until the new host listens.
-    guard.expect(NETWORK)
-    await page.goto(host.url)
-    await page.getByTestId('new-session').waitFor()
-    await page.waitForFunction(() => !document.querySelector('[data-testid="connection-banner"]'))
+    ;({ browser, page, guard } = await openDemo(host.url, { timeout: T, expect: NETWORK }))
   })
 
   after(async () => {

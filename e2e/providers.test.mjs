@@ -13,8 +13,8 @@ import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, cleanup, killHost, startHost, tempDir } from './lib/host.mjs'
-import { launch, shot } from './lib/browser.mjs'
-import { guardPage } from './lib/guard.mjs'
+import { shot } from './lib/browser.mjs'
+import { openDemo } from './lib/demo.mjs'
 
 const DIST = join(ROOT, 'www', 'dist')
 const T = 20_000
@@ -26,14 +26,7 @@ describe('provider profiles: one plan-mode turn each, through the demo UI', () =
     assert.ok(existsSync(join(DIST, 'index.html')), 'www/dist missing: run scripts/e2e.mjs (or npm --prefix www run build)')
     dir = tempDir()
     host = await startHost({ db: join(dir, 'host.sqlite'), staticDir: DIST, chunkDelayMs: 20, faults: true })
-    browser = await launch()
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 })
-    page = await context.newPage()
-    page.setDefaultTimeout(T)
-    guard = await guardPage(page)
-    await page.goto(host.url)
-    await page.getByTestId('new-session').waitFor()
-    await page.waitForFunction(() => !document.querySelector('[data-testid="connection-banner"]'))
+    ;({ browser, page, guard } = await openDemo(host.url, { timeout: T }))
   })
 
   after(async () => {
