@@ -94,7 +94,9 @@ impl<'r> Run<'r> {
         // What came while no turn ran: only a late resolution still matters (its prompt was
         // already resolved when its turn ended, so it changes nothing). A server request among
         // them has nobody to answer it: refuse it, or codex would wait on it forever.
-        while let Ok(Inbound::Message(m)) = inbound.try_recv() {
+        // (Drained to the end: a malformed-line report among them must not stop the drain.)
+        while let Ok(queued) = inbound.try_recv() {
+            let Inbound::Message(m) = queued else { continue };
             if let (Some(id), Some(method)) = (m.get("id"), m.get("method").and_then(Value::as_str)) {
                 let _ = child.reply(&refusal(id, method)).await;
             }
