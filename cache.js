@@ -1,8 +1,9 @@
 // The local cache (`new HostClient({ cache })`, docs/API.md "Local cache"): what a session's
-// window showed, kept in IndexedDB so a reopen paints it before the host answers. Loaded by
-// index.js only when an app turns the option on (apps without it never load this file); the
-// wasm module checks the option with the others and knows nothing else of it.
-import { Session } from './pkg/agent_session.js'
+// window showed, kept in IndexedDB so a reopen paints it before the host answers, and the
+// prompts not delivered yet, so a reload sends them. Loaded by index.js only when an app turns
+// the option on (apps without it never load this file). It composes through the wasm's store
+// hook (`changed`, called for each changed session) and the session's `__cache` (paint a kept
+// window, lend kept node objects) and `prompt(content, mode, id)` (take a kept prompt over).
 //
 // What is kept is the rendered window (the snapshot's nodes, its seqs and title), not the
 // host's events: a reopen still reads the host's tail page, which alone decides what is
@@ -10,9 +11,15 @@ import { Session } from './pkg/agent_session.js'
 // them. So a stale, replaced or tampered entry can cost a flash of old content, never a
 // wrong window.
 
-const DB = 'agent-session-cache'
+/** The IndexedDB database of the cache (its one definition; docs/API.md names it). */
+export const DB = 'agent-session-cache'
 // An entry of another format version is ignored (and replaced by the next write).
 const VERSION = 1
+// Orphaned outbox records (their page gone, their session never opened again) are dropped
+// after this long.
+const OUTBOX_DAYS = 7
+// The Web Lock a page holds while its outbox records are its own.
+const PAGE_LOCK = 'agent-session-page:'
 // Writes wait this long and go in one transaction: a burst of changes is one write, and a
 // window that keeps changing is written at most this often.
 const BATCH_MS = 2000
@@ -47,11 +54,12 @@ const done = (req) =>
 let db = null
 function database() {
   if (!db) {
-    const req = indexedDB.open(DB, 1)
+    const req = indexedDB.open(DB, 2)
     req.onupgradeneeded = () => {
-      // `meta` holds what eviction reads (size, last open, tail) without the nodes.
-      req.result.createObjectStore('meta', { keyPath: 'key' })
-      req.result.createObjectStore('entries', { keyPath: 'key' })
+      // `meta` holds what eviction reads (size, last open, tail) without the nodes; `outbox`
+      // one record per page and session: the prompts that page has not seen in the log.
+      const have = req.result.objectStoreNames
+      for (const name of ['meta', 'entries', 'outbox']) if (!have.contains(name)) req.result.createObjectStore(name, { keyPath: 'key' })
     }
     db = done(req).then((d) => {
       // Another tab upgrading the database closes this connection; the next call reopens.
@@ -68,14 +76,14 @@ function database() {
 
 async function tx(mode, run) {
   const d = await database()
-  const t = d.transaction(['meta', 'entries'], mode)
+  const t = d.transaction(['meta', 'entries', 'outbox'], mode)
   const ended = new Promise((ok, fail) => {
     t.oncomplete = ok
     t.onerror = t.onabort = () => fail(t.error)
   })
   // Both awaited together: a failed request aborts the transaction, and neither rejection
   // may go unhandled.
-  const [out] = await Promise.all([run(t.objectStore('meta'), t.objectStore('entries')), ended])
+  const [out] = await Promise.all([run(t.objectStore('meta'), t.objectStore('entries'), t.objectStore('outbox')), ended])
   return out
 }
 
@@ -87,9 +95,10 @@ const live = new Set()
 export async function clearAll() {
   for (const c of live) c.forget()
   if (typeof indexedDB === 'undefined') return
-  await tx('readwrite', (meta, entries) => {
+  await tx('readwrite', (meta, entries, outbox) => {
     meta.clear()
     entries.clear()
+    outbox.clear()
   })
 }
 
@@ -115,8 +124,9 @@ export class Cache {
     this.maxBytes = maxBytes
     this.queue = new Map()
     this.timer = 0
-    // The snapshots written (an unchanged one is not written again), held weakly: a released
-    // session's window must not stay in memory because the cache once wrote it.
+    // The windows written (their `nodes` arrays: a snapshot whose window did not change is
+    // not written again), held weakly: a released session's window must not stay in memory
+    // because the cache once wrote it.
     this.written = new WeakSet()
     // Sessions whose host-confirmed window is behind what was cached: the host's log was
     // replaced (an honest log never shrinks), so their next write replaces the entry.
@@ -124,19 +134,56 @@ export class Cache {
     this.flush = this.flush.bind(this)
     if (typeof addEventListener === 'function') addEventListener('pagehide', this.flush)
     live.add(this)
+    // This page's outbox records are its own while it holds this lock (held for the page's
+    // life, released by close or by the page going): a record whose page lock nobody holds is
+    // an orphan the next page to open its session takes over. Without Web Locks no outbox is
+    // kept (a live tab's prompts could not be told from a gone one's).
+    this.page = `${Date.now().toString(36)}.${Math.random().toString(36).slice(2)}`
+    const locks = globalThis.navigator?.locks
+    this.locked = locks
+      ? new Promise((held) => locks.request(PAGE_LOCK + this.page, () => (held(true), new Promise((r) => (this.unlock = r))))).catch(() => false)
+      : Promise.resolve(false)
+    this.chain = Promise.resolve()
+  }
+
+  /** The ids of the pages whose lock is held (in any tab of this origin), or null without
+   *  Web Locks. */
+  async pages() {
+    if (!(await this.locked)) return null
+    const { held = [] } = await navigator.locks.query()
+    return new Set(held.map((l) => l.name).filter((n) => n?.startsWith(PAGE_LOCK)).map((n) => n.slice(PAGE_LOCK.length)))
+  }
+
+  /** Writes session `s`'s echoes (the prompts its log does not show yet: the snapshot's
+   *  trailing `seq: -1` nodes) to this page's outbox record when they changed. */
+  outbox(s, st, w) {
+    const n = w.nodes
+    let i = n.length
+    while (i > 0 && n[i - 1].seq === -1) i--
+    const echoes = n.slice(i)
+    if (echoes.length === st.echoes.length && echoes.every((e, j) => e === st.echoes[j])) return
+    st.echoes = echoes
+    const key = `${this.key(s.sessionId)}\n${this.page}`
+    const prompts = echoes.map((e) => ({ id: e.id, content: e.content, mode: e.type === 'steering' ? 'steer' : 'queue' }))
+    // One write after the other, so the last one stands.
+    this.chain = this.chain
+      .then(async () => {
+        if (await this.locked) await tx('readwrite', (m, e, outbox) => (prompts.length ? outbox.put({ key, page: this.page, at: Date.now(), prompts }) : outbox.delete(key)))
+      })
+      .catch(() => {})
   }
 
   /** Queues `snap` of session `id`, whose host-confirmed window is behind its entry, to
    *  replace the entry (written even where the entry looks newer). */
   replace(id, snap) {
     this.replaced.add(id)
-    this.written.delete(snap)
+    this.written.delete(snap.nodes)
     this.save(id, snap)
   }
 
   /** Drops what is queued; the snapshots it held count as written. */
   forget() {
-    for (const snap of this.queue.values()) this.written.add(snap)
+    for (const snap of this.queue.values()) this.written.add(snap.nodes)
     this.queue.clear()
     clearTimeout(this.timer)
     this.timer = 0
@@ -146,20 +193,32 @@ export class Cache {
     return `${this.base}\n${id}`
   }
 
-  /** The cached window of session `id`, frozen, or null (none, another version, unreadable). */
+  /** The cached window of session `id` (frozen, or null: none, another version,
+   *  unreadable) and the prompts of its outbox records whose pages are gone, taken over by
+   *  this page (deleted in the same transaction, so no other page takes them too). */
   async read(id) {
-    if (typeof indexedDB === 'undefined') return null
     const key = this.key(id)
     try {
-      return await tx('readwrite', async (meta, entries) => {
+      const pages = await this.pages()
+      return await tx('readwrite', async (meta, entries, outbox) => {
         const e = valid(await done(entries.get(key)), key)
         const m = await done(meta.get(key))
         // Least recently opened goes first: this open counts.
         if (e && m) meta.put({ ...m, openedAt: Date.now() })
-        return e && freeze({ nodes: e.nodes, baseSeq: e.baseSeq, tailSeq: e.tailSeq, title: e.title })
+        const prompts = []
+        if (pages) {
+          const old = Date.now() - OUTBOX_DAYS * 864e5
+          const all = await done(outbox.getAll(IDBKeyRange.bound(`${key}\n`, `${key}\n\uffff`)))
+          for (const r of all.sort((a, b) => a.at - b.at)) {
+            if (r.page === this.page || pages.has(r.page)) continue
+            outbox.delete(r.key)
+            if (r.at > old && Array.isArray(r.prompts)) for (const p of r.prompts) if (typeof p?.id === 'string' && Array.isArray(p.content)) prompts.push(p)
+          }
+        }
+        return [e && freeze({ nodes: e.nodes, baseSeq: e.baseSeq, tailSeq: e.tailSeq, title: e.title }), prompts]
       })
     } catch {
-      return null
+      return [null, []]
     }
   }
 
@@ -167,7 +226,7 @@ export class Cache {
    *  next batch: the latest one of each session is what is written. */
   save(id, snap) {
     if (typeof indexedDB === 'undefined' || snap.openState !== 'open' || snap.cached || snap.tailSeq < 0) return
-    if (this.written.has(snap)) return
+    if (this.written.has(snap.nodes)) return
     this.queue.set(id, snap)
     if (!this.timer) this.timer = setTimeout(this.flush, BATCH_MS)
   }
@@ -179,10 +238,14 @@ export class Cache {
     if (!this.queue.size) return
     const batch = [...this.queue]
     this.queue.clear()
-    for (const [, snap] of batch) this.written.add(snap)
+    for (const [, snap] of batch) this.written.add(snap.nodes)
     const rows = batch.map(([id, s]) => {
-      const entry = { v: VERSION, key: this.key(id), nodes: s.nodes, baseSeq: s.baseSeq, tailSeq: s.tailSeq, title: s.title }
-      return { id, entry, bytes: JSON.stringify(s.nodes).length + 64 }
+      // Without the echoes: the outbox keeps those prompts (and a reload makes them anew).
+      let n = s.nodes.length
+      while (n > 0 && s.nodes[n - 1].seq === -1) n--
+      const nodes = n === s.nodes.length ? s.nodes : s.nodes.slice(0, n)
+      const entry = { v: VERSION, key: this.key(id), nodes, baseSeq: s.baseSeq, tailSeq: s.tailSeq, title: s.title }
+      return { id, entry, bytes: JSON.stringify(nodes).length + 64 }
     })
     try {
       await tx('readwrite', async (meta, entries) => {
@@ -212,105 +275,90 @@ export class Cache {
     }
   }
 
-  /** Writes what is queued and stops listening for the page going away. */
+  /** Writes what is queued, drops this page's outbox records and stops listening for the
+   *  page going away. */
   close() {
+    this.closed = true
     if (typeof removeEventListener === 'function') removeEventListener('pagehide', this.flush)
     live.delete(this)
+    // A closed client's prompts resolved `cancelled` (docs/API.md): its outbox records go
+    // with it, then its page lock.
+    this.chain
+      .then(() => tx('readwrite', async (m, e, outbox) => {
+        for (const r of await done(outbox.getAll())) if (r.page === this.page) outbox.delete(r.key)
+      }))
+      .catch(() => {})
+      .then(() => this.unlock?.())
     return this.flush()
   }
 }
 
-// ---- the hooks: a session of a HostClient with the cache on paints from it ----
+// ---- the store hook: the wasm calls it for every changed session it holds ----
 
-const S = Session.prototype
-const { open, getSnapshot } = S
-const state = new WeakMap()
-let patched = false
-
-/** Takes over `host`'s sessions (index.js collects them until this module is in). */
-export function attach(host, options) {
+/** The cache of `options` for one `HostClient` (index.js passes the wasm a `__store` hook that
+ *  forwards to `changed` once this module is in), or null without IndexedDB. */
+export function open(options) {
+  if (typeof indexedDB === 'undefined') return null
   const c = options.cache
   const base = String(options.baseUrl ?? location.origin).replace(/\/+$/, '')
   // `true` (or any truthy value that is not an object) has no `maxBytes`: the default.
-  const cache = new Cache(base, c.maxBytes ?? MAX_BYTES)
-  const add = (s) => {
-    if (!state.has(s)) state.set(s, { cache, reading: false, entry: null, paint: null, base: null })
-    // Opened before this module was in: read the cache now.
-    if (getSnapshot.call(s).openState === 'loading') opened(s)
-  }
-  const close = host.close
-  host.close = function () {
-    close.call(this)
-    cache.close()
-  }
-  for (const s of host.made) add(s)
-  host.made = { add }
-  if (!patched) {
-    patched = true
-    Object.defineProperty(S, 'open', { value: openPainting, configurable: true, writable: true })
-    Object.defineProperty(S, 'getSnapshot', { value: snapshot, configurable: true, writable: true })
-  }
+  return new Cache(base, c.maxBytes ?? MAX_BYTES)
 }
 
-function openPainting() {
-  const p = open.call(this)
-  if (getSnapshot.call(this).openState === 'loading') opened(this)
-  return p
-}
+// What the hook keeps per Session object: whether this open read the cache, the entry it
+// painted, the echoes last written to the page's outbox record.
+const state = new WeakMap()
 
-// The host's tail page is asked for already: the cache is read meanwhile, and shown if it
-// is in first.
-function opened(s) {
-  const st = state.get(s)
-  if (!st || st.reading) return
-  st.reading = true
-  st.cache
-    .read(s.sessionId)
-    .then((entry) => {
-      const now = getSnapshot.call(s)
-      if (entry && now.openState === 'loading') {
-        st.entry = entry
-        s.__cache()
-      } else if (entry && now.openState === 'open' && now.tailSeq < entry.tailSeq) {
-        // The host answered first, with a shorter log than the cached one: it was replaced.
-        st.cache.replace(s.sessionId, now)
-      }
-    })
-    .catch(() => {})
-    .finally(() => (st.reading = false))
-}
-
-function snapshot() {
-  const w = getSnapshot.call(this)
-  const st = state.get(this)
-  if (!st) return w
-  const e = st.entry
-  if (e && w.openState === 'loading') {
-    // Painted from the cache until the host's window is in: the cached nodes and seqs,
-    // everything else (pending interactions, plan mode, status) the module's own.
-    if (st.base !== w) {
-      st.base = w
-      st.paint = Object.freeze({ ...w, openState: 'open', baseSeq: e.baseSeq, tailSeq: e.tailSeq, nodes: e.nodes, title: w.title ?? e.title, cached: true })
-    }
-    return st.paint
-  }
-  if (e) {
-    st.entry = st.paint = st.base = null
-    if (w.openState === 'open') {
-      if (w.tailSeq < e.tailSeq) st.cache.replace(this.sessionId, w)
-      // Confirmed: nodes equal to cached ones keep the cached objects from now on.
+/** A session of `cache` changed (called by the wasm before its listeners run). */
+export function changed(cache, s) {
+  if (cache.closed) return
+  let st = state.get(s)
+  if (!st) state.set(s, (st = { asked: false, entry: null, echoes: [] }))
+  const w = s.getSnapshot()
+  if (w.cached) {
+    // Painted: the host's window is not in yet.
+  } else if (w.openState === 'loading') {
+    // Once per open: the read, then (if it comes first) the paint.
+    if (!st.asked) opened(cache, s, st)
+  } else {
+    st.asked = false
+    const e = st.entry
+    st.entry = null
+    if (e && w.openState === 'open') {
+      if (w.tailSeq < e.tailSeq) cache.replace(s.sessionId, w)
+      // Confirmed: nodes equal to cached ones keep the cached objects from now on (lent
+      // before the listeners read this snapshot).
       const byId = new Map(e.nodes.map((n) => [n.id, n]))
       let kept = 0
       const nodes = w.nodes.map((n) => {
         const c = byId.get(n.id)
         return c && same(c, n) && ++kept ? c : n
       })
-      if (kept) {
-        this.__cache(Object.freeze(nodes))
-        return snapshot.call(this)
-      }
+      if (kept) s.__cache(Object.freeze(nodes))
     }
+    if (w.openState === 'open') cache.save(s.sessionId, s.getSnapshot())
   }
-  st.cache.save(this.sessionId, w)
-  return w
+  cache.outbox(s, st, s.getSnapshot())
+}
+
+// The host's tail page is asked for already: the cache (and the outbox an earlier page left)
+// is read meanwhile, and the window shown if it is in first.
+function opened(cache, s, st) {
+  st.asked = true
+  cache
+    .read(s.sessionId)
+    .then(([entry, prompts]) => {
+      // Prompts an earlier page of this app made and could not deliver: sent by this one,
+      // under their ids (the session looks the host's log up first: never twice).
+      for (const p of prompts) s.prompt(p.content, p.mode, p.id)
+      const now = s.getSnapshot()
+      if (entry && now.openState === 'loading') {
+        st.entry = entry
+        s.__cache(entry)
+      } else if (entry && now.openState === 'open' && now.tailSeq < entry.tailSeq) {
+        // The host answered first, with a shorter log than the cached one: it was replaced.
+        cache.replace(s.sessionId, now)
+      }
+    })
+    .catch(() => {})
 }

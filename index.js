@@ -11,22 +11,25 @@ class HostClient extends Wasm {
     // Tabs of one origin share one host connection where the browser can (share.js); opt-in
     // until a shared client that nobody references can be collected (docs/API.md "Many tabs").
     const link = options?.share === true && g.document && g.navigator?.locks && g.BroadcastChannel && g.crypto?.subtle && { w: [] }
-    if (link) {
-      options = { ...options, __socket: (path, url) => link.m?.socket(path, url) ?? (link.w.push({ path, url, close() { this.gone = 1 } }), link.w.at(-1)) }
-    }
+    // The local cache composes through the wasm's store hook: the sessions that change before
+    // cache.js is in wait for it.
+    const kept = options?.cache && { w: new Set() }
+    if (link || kept) options = { ...options }
+    if (link) options.__socket = (path, url) => link.m?.socket(path, url) ?? (link.w.push({ path, url, close() { this.gone = 1 } }), link.w.at(-1))
+    if (kept) options.__store = (s) => (kept.c ? kept.m.changed(kept.c, s) : kept.w?.add(s))
     super(options)
     this.link = link
+    this.kept = kept
     if (link) import('./share.js').then((m) => (link.m = m.join(options, link.w)))
-    if (options?.cache) {
-      this.made = new Set()
-      cache().then((m) => m.attach(this, options))
+    if (kept) {
+      cache().then((m) => {
+        const w = kept.w
+        kept.w = null
+        if (kept.gone || !(kept.c = m.open(options))) return
+        kept.m = m
+        for (const s of w) m.changed(kept.c, s)
+      })
     }
-  }
-
-  session(id) {
-    const s = super.session(id)
-    this.made?.add(s)
-    return s
   }
 
   clearCache() {
@@ -40,6 +43,10 @@ class HostClient extends Wasm {
   close() {
     super.close()
     this.link?.m?.close()
+    if (this.kept) {
+      this.kept.gone = 1
+      this.kept.c?.close()
+    }
   }
 }
 

@@ -20,6 +20,10 @@ pub(crate) struct Endpoint {
     /// The entry's `__socket(path, url)`: makes each WebSocket downlink (the many-tabs layer
     /// lends one tab's sockets to the others); `new WebSocket(url)` without it.
     pub(crate) socket: Option<js_sys::Function>,
+    /// The entry's `__store(session)`: called before the listeners of every session that
+    /// changed (resident, its `Session` object held by the page) (the local cache composes through it: it reads the snapshot, paints a loading
+    /// one with `__cache`, writes what the host confirmed).
+    pub(crate) store: Option<js_sys::Function>,
 }
 
 impl Endpoint {
@@ -115,5 +119,6 @@ pub(crate) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Config), JsValu
         retention,
     };
     let socket = js::is_function(&js::get(&opts, "__socket"));
-    Ok((Endpoint { base, token, timeout_ms, max_response_bytes, socket }, cfg))
+    let store = js::is_function(&js::get(&opts, "__store"));
+    Ok((Endpoint { base, token, timeout_ms, max_response_bytes, socket, store }, cfg))
 }

@@ -9,12 +9,13 @@
 //! microtask per object, so calling any method from a listener is safe.
 
 use super::config::Endpoint;
-use super::export::{ConnExport, ListExport, SessionExport};
+use super::export::{ConnExport, ListExport, Paint, SessionExport};
 use super::io::{self, Sink, Socket};
 use super::js::{self, result_js, AbortController};
 use crate::core::client::{
     self, CallId, Carrier, Config, Input, Instant, Output, Settlement, StreamId, StreamKind, Token,
 };
+use crate::core::session::OpenState;
 use crate::core::vecmap::VecMap;
 use js_sys::{Function, Promise};
 use std::cell::RefCell;
@@ -40,6 +41,8 @@ pub(crate) struct SessionJs {
     pub(crate) obj: Option<js::WeakRef>,
     pub(crate) export: SessionExport,
     pub(crate) listeners: Listeners,
+    /// The window the local cache painted while the session loads.
+    pub(crate) paint: Option<Paint>,
 }
 
 /// A downlink being performed: an SSE body read (aborted through its controller) or a socket.
@@ -310,9 +313,15 @@ impl Inner {
     /// the core only.
     pub(crate) fn session_snapshot(&mut self, id: &str) -> JsValue {
         let Inner { core, per_session, .. } = self;
-        match core.session(id) {
-            Some(s) => per_session.get_or_insert_with(id, SessionJs::default).export.snapshot(s),
-            None => JsValue::NULL,
+        let Some(s) = core.session(id) else { return JsValue::NULL };
+        let js = per_session.get_or_insert_with(id, SessionJs::default);
+        let own = js.export.snapshot(s);
+        match &mut js.paint {
+            Some(p) if s.open_state() == OpenState::Loading => p.over(own),
+            _ => {
+                js.paint = None;
+                own
+            }
         }
     }
 
@@ -372,20 +381,26 @@ pub(crate) fn make_unsubscribe(weak: WeakShared, session: Option<String>, id: u6
 
 pub(crate) fn flush_listeners(weak: &WeakShared) {
     let Some(shared) = weak.upgrade() else { return };
-    let calls: Vec<Function> = {
+    let (store, changed, calls) = {
         let mut g = shared.borrow_mut();
         g.microtask_queued = false;
-        let mut calls = Vec::new();
+        let mut calls: Vec<Function> = Vec::new();
         if std::mem::take(&mut g.notify_host) {
             for (_, f) in &g.host_listeners.items {
                 calls.push(f.clone());
             }
         }
-        for id in std::mem::take(&mut g.notify_sessions) {
-            if let Some(s) = g.per_session.get(&id) {
-                for (_, f) in &s.listeners.items {
-                    calls.push(f.clone());
-                }
+        let ids = std::mem::take(&mut g.notify_sessions);
+        // The store hook's sessions: those resident whose `Session` object a page holds.
+        let mut changed = Vec::new();
+        for id in &ids {
+            let Some(s) = g.per_session.get(id) else { continue };
+            for (_, f) in &s.listeners.items {
+                calls.push(f.clone());
+            }
+            let obj = s.obj.as_ref().map(js::WeakRef::deref);
+            if let Some(o) = obj.filter(|o| g.ep.store.is_some() && !o.is_undefined() && g.core.session(id).is_some()) {
+                changed.push(o);
             }
         }
         if g.core.is_closed() {
@@ -395,8 +410,17 @@ pub(crate) fn flush_listeners(weak: &WeakShared) {
                 s.listeners.items.clear();
             }
         }
-        calls
+        (g.ep.store.clone(), changed, calls)
     };
+    // The store hook first, once per changed session: what it lends (cached node objects)
+    // is in the snapshot the listeners read.
+    if let Some(store) = store {
+        for session in changed {
+            if let Err(e) = store.call1(&JsValue::UNDEFINED, &session) {
+                js::console_error(&e);
+            }
+        }
+    }
     for f in calls {
         if let Err(e) = f.call0(&JsValue::UNDEFINED) {
             js::console_error(&e);

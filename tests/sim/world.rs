@@ -564,7 +564,7 @@ impl World {
         let mode = if self.rng.chance(0.2) { PromptMode::Steer } else { PromptMode::Queue };
         let token = Token(self.next_token + 1);
         let offline = !self.client.connection().is_established();
-        self.op(SessionOp::Prompt { content: json!([{ "type": "text", "text": text }]).into(), mode }, "prompt");
+        self.op(SessionOp::Prompt { content: json!([{ "type": "text", "text": text }]).into(), mode, adopted: None }, "prompt");
         let i = self.focus;
         let session = self.client.session(&self.sims[i].id).expect("resident");
         // The echo is in the snapshot at once, under the prompt's own id.

@@ -473,11 +473,11 @@ const cacheKey = (sessionId: string) => `${location.origin.replace(/\/+$/, '')}\
 let cacheDb: Promise<IDBDatabase> | null = null
 
 /** The bench's own connection to the cache's database, opened only after cache.js made it
- *  (`clearCache()`): version 1, and an upgrade (no such database) is refused, never done here. */
+ *  (`clearCache()`): at its version, and an upgrade (no such database) is refused, never done here. */
 function cacheDatabase(): Promise<IDBDatabase> {
   if (!cacheDb) {
     cacheDb = new Promise<IDBDatabase>((ok, fail) => {
-      const req = indexedDB.open(CACHE_DB, 1)
+      const req = indexedDB.open(CACHE_DB)
       req.onupgradeneeded = () => req.transaction!.abort()
       req.onsuccess = () => {
         const d = req.result

@@ -25,8 +25,6 @@ IDBDatabase.prototype.transaction = function (this: IDBDatabase, ...args: Parame
   return t
 } as typeof realTransaction
 
-const plainOpen = Session.prototype.open
-
 const request = <T>(req: IDBRequest<T>) =>
   new Promise<T>((ok, fail) => {
     req.onsuccess = () => ok(req.result)
@@ -37,12 +35,12 @@ async function exists() {
   return (await indexedDB.databases()).some((d) => d.name === DB)
 }
 
-// A connection of the page's own (the stores as the cache makes them, should it be first).
+// A connection of the page's own, at the database's current version (the stores as the
+// cache makes them, should it be first).
 function connect() {
-  const req = indexedDB.open(DB, 1)
+  const req = indexedDB.open(DB)
   req.onupgradeneeded = () => {
-    req.result.createObjectStore('meta', { keyPath: 'key' })
-    req.result.createObjectStore('entries', { keyPath: 'key' })
+    for (const name of ['meta', 'entries', 'outbox']) req.result.createObjectStore(name, { keyPath: 'key' })
   }
   return request(req)
 }
@@ -135,10 +133,11 @@ const cachePage = {
     await sleep(30)
   },
   /** Waits until `host` is connected with nothing in flight and, for a client with the cache
-   *  option, the package's cache module has taken over (it replaces `Session.prototype.open`). */
+   *  option, the package's cache module is in (the entry's `kept.c`: the client's cache). */
   async ready(host: HostClient, cache = true) {
+    const kept = () => (host as unknown as { kept?: { c?: unknown } }).kept?.c
     await until(
-      () => (!cache || Session.prototype.open !== plainOpen) && host.getSnapshot().state === 'open' && host.diagnostics().inflightRequests === 0,
+      () => (!cache || kept()) && host.getSnapshot().state === 'open' && host.diagnostics().inflightRequests === 0,
       'the client to connect',
     )
   },

@@ -87,7 +87,7 @@ fn an_operation_in_flight_keeps_an_unwatched_session() {
     let mut d = driver(0, 0.0);
     open_with_window(&mut d, 1, "a");
     let content = crate::core::wire::Json::from_text(r#"[{"type":"text","text":"x"}]"#).unwrap();
-    let prompt = SessionOp::Prompt { content, mode: crate::core::wire::PromptMode::Queue };
+    let prompt = SessionOp::Prompt { content, mode: crate::core::wire::PromptMode::Queue, adopted: None };
     d.input(Input::Session { token: Token(2), session: "a".into(), op: prompt });
     unwatch(&mut d, "a");
     later(&mut d, 1_000.0);

@@ -18,13 +18,28 @@ impl Session {
     pub fn prompt(&mut self, content: Json, mode: PromptMode) -> OpId {
         self.next_client += 1;
         let id = format!("{}p{}", self.client_prefix, self.next_client);
-        self.prompt_as(content, mode, id)
+        self.prompt_as(content, mode, id, false)
     }
 
     /// [`Session::prompt`] under `client_id`, the envelope rpcId of every request sending it
-    /// (the host client mints it, unique per client instance).
-    pub fn prompt_as(&mut self, content: Json, mode: PromptMode, client_id: String) -> OpId {
+    /// (the host client mints it, unique per client instance). `adopted`: the prompt is one an
+    /// earlier page made under that id (kept by the local cache through a reload); it may
+    /// have reached the host, so the host's log is looked up before it is sent, and a prompt
+    /// the window or the outbox already holds is not made twice.
+    pub fn prompt_as(&mut self, content: Json, mode: PromptMode, client_id: String, adopted: bool) -> OpId {
         let op = self.new_op();
+        if adopted {
+            let shown = self.outbox.find(&client_id).is_some()
+                || self.fold.nodes.iter().any(|n| matches!(&n.kind, NodeKind::User { client_id: Some(c), .. } if *c == client_id));
+            if self.outbox.adopted.len() >= MAX_OUTBOX_PROMPTS {
+                self.outbox.adopted.remove(0);
+            }
+            self.outbox.adopted.push(client_id.clone());
+            if shown {
+                self.settle(op, Outcome::Result(Ok(accepted())));
+                return op;
+            }
+        }
         self.clear_prompt_error();
         let (mut waiting, mut bytes) = (0, 0);
         for e in &self.outbox.entries {
@@ -51,7 +66,7 @@ impl Session {
                 content,
                 mode,
                 delivery: Delivery::Waiting,
-                unsure: false,
+                unsure: adopted,
                 attempts: 0,
                 queued: false,
                 op: Some(op),
@@ -141,7 +156,8 @@ impl Session {
 
     /// Whether an rpcId is one this client minted (a host node then carries it as `clientId`).
     pub fn is_mine(&self, rpc_id: &str) -> bool {
-        !self.client_prefix.is_empty() && rpc_id.starts_with(&self.client_prefix)
+        (!self.client_prefix.is_empty() && rpc_id.starts_with(&self.client_prefix))
+            || self.outbox.adopted.iter().any(|a| a == rpc_id)
     }
 
     /// The host client's rpcId prefix (empty: none set).

@@ -4,6 +4,7 @@ use crate::core::client::{Input, SessionOp};
 use crate::core::session::Call;
 use crate::core::wire::{self, Json, PromptMode, RpcResult};
 use crate::wasm::driver::{close_shared, feed_weak, live, make_unsubscribe, operate, run, SessionJs, Shared};
+use crate::wasm::export::Paint;
 use crate::wasm::js;
 use js_sys::Promise;
 use std::rc::Rc;
@@ -71,7 +72,9 @@ impl JsSession {
         self.op(SessionOp::LoadOlder)
     }
 
-    pub fn prompt(&self, content: JsValue, mode: JsValue) -> Result<Promise, JsValue> {
+    /// `adopted` is the local cache's (docs/API.md "Local cache"): the id an earlier page made
+    /// the prompt under, taken over with the outbox it kept through a reload.
+    pub fn prompt(&self, content: JsValue, mode: JsValue, adopted: JsValue) -> Result<Promise, JsValue> {
         // A non-array fails the list check too (one check, one message).
         let content = match js::js_json(&content) {
             Some(j) if is_block_list(&j) => j,
@@ -83,7 +86,7 @@ impl JsSession {
             Some("steer") => PromptMode::Steer,
             _ => return Err(js::bad_argument("mode must be 'queue' or 'steer'")),
         };
-        self.op(SessionOp::Prompt { content, mode })
+        self.op(SessionOp::Prompt { content, mode, adopted: adopted.as_string().filter(|id| !id.is_empty()) })
     }
 
     /// Sends a `failed` prompt of the outbox again, under the same id.
@@ -172,23 +175,26 @@ impl JsSession {
         self.shared.borrow_mut().session_snapshot(&self.id)
     }
 
-    /// The local cache's hook (`cache.js`, docs/API.md "Local cache"). With `nodes` (as many
-    /// as the last snapshot's, each equal to the one it replaces): they become the exported
-    /// nodes, so nodes painted from the cache keep their identity once the host confirmed
-    /// them. Without: the session's listeners are called, as for a change, because the cache
-    /// painted it.
+    /// The local cache's hook (`cache.js`, docs/API.md "Local cache"). With a kept window
+    /// (`{nodes, baseSeq, tailSeq, title}`) while the session loads: its snapshot is painted
+    /// with it until the host's window is in (`export::Paint`), and its listeners are called.
+    /// With an array of nodes (as many as the last snapshot's, each equal to the one it
+    /// replaces): they become the exported nodes, so nodes painted from the cache keep their
+    /// identity once the host confirmed them.
     #[wasm_bindgen(js_name = __cache)]
-    pub fn cache_hook(&self, nodes: JsValue) {
+    pub fn cache_hook(&self, kept: JsValue) {
         let mut g = self.shared.borrow_mut();
-        if nodes.is_undefined() {
-            if !g.notify_sessions.contains(&self.id) {
-                g.notify_sessions.push(self.id.clone());
-            }
-            // Nothing but the listeners' microtask to queue: no JS is called here.
-            g.pump();
-        } else {
-            g.per_session.get_or_insert_with(self.id.as_str(), SessionJs::default).export.adopt_nodes(nodes);
+        let js = g.per_session.get_or_insert_with(self.id.as_str(), SessionJs::default);
+        if js_sys::Array::is_array(&kept) {
+            js.export.adopt_nodes(kept);
+            return;
         }
+        js.paint = Some(Paint::new(kept));
+        if !g.notify_sessions.contains(&self.id) {
+            g.notify_sessions.push(self.id.clone());
+        }
+        // Nothing but the listeners' microtask to queue: no JS is called here.
+        g.pump();
     }
 
     /// A session with listeners is watched: it stays resident and is resynced by reconnects.

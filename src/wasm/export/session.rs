@@ -66,7 +66,7 @@ fn opt_num(n: Option<u64>) -> JsValue {
 
 /// A node as the snapshot shows it, written as JSON: a page of new nodes crosses into JS as
 /// one text and one `JSON.parse` (per-field object building cost more than the parse).
-struct NodeView<'a>(&'a Node, &'a str);
+struct NodeView<'a>(&'a Node, &'a Session);
 
 impl serde::Serialize for NodeView<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -80,7 +80,7 @@ impl serde::Serialize for NodeView<'_> {
         match &n.kind {
             NodeKind::User { content, source, client_id, .. } => {
                 // The id of the echo it replaced: `clientId ?? id` is the node's stable key.
-                let mine = client_id.as_ref().filter(|id| !self.1.is_empty() && id.starts_with(self.1));
+                let mine = client_id.as_ref().filter(|id| self.1.is_mine(id));
                 said(&mut m, content, source, mine, None)?;
             }
             NodeKind::Context { content, source } => said(&mut m, content, source, None, None)?,
@@ -149,8 +149,8 @@ const NODES_PER_TEXT: usize = 2048;
 ///
 /// Why batches: one text of a whole window (5,000 nodes: 0.8 MB) grew wasm memory by 2.2 MB
 /// while it was written (a string growing by doubling), and wasm memory never shrinks.
-fn nodes_js(nodes: &[Rc<Node>], mine: &str) -> JsValue {
-    struct All<'a>(&'a [Rc<Node>], &'a str);
+fn nodes_js(nodes: &[Rc<Node>], mine: &Session) -> JsValue {
+    struct All<'a>(&'a [Rc<Node>], &'a Session);
     impl serde::Serialize for All<'_> {
         fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             s.collect_seq(self.0.iter().map(|n| NodeView(n, self.1)))
@@ -256,9 +256,8 @@ impl SessionExport {
                 return snap.clone();
             }
         }
-        let mine = s.client_prefix();
         let shown = s.shown_nodes();
-        let nodes = self.nodes.export(s.shown_rev(), &shown, |n| n.rev, |n| nodes_js(n, mine));
+        let nodes = self.nodes.export(s.shown_rev(), &shown, |n| n.rev, |n| nodes_js(n, s));
         let running_calls =
             self.running_calls.export(s.running_calls_rev(), s.running_calls(), |r| r.rev, |i| each(i, running_js));
         let pending = self.pending.export(s.pending_rev(), s.pending(), |p| p.rev, |i| each(i, pending_js));

@@ -120,7 +120,7 @@ impl HostClient {
         self.router.watched(&id, live);
         self.sweep_due = true;
         // A prompt's own id: the envelope rpcId of every request that sends it.
-        let minted = matches!(op, SessionOp::Prompt { .. }).then(|| self.mint_rpc());
+        let minted = matches!(op, SessionOp::Prompt { adopted: None, .. }).then(|| self.mint_rpc());
         if let Some(s) = self.router.get_mut(&id) {
             s.set_client_prefix(&self.cfg.rpc_prefix);
             s.set_online(live);
@@ -131,8 +131,9 @@ impl HostClient {
                 let s = self.router.get_mut(&id).expect("ensured");
                 match other {
                     SessionOp::LoadOlder => (s.load_older(), Waits::Done),
-                    SessionOp::Prompt { content, mode } => {
-                        (s.prompt_as(content, mode, minted.unwrap_or_default()), Waits::Result)
+                    SessionOp::Prompt { content, mode, adopted } => {
+                        let mine = adopted.is_some();
+                        (s.prompt_as(content, mode, adopted.or(minted).unwrap_or_default(), mine), Waits::Result)
                     }
                     SessionOp::FailedPrompt { id: client_id, retry } => {
                         (s.failed_prompt(&client_id, retry), Waits::Result)

@@ -82,6 +82,9 @@ pub enum SessionOp {
         content: Json,
         /// Queued behind the running turn, or steering it.
         mode: PromptMode,
+        /// The id an earlier page of the app made it under (the local cache's outbox, taken
+        /// over after a reload): sent under that id, after a look-up of the host's log.
+        adopted: Option<String>,
     },
     /// Send a failed prompt of the outbox again (`retry`), or drop it, by its client id.
     FailedPrompt {
