@@ -1,0 +1,142 @@
+// End-to-end: a message is never lost. The demo (cache on, as it ships) against the reference
+// host in Chromium, the network cut by Playwright (`context.setOffline`): prompts typed offline
+// show at once and land once, in order, when the network is back; a prompt typed offline and
+// left behind by a reload (the page gone while still offline) is sent by the next page, once.
+// "Once" is read from the host's own log, not from the page.
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { ROOT, cleanup, killHost, startHost, tempDir } from './lib/host.mjs'
+import { NETWORK } from './lib/guard.mjs'
+import { openDemo } from './lib/demo.mjs'
+
+const DIST = join(ROOT, 'www', 'dist')
+const T = 20_000
+
+/** The texts of the host log's user messages of session `id`, in log order. */
+async function loggedPrompts(url, id) {
+  const r = await fetch(`${url}/api/session.history`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ type: 'client-request', rpcId: `e2e-${Math.random()}`, method: 'session.history', payload: { sessionId: id } }),
+  })
+  const body = await r.json()
+  assert.ok(body.result?.ok, `history: ${JSON.stringify(body).slice(0, 300)}`)
+  return body.result.value.events
+    .map((e) => e.event)
+    .filter((e) => e.type === 'user/message')
+    .map((e) => e.data.content.map((b) => b.text ?? '').join(''))
+}
+
+async function until(pred, what, ms = T) {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = await pred()
+    if (v) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+describe('a message is never lost (demo, network cut by the browser)', () => {
+  let dir, host, browser, page, guard, context
+
+  before(async () => {
+    assert.ok(existsSync(join(DIST, 'index.html')), 'www/dist missing: run scripts/e2e.mjs')
+    dir = tempDir()
+    host = await startHost({ db: join(dir, 'host.sqlite'), staticDir: DIST, chunkDelayMs: 5, faults: true })
+    // Requests refused while offline are logged by the browser itself.
+    ;({ browser, page, guard } = await openDemo(host.url, { timeout: T, expect: NETWORK }))
+    context = page.context()
+  })
+
+  after(async () => {
+    await browser?.close().catch(() => {})
+    await killHost(host)
+    cleanup(dir)
+  })
+
+  async function newSession() {
+    await page.getByTestId('new-session').click()
+    await page.waitForSelector('[data-testid="session-view"][data-open-state="open"]')
+    return page.getByTestId('session-view').getAttribute('data-session-id')
+  }
+
+  async function send(text) {
+    await page.getByTestId('composer-input').fill(text)
+    await page.getByTestId('send').click()
+  }
+
+  const echoes = () => page.locator('[data-testid="msg-user"].echo').count()
+
+  it('three prompts typed offline show at once, and land once each, in order, when the network is back', async () => {
+    const id = await newSession()
+    await context.setOffline(true)
+    const texts = ['First, offline.', 'Second, offline.', 'Third, offline.']
+    for (const t of texts) {
+      await send(t)
+      // Shown at once, before anything reached the host.
+      await page.locator('[data-testid="msg-user"].echo', { hasText: t }).waitFor()
+      assert.equal(await page.getByTestId('composer-input').inputValue(), '', 'the composer is cleared once the message shows')
+    }
+    assert.equal(await echoes(), 3)
+    assert.deepEqual(await loggedPrompts(host.url, id), [], 'nothing reached the host while offline')
+    await context.setOffline(false)
+    const logged = await until(async () => {
+      const l = await loggedPrompts(host.url, id)
+      return l.length >= 3 && l
+    }, 'the three prompts in the host log')
+    assert.deepEqual(logged, texts, 'each once, in the order typed')
+    await until(async () => (await echoes()) === 0, 'the host nodes to replace the echoes')
+    for (const t of texts) assert.equal(await page.locator('[data-testid="msg-user"]', { hasText: t }).count(), 1, `${t} shown once`)
+    // Settled: nothing more arrives later.
+    await page.waitForSelector('[data-testid="status-idle"]')
+    await new Promise((r) => setTimeout(r, 500))
+    assert.deepEqual(await loggedPrompts(host.url, id), texts)
+    guard.assertClean()
+  })
+
+  it('a prompt typed offline and left behind by a reload is sent by the next page, once', async () => {
+    const id = await newSession()
+    await context.setOffline(true)
+    const text = 'Typed offline, then the page reloaded.'
+    await send(text)
+    await page.locator('[data-testid="msg-user"].echo', { hasText: text }).waitFor()
+    // The page's outbox record is in IndexedDB before the page goes.
+    await page.waitForFunction(
+      () =>
+        new Promise((ok) => {
+          const req = indexedDB.open('agent-session-cache')
+          req.onsuccess = () => {
+            const d = req.result
+            if (!d.objectStoreNames.contains('outbox')) return d.close(), ok(false)
+            const get = d.transaction('outbox').objectStore('outbox').getAll()
+            get.onsuccess = () => (d.close(), ok(get.result.some((r) => r.prompts.length > 0)))
+          }
+          req.onerror = () => ok(false)
+        }),
+      null,
+      { polling: 100 },
+    )
+    // The reload while offline fails (the browser shows its error page): the page is gone.
+    await page.reload().catch(() => {})
+    assert.deepEqual(await loggedPrompts(host.url, id), [], 'nothing reached the host')
+    await context.setOffline(false)
+    await page.goto(`${host.url}/#s=${encodeURIComponent(id)}`)
+    const logged = await until(async () => {
+      const l = await loggedPrompts(host.url, id)
+      return l.length >= 1 && l
+    }, 'the prompt in the host log')
+    assert.deepEqual(logged, [text])
+    await page.locator('[data-testid="msg-user"]:not(.echo)', { hasText: text }).waitFor()
+    assert.equal(await page.locator('[data-testid="msg-user"]', { hasText: text }).count(), 1, 'shown once')
+    // A second reload sends nothing again (its record was taken over, then emptied).
+    await page.waitForSelector('[data-testid="status-idle"]')
+    await page.reload()
+    await page.waitForSelector('[data-testid="session-view"][data-open-state="open"]')
+    await new Promise((r) => setTimeout(r, 800))
+    assert.deepEqual(await loggedPrompts(host.url, id), [text], 'still once')
+    guard.assertClean()
+  })
+})
