@@ -22,6 +22,8 @@ pub enum OpenError {
     Store(StoreError),
     /// Closing a turn a previous process left open (or its stale prompts) failed.
     Append(AppendError),
+    /// A session's stored queue could not be read back.
+    Queue(String),
 }
 
 impl std::fmt::Display for OpenError {
@@ -29,6 +31,7 @@ impl std::fmt::Display for OpenError {
         match self {
             OpenError::Store(e) => write!(f, "{e}"),
             OpenError::Append(e) => write!(f, "{e}"),
+            OpenError::Queue(e) => write!(f, "{e}"),
         }
     }
 }
@@ -82,6 +85,10 @@ impl App {
             crate::agent::provider::drop_stale_prompts(&app, &s, &mut log).map_err(OpenError::Append)?;
         }
         crate::agent::close_dangling_turns(&app, &dangling).map_err(OpenError::Append)?;
+        for s in app.sessions() {
+            let mut ctl = s.ctl.try_lock().map_err(|e| OpenError::Queue(e.to_string()))?;
+            crate::agent::turns::restore_queue(&app, &s, &mut ctl).map_err(OpenError::Queue)?;
+        }
         Ok(app)
     }
 

@@ -92,7 +92,12 @@ async fn run(cli: cli::Cli) -> Result<(), RunError> {
         Some(c) => c.clone(),
         None => Arc::new(agent::script::Scripted),
     };
-    let app = Arc::new(App::new(store, options, cli.faults, runtime).map_err(RunError::Open)?);
+    let app = Arc::new(App::new(store, options, cli.faults, runtime.clone()).map_err(RunError::Open)?);
+    // Accepted prompts that waited for a turn when the host went down run now.
+    for s in app.sessions() {
+        let (base, runtime) = (app.base.clone(), runtime.clone());
+        tokio::spawn(async move { agent::turns::resume_queue(&base, &runtime, &s).await });
+    }
     let listener =
         tokio::net::TcpListener::bind(&cli.listen).await.map_err(|e| RunError::Listen(cli.listen.clone(), e))?;
     let addr = listener.local_addr().map_err(RunError::Io)?;

@@ -52,3 +52,25 @@ fn a_repeated_rpc_id_logs_one_user_message_also_after_a_restart() {
     host.wait_turn_end(&other, 1);
     assert_eq!(user_messages(&host, &other, "c9-1"), 1);
 }
+
+#[test]
+fn a_prompt_queued_behind_a_running_turn_outlives_a_kill9_and_runs_once_after_the_restart() {
+    let mut host = Host::start(&[]);
+    let sid = host.create();
+    // The first turn waits for an approval: it is still running when the host dies.
+    assert_eq!(prompt_as(&host, "c9-1", &sid, "Clean up. [approval]")["result"]["ok"], true);
+    host.wait_event(&sid, "the approval request", |e| e["type"] == "turn/start");
+    let queued = prompt_as(&host, "c9-2", &sid, "Then this.");
+    assert_eq!(queued["result"], json!({ "ok": true, "value": { "accepted": true } }));
+    assert_eq!(user_messages(&host, &sid, "c9-2"), 0, "queued, not logged yet");
+    host.kill9_and_restart();
+    // The cut turn is closed; the queued prompt, accepted before the kill, runs now.
+    host.wait_turn_end(&sid, 2);
+    assert_eq!(user_messages(&host, &sid, "c9-2"), 1);
+    // A client that never heard the answer sends it again: answered, nothing new logged.
+    assert_eq!(prompt_as(&host, "c9-2", &sid, "Then this.")["result"], queued["result"]);
+    host.kill9_and_restart();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(user_messages(&host, &sid, "c9-2"), 1, "not run again by the next restart");
+    assert_eq!(user_messages(&host, &sid, "c9-1"), 1);
+}

@@ -11,7 +11,7 @@
 use crate::agent::provider;
 use crate::log::base::Base;
 use crate::log::plan;
-use crate::log::session::{AppendError, NewEvent, Prompt, Session, SessionRef, TitleState};
+use crate::log::session::{AppendError, Control, NewEvent, Prompt, Session, SessionRef, TitleState};
 use crate::log::store::SessionUpdate;
 use crate::providers::registry::Provider;
 use crate::providers::scripted::texts;
@@ -100,6 +100,7 @@ pub async fn prompt(
             }
             PromptMode::Steer => {
                 ctl.queue.push_front(prompt);
+                keep_queue(app, s, &ctl.queue);
                 if let Some(tx) = &ctl.interrupt {
                     tx.send_replace(true);
                 }
@@ -108,33 +109,94 @@ pub async fn prompt(
         return Ok(());
     }
     // Prompts held over a cancel go first (today's upstream host keeps them).
-    let prompt = match ctl.queue.pop_front() {
+    let (prompt, held) = match ctl.queue.pop_front() {
         Some(first) => {
             ctl.queue.push_back(prompt);
-            publish_queue(app, s, &ctl.queue);
-            first
+            (first, true)
         }
-        None => prompt,
+        None => (prompt, false),
     };
     let rpc_id = prompt.rpc_id.clone();
-    let turn = match begin_turn(app, s, prompt, runtime.scripted_modes()).await {
-        Ok(turn) => turn,
-        Err(e) => {
-            ctl.accepted.remove(&rpc_id);
-            return Err(internal(e));
-        }
-    };
+    let started = start(app, runtime, s, &mut ctl, prompt).await;
+    if held {
+        // After the turn's `user/message` is logged: a restart between the two finds the
+        // prompt in the log, never in neither.
+        publish_queue(app, s, &ctl.queue);
+    }
+    started.inspect_err(|_| {
+        ctl.accepted.remove(&rpc_id);
+    })
+}
+
+/// Starts a turn for `prompt` on an idle session and its driver task.
+async fn start(
+    app: &Arc<Base>,
+    runtime: &Arc<dyn Runtime>,
+    s: &SessionRef,
+    ctl: &mut Control,
+    prompt: Prompt,
+) -> Result<(), RpcError> {
+    let turn = begin_turn(app, s, prompt, runtime.scripted_modes()).await.map_err(internal)?;
     let (tx, rx) = watch::channel(false);
     ctl.running = true;
     ctl.interrupt = Some(tx);
     s.running.send_replace(true);
-    drop(ctl);
     tokio::spawn(drive(app.clone(), runtime.clone(), s.clone(), turn, rx));
     Ok(())
 }
 
+/// The queue a session's store kept (accepted prompts waiting for a turn when the host went
+/// down), back in its control: every prompt the log does not show yet, each accepted again
+/// by its rpcId (a client that sends it again is answered as the first time).
+pub fn restore_queue(app: &Base, s: &Session, ctl: &mut Control) -> Result<(), String> {
+    let Some(items) = app.store.queue(s.pk).map_err(|e| e.to_string())? else { return Ok(()) };
+    let items: Vec<Value> = serde_json::from_str(&items).map_err(|e| format!("the stored queue of {}: {e}", s.id))?;
+    for it in items {
+        let (Some(id), Some(rpc_id), Some(content)) =
+            (it["id"].as_str(), it["rpcId"].as_str(), it["content"].as_array())
+        else {
+            continue;
+        };
+        if app.store.has_prompt(s.pk, rpc_id).map_err(|e| e.to_string())? {
+            continue;
+        }
+        ctl.accepted.insert(rpc_id.to_string());
+        ctl.queue.push_back(Prompt { content: content.clone(), rpc_id: rpc_id.to_string(), id: id.to_string() });
+    }
+    keep_queue(app, s, &ctl.queue);
+    Ok(())
+}
+
+/// After a restart: a session whose queue outlived the host runs its first prompt (the turn
+/// it waited for was closed as interrupted when the host came back).
+pub async fn resume_queue(app: &Arc<Base>, runtime: &Arc<dyn Runtime>, s: &SessionRef) {
+    let mut ctl = s.ctl.lock().await;
+    if ctl.running {
+        return;
+    }
+    let Some(first) = ctl.queue.pop_front() else { return };
+    if let Err(e) = start(app, runtime, s, &mut ctl, first).await {
+        eprintln!("agent-session-host: the queue of {} could not resume: {}", s.id, e.message);
+    }
+    publish_queue(app, s, &ctl.queue);
+}
+
+/// Writes the session's whole queue to its store (the queue frame's items are what a client
+/// sees; this is what a restart reads back).
+fn keep_queue(app: &Base, s: &Session, queue: &std::collections::VecDeque<Prompt>) {
+    let items = (!queue.is_empty()).then(|| {
+        let items: Vec<Value> =
+            queue.iter().map(|p| json!({ "id": p.id, "rpcId": p.rpc_id, "content": p.content })).collect();
+        Value::Array(items).to_string()
+    });
+    if let Err(e) = app.store.set_queue(s.pk, items.as_deref()) {
+        eprintln!("agent-session-host: the queue of {} was not stored: {e}", s.id);
+    }
+}
+
 /// `session/queue`: the whole queue after every change (today's upstream host's frame).
 pub fn publish_queue(app: &Base, s: &Session, queue: &std::collections::VecDeque<Prompt>) {
+    keep_queue(app, s, queue);
     let items: Vec<Value> = queue
         .iter()
         .map(|p| {
@@ -255,11 +317,11 @@ async fn drive(
         let mut ctl = s.ctl.lock().await;
         let hold = std::mem::take(&mut ctl.hold_queue);
         let next = if ended.is_ok() && !hold { ctl.queue.pop_front() } else { None };
-        if next.is_some() {
-            publish_queue(&app, &s, &ctl.queue);
-        }
         if let Some(p) = next {
-            if let Ok(t) = begin_turn(&app, &s, p, runtime.scripted_modes()).await {
+            let begun = begin_turn(&app, &s, p, runtime.scripted_modes()).await;
+            // After its `user/message` is logged (a restart between finds it in the log).
+            publish_queue(&app, &s, &ctl.queue);
+            if let Ok(t) = begun {
                 let (tx, rx) = watch::channel(false);
                 ctl.interrupt = Some(tx);
                 interrupt = rx;

@@ -120,6 +120,10 @@ CREATE TABLE IF NOT EXISTS agent_threads (
     sid INTEGER PRIMARY KEY,
     thread TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS queues (
+    sid INTEGER PRIMARY KEY,
+    items TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS events (
     sid INTEGER NOT NULL,
     seq INTEGER NOT NULL,
@@ -281,6 +285,33 @@ impl Store {
         Ok(())
     }
 
+    /// The prompts a session's queue held when it was last written (a JSON array), if any.
+    pub fn queue(&self, pk: i64) -> StoreResult<Option<String>> {
+        let conn = self.conn();
+        let items = conn
+            .prepare_cached("SELECT items FROM queues WHERE sid = ?1")
+            .map_err(err)?
+            .query_row(params![pk], |r| r.get(0))
+            .optional()
+            .map_err(err)?;
+        Ok(items)
+    }
+
+    /// Records a session's whole queue (`None`: empty), so an accepted prompt that waits for
+    /// a turn outlives a host restart.
+    pub fn set_queue(&self, pk: i64, items: Option<&str>) -> StoreResult<()> {
+        let conn = self.conn();
+        match items {
+            Some(items) => conn
+                .prepare_cached("INSERT INTO queues (sid, items) VALUES (?1, ?2) ON CONFLICT(sid) DO UPDATE SET items = excluded.items")
+                .map_err(err)?
+                .execute(params![pk, items]),
+            None => conn.prepare_cached("DELETE FROM queues WHERE sid = ?1").map_err(err)?.execute(params![pk]),
+        }
+        .map_err(err)?;
+        Ok(())
+    }
+
     pub fn update_session(&self, pk: i64, update: &SessionUpdate) -> StoreResult<()> {
         let conn = self.conn();
         apply_update(&conn, pk, update)
@@ -387,6 +418,7 @@ impl Store {
         let tx = conn.transaction().map_err(err)?;
         tx.execute("DELETE FROM events", []).map_err(err)?;
         tx.execute("DELETE FROM attachments", []).map_err(err)?;
+        tx.execute("DELETE FROM queues", []).map_err(err)?;
         if keep_sessions {
             // A provider session keeps what it is (capabilities) and the mode it is in.
             tx.execute("DELETE FROM projections WHERE key NOT IN (?1, ?2)", params![PROJ_CAPABILITIES, PROJ_MODE])
