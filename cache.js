@@ -311,10 +311,11 @@ const state = new WeakMap()
 
 /** A session of `cache` changed (called by the wasm before its listeners run). */
 export function changed(cache, s) {
-  if (cache.closed) return
+  // A collected `Session` (undefined) or a released one (no snapshot): nothing to keep.
+  const w = cache.closed || s?.getSnapshot()
+  if (!w?.nodes) return
   let st = state.get(s)
   if (!st) state.set(s, (st = { asked: false, entry: null, echoes: [] }))
-  const w = s.getSnapshot()
   if (w.cached) {
     // Painted: the host's window is not in yet.
   } else if (w.openState === 'loading') {
@@ -354,7 +355,11 @@ function opened(cache, s, st) {
       const now = s.getSnapshot()
       if (entry && now.openState === 'loading') {
         st.entry = entry
-        s.__cache(entry)
+        // The snapshot while the host's window is not in: the kept window's nodes, then the
+        // session's own (only prompts made meanwhile: no window is in yet).
+        s.__cache((own) =>
+          Object.freeze({ ...own, openState: 'open', baseSeq: entry.baseSeq, tailSeq: entry.tailSeq, nodes: Object.freeze(entry.nodes.concat(own.nodes)), title: own.title ?? entry.title, cached: true }),
+        )
       } else if (entry && now.openState === 'open' && now.tailSeq < entry.tailSeq) {
         // The host answered first, with a shorter log than the cached one: it was replaced.
         cache.replace(s.sessionId, now)

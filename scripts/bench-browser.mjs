@@ -212,7 +212,7 @@ try {
     .filter((f) => String(f).endsWith('.js'))
     .map((f) => gz(join(ROOT, 'pkg', 'snippets', String(f))))
     .reduce((x, y) => ({ raw: x.raw + y.raw, gz: x.gz + y.gz }), { raw: 0, gz: 0 })
-  const entry = gz(join(ROOT, 'index.js'))
+  const entry = gz(join(ROOT, 'pkg', 'index.js'))
   const react = gz(join(ROOT, 'react', 'index.js'))
   console.log(
     `for reference, the same tail page fetched from the host (${hostBinary().includes('/debug/') ? 'debug' : 'given'} build) + JSON.parse, once: ${hostServed.map((r) => `${k(r.events)} ${ms(r.hostTailMs)}`).join(', ')}`,
@@ -240,7 +240,7 @@ try {
   console.log(`| pkg/agent_session_bg.wasm | ${wasm.raw.toLocaleString('en')} | ${wasm.gz.toLocaleString('en')} |`)
   console.log(`| pkg/agent_session.js (glue) | ${glue.raw.toLocaleString('en')} | ${glue.gz.toLocaleString('en')} |`)
   console.log(`| pkg/snippets (the shell's JS) | ${snippets.raw.toLocaleString('en')} | ${snippets.gz.toLocaleString('en')} |`)
-  console.log(`| index.js | ${entry.raw.toLocaleString('en')} | ${entry.gz.toLocaleString('en')} |`)
+  console.log(`| pkg/index.js | ${entry.raw.toLocaleString('en')} | ${entry.gz.toLocaleString('en')} |`)
   const pkg = { raw: wasm.raw + glue.raw + snippets.raw + entry.raw, gz: wasm.gz + glue.gz + snippets.gz + entry.gz }
   console.log(`| **package: wasm + JS** (as \`scripts/size.mjs\` counts it) | ${pkg.raw.toLocaleString('en')} | **${pkg.gz.toLocaleString('en')}** (${kb(pkg.gz)}) |`)
   console.log(`| react/index.js (optional) | ${react.raw.toLocaleString('en')} | ${react.gz.toLocaleString('en')} |`)

@@ -23,10 +23,11 @@ if (!(typeof budgetKB === 'number' && budgetKB > 0)) {
 const BUDGET = budgetKB * 1024
 const listing = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }))
 const files = listing[0].files.map((f) => f.path)
-// Everything the entry loads: the module, the wasm-bindgen glue, the JS modules it imports
-// (pkg/snippets: the shell's src/wasm/shell.js) and the package entry.
+// Everything the browser entry loads: the module, the wasm-bindgen glue, the JS modules it
+// imports (pkg/snippets: the shell's src/wasm/shell.js) and the entry as shipped (pkg/index.js,
+// index.js minified by scripts/build.sh).
 const counted = files.filter(
-  (p) => p.endsWith('.wasm') || p === 'index.js' || p === 'pkg/agent_session.js' || p.startsWith('pkg/snippets/'),
+  (p) => p.endsWith('.wasm') || p === 'pkg/index.js' || p === 'pkg/agent_session.js' || p.startsWith('pkg/snippets/'),
 )
 let total = 0
 // Float formatting (core's flt2dec, ~10 KB gzipped) must not come back: it was linked only by

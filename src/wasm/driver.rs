@@ -381,26 +381,30 @@ pub(crate) fn make_unsubscribe(weak: WeakShared, session: Option<String>, id: u6
 
 pub(crate) fn flush_listeners(weak: &WeakShared) {
     let Some(shared) = weak.upgrade() else { return };
-    let (store, changed, calls) = {
+    let calls: Vec<(Function, JsValue)> = {
         let mut g = shared.borrow_mut();
         g.microtask_queued = false;
-        let mut calls: Vec<Function> = Vec::new();
-        if std::mem::take(&mut g.notify_host) {
-            for (_, f) in &g.host_listeners.items {
-                calls.push(f.clone());
+        let ids = std::mem::take(&mut g.notify_sessions);
+        let mut calls = Vec::new();
+        // The store hook first, once per changed session whose `Session` object a page holds:
+        // what it lends (cached node objects) is in the snapshot the listeners read.
+        if let Some(store) = &g.ep.store {
+            for id in &ids {
+                if let Some(o) = g.per_session.get(id).and_then(|s| s.obj.as_ref()) {
+                    calls.push((store.clone(), o.deref()));
+                }
             }
         }
-        let ids = std::mem::take(&mut g.notify_sessions);
-        // The store hook's sessions: those resident whose `Session` object a page holds.
-        let mut changed = Vec::new();
-        for id in &ids {
-            let Some(s) = g.per_session.get(id) else { continue };
-            for (_, f) in &s.listeners.items {
-                calls.push(f.clone());
+        if std::mem::take(&mut g.notify_host) {
+            for (_, f) in &g.host_listeners.items {
+                calls.push((f.clone(), JsValue::UNDEFINED));
             }
-            let obj = s.obj.as_ref().map(js::WeakRef::deref);
-            if let Some(o) = obj.filter(|o| g.ep.store.is_some() && !o.is_undefined() && g.core.session(id).is_some()) {
-                changed.push(o);
+        }
+        for id in &ids {
+            if let Some(s) = g.per_session.get(id) {
+                for (_, f) in &s.listeners.items {
+                    calls.push((f.clone(), JsValue::UNDEFINED));
+                }
             }
         }
         if g.core.is_closed() {
@@ -410,19 +414,10 @@ pub(crate) fn flush_listeners(weak: &WeakShared) {
                 s.listeners.items.clear();
             }
         }
-        (g.ep.store.clone(), changed, calls)
+        calls
     };
-    // The store hook first, once per changed session: what it lends (cached node objects)
-    // is in the snapshot the listeners read.
-    if let Some(store) = store {
-        for session in changed {
-            if let Err(e) = store.call1(&JsValue::UNDEFINED, &session) {
-                js::console_error(&e);
-            }
-        }
-    }
-    for f in calls {
-        if let Err(e) = f.call0(&JsValue::UNDEFINED) {
+    for (f, arg) in calls {
+        if let Err(e) = f.call1(&JsValue::UNDEFINED, &arg) {
             js::console_error(&e);
         }
     }

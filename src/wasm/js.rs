@@ -15,8 +15,6 @@ extern "C" {
     fn parse_frozen(text: &str) -> JsValue;
     /// A readable message from a thrown JS value.
     pub fn describe(e: &JsValue) -> String;
-    /// The session's snapshot `own` painted with a kept window (`export::Paint`).
-    pub fn paint(own: &JsValue, entry: &JsValue) -> JsValue;
 }
 
 #[wasm_bindgen]

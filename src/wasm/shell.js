@@ -72,13 +72,6 @@ export function parseFrozen(t) {
   return deepFreeze(JSON.parse(t))
 }
 
-// A loading session's snapshot with the window the local cache kept (src/wasm/export/paint.rs):
-// its nodes, then the session's own (only prompts made meanwhile: no window is in yet).
-export function paint(own, e) {
-  const nodes = own.nodes.length ? Object.freeze(e.nodes.concat(own.nodes)) : e.nodes
-  return Object.freeze({ ...own, openState: 'open', baseSeq: e.baseSeq, tailSeq: e.tailSeq, nodes, title: own.title ?? e.title, cached: true })
-}
-
 // `old[..start] ++ middle ++ old[end..]`, frozen, in one call.
 export function spliceFrozen(old, start, end, middle) {
   if (start === 0 && end === old.length) return middle

@@ -28,17 +28,9 @@ impl Session {
     /// the window or the outbox already holds is not made twice.
     pub fn prompt_as(&mut self, content: Json, mode: PromptMode, client_id: String, adopted: bool) -> OpId {
         let op = self.new_op();
-        if adopted {
-            let shown = self.outbox.find(&client_id).is_some()
-                || self.fold.nodes.iter().any(|n| matches!(&n.kind, NodeKind::User { client_id: Some(c), .. } if *c == client_id));
-            if self.outbox.adopted.len() >= MAX_OUTBOX_PROMPTS {
-                self.outbox.adopted.remove(0);
-            }
-            self.outbox.adopted.push(client_id.clone());
-            if shown {
-                self.settle(op, Outcome::Result(Ok(accepted())));
-                return op;
-            }
+        if adopted && self.outbox.find(&client_id).is_some() {
+            self.settle(op, Outcome::Result(Ok(accepted())));
+            return op;
         }
         self.clear_prompt_error();
         let (mut waiting, mut bytes) = (0, 0);
@@ -156,8 +148,7 @@ impl Session {
 
     /// Whether an rpcId is one this client minted (a host node then carries it as `clientId`).
     pub fn is_mine(&self, rpc_id: &str) -> bool {
-        (!self.client_prefix.is_empty() && rpc_id.starts_with(&self.client_prefix))
-            || self.outbox.adopted.iter().any(|a| a == rpc_id)
+        !self.client_prefix.is_empty() && rpc_id.starts_with(&self.client_prefix)
     }
 
     /// The host client's rpcId prefix (empty: none set).
@@ -345,6 +336,9 @@ impl Session {
                     }
                 }
                 self.found_delivered(&found, true);
+                // A prompt the window already shows (one an earlier page made, taken over
+                // after its event arrived) lands now.
+                self.land_from_window();
             }
             Err(_) => self.hold_outbox(),
         }

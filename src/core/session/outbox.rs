@@ -96,10 +96,6 @@ pub struct Outbox {
     pub resent: u64,
     /// Prompts found delivered by a look-up (not sent again).
     pub deduplicated: u64,
-    /// Ids of prompts an earlier page of this app made and this one took over (the local
-    /// cache keeps an outbox through a reload): the host's nodes for them are this client's
-    /// too. The most recent [`MAX_OUTBOX_PROMPTS`].
-    pub(super) adopted: Vec<String>,
 }
 
 impl Outbox {

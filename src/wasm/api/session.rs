@@ -175,21 +175,21 @@ impl JsSession {
         self.shared.borrow_mut().session_snapshot(&self.id)
     }
 
-    /// The local cache's hook (`cache.js`, docs/API.md "Local cache"). With a kept window
-    /// (`{nodes, baseSeq, tailSeq, title}`) while the session loads: its snapshot is painted
-    /// with it until the host's window is in (`export::Paint`), and its listeners are called.
-    /// With an array of nodes (as many as the last snapshot's, each equal to the one it
-    /// replaces): they become the exported nodes, so nodes painted from the cache keep their
-    /// identity once the host confirmed them.
+    /// The local cache's hook (`cache.js`, docs/API.md "Local cache"). With a painter of a
+    /// kept window (`own => painted`) while the session loads: its snapshot is painted until
+    /// the host's window is in (`export::Paint`), and its listeners are called. With an array
+    /// of nodes (as many as the last snapshot's, each equal to the one it replaces): they
+    /// become the exported nodes, so nodes painted from the cache keep their identity once
+    /// the host confirmed them.
     #[wasm_bindgen(js_name = __cache)]
     pub fn cache_hook(&self, kept: JsValue) {
         let mut g = self.shared.borrow_mut();
         let js = g.per_session.get_or_insert_with(self.id.as_str(), SessionJs::default);
-        if js_sys::Array::is_array(&kept) {
+        let Some(paint) = js::is_function(&kept) else {
             js.export.adopt_nodes(kept);
             return;
-        }
-        js.paint = Some(Paint::new(kept));
+        };
+        js.paint = Some(Paint::new(paint));
         if !g.notify_sessions.contains(&self.id) {
             g.notify_sessions.push(self.id.clone());
         }
