@@ -1,6 +1,5 @@
 import { defineConfig } from 'vite'
 import react from '@vitejs/plugin-react'
-import { resolve } from 'node:path'
 
 // The demo consumes `agent-session` exactly as a user would (file:.. dependency).
 // - dedupe: the package's react/ helper lives outside this folder (symlink), so its `react`
@@ -15,14 +14,5 @@ export default defineConfig({
   build: {
     target: 'es2022',
     sourcemap: false,
-    rollupOptions: {
-      input: {
-        main: resolve(import.meta.dirname, 'index.html'),
-        bench: resolve(import.meta.dirname, 'bench.html'),
-        'bench-memory': resolve(import.meta.dirname, 'bench-memory.html'),
-        lifetimes: resolve(import.meta.dirname, 'lifetimes.html'),
-        cache: resolve(import.meta.dirname, 'cache.html'),
-      },
-    },
   },
 })
