@@ -5,10 +5,10 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT, cleanup, killHost, startHost, startHostOn, tempDir } from './lib/host.mjs'
-import { launch } from './lib/browser.mjs'
-import { NETWORK, guardPage } from './lib/guard.mjs'
-import { docShot, seriousViolations } from './lib/a11y.mjs'
+import { ROOT, cleanup, killHost, startHost, startHostOn, tempDir } from '../tests/support/host.mjs'
+import { launch } from '../tests/support/browser.mjs'
+import { NETWORK, guardPage } from '../tests/support/guard.mjs'
+import { docShot, seriousViolations } from '../tests/support/a11y.mjs'
 
 const DIST = join(ROOT, 'www', 'dist')
 const T = 20_000

@@ -1,5 +1,5 @@
 // The local cache (docs/API.md "Local cache") in Chromium: the built package in a
-// page (www/cache.html) that also reads and writes the cache's IndexedDB database directly.
+// page (tests/pages/cache.html) that also reads and writes the cache's IndexedDB database directly.
 // Each case runs in a browser context of its own (its own IndexedDB). The host holds the open's
 // history response (`withhold`) where a case must see the cached paint before the host's
 // window; reads and writes the test cannot observe through the package are waited for through
@@ -7,9 +7,10 @@
 import { after, afterEach, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
-import { ROOT, admin, cleanup, killHost, startHost, tempDir } from './lib/host.mjs'
-import { launch } from './lib/browser.mjs'
-import { guardContext, guardPage } from './lib/guard.mjs'
+import { admin, cleanup, killHost, startHost, tempDir } from '../tests/support/host.mjs'
+import { PAGES_DIST } from '../tests/support/pages.mjs'
+import { launch } from '../tests/support/browser.mjs'
+import { guardContext, guardPage } from '../tests/support/guard.mjs'
 
 // cache.js writes a batch this long after the first getSnapshot() that queued it.
 const BATCH_MS = 2000
@@ -20,7 +21,7 @@ describe('local cache', () => {
 
   before(async () => {
     dir = tempDir()
-    host = await startHost({ db: join(dir, 'host.sqlite'), staticDir: join(ROOT, 'www', 'dist'), chunkDelayMs: 2, faults: true })
+    host = await startHost({ db: join(dir, 'host.sqlite'), staticDir: PAGES_DIST, chunkDelayMs: 2, faults: true })
     browser = await launch()
   })
 

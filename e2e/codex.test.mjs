@@ -15,13 +15,13 @@ import { after, afterEach, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT, killHost, startHost, startHostOn } from './lib/host.mjs'
-import { shot } from './lib/browser.mjs'
-import { openDemo } from './lib/demo.mjs'
-import { NETWORK, guardPage } from './lib/guard.mjs'
-import { CODEX_MODEL, codexProcesses, startCodexFixture, waitNoCodex } from './lib/codex.mjs'
+import { killHost, startHost, startHostOn } from '../tests/support/host.mjs'
+import { demoAndPages } from '../tests/support/pages.mjs'
+import { shot } from '../tests/support/browser.mjs'
+import { openDemo } from '../tests/support/demo.mjs'
+import { NETWORK, guardPage } from '../tests/support/guard.mjs'
+import { CODEX_MODEL, codexProcesses, startCodexFixture, waitNoCodex } from '../tests/support/codex.mjs'
 
-const DIST = join(ROOT, 'www', 'dist')
 const T = 30_000
 
 describe('real codex behind the host, through the demo UI', () => {
@@ -34,9 +34,9 @@ describe('real codex behind the host, through the demo UI', () => {
   const ours = () => codexProcesses({ codexHome: codex.home })
 
   before(async () => {
-    assert.ok(existsSync(join(DIST, 'index.html')), 'www/dist missing: run scripts/e2e.mjs (or npm --prefix www run build)')
     codex = await startCodexFixture({ approvalPolicy: 'untrusted' })
-    hostOptions = { db: join(codex.dir, 'host.sqlite'), staticDir: DIST, chunkDelayMs: 0, faults: false, ...codex.hostOptions }
+    // the demo, and lifetimes.html for the public API case, on the host's one origin
+    hostOptions = { db: join(codex.dir, 'host.sqlite'), staticDir: demoAndPages(codex.dir), chunkDelayMs: 0, faults: false, ...codex.hostOptions }
     host = await startHost(hostOptions)
     // The host restart (c) drops the connection on purpose: the browser logs the failed
     // reconnect attempts until the new host listens.

@@ -2,9 +2,9 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
-import { ROOT, admin, cleanup, killHost, startHost, tempDir } from './lib/host.mjs'
-import { launch } from './lib/browser.mjs'
-import { guardPage } from './lib/guard.mjs'
+import { ROOT, admin, cleanup, killHost, startHost, tempDir } from '../tests/support/host.mjs'
+import { launch } from '../tests/support/browser.mjs'
+import { guardPage } from '../tests/support/guard.mjs'
 
 describe('?host= override', () => {
   let dir, web, api, browser

@@ -7,9 +7,9 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
-import { ROOT, cleanup, killHost, startHost, tempDir } from './lib/host.mjs'
-import { launch, shot } from './lib/browser.mjs'
-import { guardPage } from './lib/guard.mjs'
+import { ROOT, cleanup, killHost, startHost, tempDir } from '../tests/support/host.mjs'
+import { launch, shot } from '../tests/support/browser.mjs'
+import { guardPage } from '../tests/support/guard.mjs'
 
 const DIST = join(ROOT, 'www', 'dist')
 

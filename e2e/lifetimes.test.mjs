@@ -1,5 +1,5 @@
 // Lifetimes under the garbage collector: the built package in a page
-// (www/lifetimes.html), Chromium with --js-flags=--expose-gc, collections forced with gc() and
+// (tests/pages/lifetimes.html), Chromium with --js-flags=--expose-gc, collections forced with gc() and
 // a turn of the event loop between (FinalizationRegistry callbacks run in their own tasks).
 //
 // The first two cases failed before the lifetime rules (docs/API.md, "Lifetimes"): a Session
@@ -8,16 +8,17 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
-import { ROOT, cleanup, killHost, startHost, tempDir } from './lib/host.mjs'
-import { launch } from './lib/browser.mjs'
-import { guardPage } from './lib/guard.mjs'
+import { cleanup, killHost, startHost, tempDir } from '../tests/support/host.mjs'
+import { PAGES_DIST } from '../tests/support/pages.mjs'
+import { launch } from '../tests/support/browser.mjs'
+import { guardPage } from '../tests/support/guard.mjs'
 
 describe('lifetimes under forced GC', () => {
   let dir, host, browser
 
   before(async () => {
     dir = tempDir()
-    host = await startHost({ db: join(dir, 'host.sqlite'), staticDir: join(ROOT, 'www', 'dist'), chunkDelayMs: 2, faults: true })
+    host = await startHost({ db: join(dir, 'host.sqlite'), staticDir: PAGES_DIST, chunkDelayMs: 2, faults: true })
     browser = await launch({ exposeGc: true })
   })
 

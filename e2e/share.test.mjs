@@ -11,9 +11,9 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { copyFileSync, cpSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT, admin, cleanup, killHost, startHost, tempDir } from './lib/host.mjs'
-import { launch } from './lib/browser.mjs'
-import { guardContext } from './lib/guard.mjs'
+import { ROOT, admin, cleanup, killHost, startHost, tempDir } from '../tests/support/host.mjs'
+import { launch } from '../tests/support/browser.mjs'
+import { guardContext } from '../tests/support/guard.mjs'
 
 const TABS = 8
 const log = (m) => console.log(`[share] ${m}`)

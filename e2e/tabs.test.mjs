@@ -9,9 +9,9 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT, admin, cleanup, killHost, startHost, tempDir } from './lib/host.mjs'
-import { launch } from './lib/browser.mjs'
-import { NETWORK, guardContext } from './lib/guard.mjs'
+import { ROOT, admin, cleanup, killHost, startHost, tempDir } from '../tests/support/host.mjs'
+import { launch } from '../tests/support/browser.mjs'
+import { NETWORK, guardContext } from '../tests/support/guard.mjs'
 
 const DIST = join(ROOT, 'www', 'dist')
 const TABS = 8

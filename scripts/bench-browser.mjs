@@ -25,16 +25,17 @@
 //   7. the memory table (scripts/bench-memory.mjs, in its own Chromium with --expose-gc): open of
 //      the 1k and big windows, visiting many sessions, one reconnect's history calls, and the
 //      plateau over many reconnects, next to the parsed page and a plain-JS client.
-// The host (target/debug/agent-session-host or $AGENT_SESSION_HOST_BIN) serves www/dist, which
-// holds bench.html; sessions are seeded through the host's --faults `seed` command.
+// The host (target/debug/agent-session-host or $AGENT_SESSION_HOST_BIN) serves the harness pages
+// (tests/pages, built into target/pages), which hold bench.html; sessions are seeded through the host's --faults `seed` command.
 // Env: BENCH_FRAMES (2000), BENCH_REPEATS (9), BENCH_BIG (100000), BENCH_OPEN_REPEATS (7),
 // BENCH_PAGING_REPEATS (5), BENCH_RELOAD_REPEATS (7), BENCH_MEMORY=0 (skips the memory table; its own knobs are in
 // scripts/bench-memory.mjs).
-import { readFileSync, readdirSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 import { join } from 'node:path'
-import { ROOT, admin, cleanup, hostBinary, killHost, startHost, tempDir } from '../e2e/lib/host.mjs'
-import { launch } from '../e2e/lib/browser.mjs'
+import { ROOT, admin, cleanup, hostBinary, killHost, startHost, tempDir } from '../tests/support/host.mjs'
+import { launch } from '../tests/support/browser.mjs'
+import { DEMO_DIST, PAGES_DIST } from '../tests/support/pages.mjs'
 import { prepare } from './e2e-prepare.mjs'
 import { memoryBench } from './bench-memory.mjs'
 import { startReplay } from './bench-replay.mjs'
@@ -63,7 +64,7 @@ const dir = tempDir('agent-session-bench-')
 let host, browser, replay
 let exitCode = 0
 try {
-  host = await startHost({ db: join(dir, 'bench.sqlite'), staticDir: join(ROOT, 'www', 'dist'), chunkDelayMs: 0, faults: true })
+  host = await startHost({ db: join(dir, 'bench.sqlite'), staticDir: PAGES_DIST, chunkDelayMs: 0, faults: true })
   // Seeded logs: one user + one assistant message per 1000 events, text chunks between.
   const small = (await admin(host.url, { command: 'seed', events: 1000, messageEvery: 1000 })).results[0]
   const big = (await admin(host.url, { command: 'seed', events: BIG, messageEvery: 1000 })).results[0]
@@ -116,7 +117,7 @@ try {
   })
   const openPagingSec = (Date.now() - tOpenPaging) / 1000
   const all = await page.evaluate(
-    (cfg) => window.runBench(cfg),
+    (cfg) => window.runIngest(cfg),
     {
       cases: [
         { label: '1k-event window', sessionId: small.sessionId, window: 1000 },
@@ -129,17 +130,13 @@ try {
   )
   // Reload with the local cache on and off: last, so the rows above ran without cache.js loaded.
   const tReload = Date.now()
-  const reloads = await page.evaluate((cfg) => window.runOpenPaging(cfg), {
-    open: [],
-    paging: [],
-    reload: [
+  const reloads = await page.evaluate((cfg) => window.runReload(cfg), {
+    cases: [
       { label: `${k(1000)}-event session (tail page = whole log)`, sessionId: small.sessionId, repeats: 3 * RELOAD_REPEATS },
       { label: `${k(MAX_PAGE_EVENTS)}-event tail page of the ${bigLabel}-event session`, sessionId: big.sessionId },
       { label: `whole ${bigLabel}-event log as one response (host's pages joined, served in the page)`, sessionId: big.sessionId, assemble: true },
     ],
-    openRepeats: OPEN_REPEATS,
-    pagingRepeats: PAGING_REPEATS,
-    reloadRepeats: RELOAD_REPEATS,
+    repeats: RELOAD_REPEATS,
     replayUrl: replay.url,
   })
   const reloadSec = (Date.now() - tReload) / 1000
@@ -244,11 +241,13 @@ try {
   const pkg = { raw: wasm.raw + glue.raw + snippets.raw + entry.raw, gz: wasm.gz + glue.gz + snippets.gz + entry.gz }
   console.log(`| **package: wasm + JS** (as \`scripts/size.mjs\` counts it) | ${pkg.raw.toLocaleString('en')} | **${pkg.gz.toLocaleString('en')}** (${kb(pkg.gz)}) |`)
   console.log(`| react/index.js (optional) | ${react.raw.toLocaleString('en')} | ${react.gz.toLocaleString('en')} |`)
-  const assets = join(ROOT, 'www', 'dist', 'assets')
-  const demoJs = readdirSync(assets).filter((f) => f.startsWith('main-') && f.endsWith('.js'))
+  // The demo's entry script (the demo, React and the package's JS; the .wasm and the chunks
+  // loaded on demand apart), as the demo's own build (www/dist) emits it.
+  const demoHtml = join(DEMO_DIST, 'index.html')
+  const demoJs = existsSync(demoHtml) ? [...readFileSync(demoHtml, 'utf8').matchAll(/<script type="module"[^>]*\ssrc="\/([^"]+\.js)"/g)].map((m) => m[1]) : []
   if (demoJs.length) {
-    const d = demoJs.map((f) => gz(join(assets, f))).reduce((x, y) => ({ raw: x.raw + y.raw, gz: x.gz + y.gz }))
-    console.log(`| (demo app JS incl. React, for reference) | ${d.raw.toLocaleString('en')} | ${d.gz.toLocaleString('en')} |`)
+    const d = demoJs.map((f) => gz(join(DEMO_DIST, f))).reduce((x, y) => ({ raw: x.raw + y.raw, gz: x.gz + y.gz }))
+    console.log(`| (demo app's entry JS incl. React and the package's JS, for reference) | ${d.raw.toLocaleString('en')} | ${d.gz.toLocaleString('en')} |`)
   }
   const worst = Math.max(...results.map((r) => r.ingestUsPerFrame / r.rawUsPerFrame))
   const rejections = await page.evaluate(() => window.__rejections)

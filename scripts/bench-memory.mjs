@@ -3,12 +3,12 @@
 // GC in headless Chromium launched with --js-flags=--expose-gc. JS heap = CDP
 // `Runtime.getHeapUsage().usedSize` after gc() ×4 (a turn of the event loop between, so
 // finalizers run) and `HeapProfiler.collectGarbage`; wasm memory = the byte length of every
-// WebAssembly.Memory the page instantiated (www/src/bench-memory.ts), which never shrinks: its
+// WebAssembly.Memory the page instantiated (tests/pages/src/bench-memory.ts), which never shrinks: its
 // growth is the high-water mark. Every scenario runs in a fresh page (fresh wasm memory) and
 // is reported as its growth over the page's own baseline, next to floors from the same run:
 //   (a) the parsed page: the history page `JSON.parse`d and kept (1k and BIG events, and the
 //       dense BIG log when given);
-//   (b) a minimal plain-JS client (www/src/plain-client.ts): parsed events kept + nodes;
+//   (b) a minimal plain-JS client (tests/pages/src/plain-client.ts): parsed events kept + nodes;
 //   (c) `session.open()` of the 1k and BIG windows (the whole log served as one response), and
 //       of a BIG window with a message every 40 events (5,000 nodes at 100k);
 //   (d) visiting N sessions of E events (subscribe, open, unsubscribe), growth per session;
@@ -20,8 +20,9 @@
 // BENCH_MEM_WATCHED (10000), BENCH_MEM_RECONNECTS (100), BENCH_MEM_VISIT_SETTLE_MS (0: waited
 // after the last visit before measuring it).
 import { join } from 'node:path'
-import { ROOT, admin, cleanup, killHost, startHost, tempDir } from '../e2e/lib/host.mjs'
-import { launch } from '../e2e/lib/browser.mjs'
+import { ROOT, admin, cleanup, killHost, startHost, tempDir } from '../tests/support/host.mjs'
+import { launch } from '../tests/support/browser.mjs'
+import { PAGES_DIST } from '../tests/support/pages.mjs'
 import { prepare } from './e2e-prepare.mjs'
 
 const BIG = Number(process.env.BENCH_BIG ?? 100_000)
@@ -69,7 +70,7 @@ const delta = (a, b) => ({ js: b.js - a.js, wasm: b.wasm - a.wasm, total: b.js -
 
 /**
  * Seeds what it needs besides `small` (1k events) and `big` (BIG events), runs every scenario
- * on `url` (a host with --faults serving www/dist) and prints the memory table.
+ * on `url` (a host with --faults serving the harness pages, target/pages) and prints the memory table.
  */
 export async function memoryBench(url, { small, big, dense }) {
   const t0 = Date.now()
@@ -227,7 +228,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   let host
   let code = 0
   try {
-    host = await startHost({ db: join(dir, 'bench.sqlite'), staticDir: join(ROOT, 'www', 'dist'), chunkDelayMs: 0, faults: true })
+    host = await startHost({ db: join(dir, 'bench.sqlite'), staticDir: PAGES_DIST, chunkDelayMs: 0, faults: true })
     const small = (await admin(host.url, { command: 'seed', events: 1000, messageEvery: 1000 })).results[0].sessionId
     const big = (await admin(host.url, { command: 'seed', events: BIG, messageEvery: 1000 })).results[0].sessionId
     const dense = (await admin(host.url, { command: 'seed', events: BIG, messageEvery: 40 })).results[0].sessionId

@@ -2,7 +2,7 @@
 // bench page stored beforehand, written in 64 KB pieces as an HTTP server streams a body, so a
 // page crosses the browser's network stack as a host's answer does while the host's own serving
 // time (a debug build in `npm test`) stays out of the figures. Used only by the bench page
-// (www/src/bench.ts), cross-origin with plain-text requests (no preflight).
+// (tests/pages/src/bench/), cross-origin with plain-text requests (no preflight).
 //   POST /store   {"key", "prefix", "suffix"}    keeps one answer (the text around its rpcId)
 //   POST /replay  "<key>\n<rpcId>"               answers with prefix + JSON(rpcId) + suffix
 import http from 'node:http'

@@ -5,9 +5,9 @@
 #            core paging, host load
 #   browser  scripts/bench-browser.mjs in headless Chromium against the reference host: ingest,
 #            open, paging, reload with the local cache, package size, then the memory table.
-#            Needs the package (pkg/, built here from the current sources), the demo pages
-#            (www/dist: bench.html, bench-memory.html) and the debug host binary; scripts/e2e-prepare.mjs
-#            builds the pages when stale.
+#            Needs the package (pkg/, built here from the current sources), the harness
+#            pages (tests/pages, built into target/pages: bench.html, bench-memory.html) and
+#            the debug host binary; scripts/e2e-prepare.mjs builds the pages when stale.
 #   npm run bench -- native   one of them only
 # Exits non-zero if a benchmark failed.
 set -uo pipefail

@@ -1,11 +1,14 @@
-// Builds what the browser tests and the benchmark need, skipping what is present:
-//   www/node_modules (npm ci), pkg/ (npm run build), www/dist (vite build, always unless
-//   E2E_SKIP_WWW_BUILD=1), the host binary (cargo build -p agent-session-host).
+// Builds what the browser tests and the benchmarks need, skipping what is present:
+//   www/node_modules and tests/pages/node_modules (npm ci, again when the lock changed), pkg/
+//   (npm run build), the demo's www/dist and the harness pages' target/pages (vite build of
+//   each when older than its sources or the package; always checked unless
+//   E2E_SKIP_WWW_BUILD=1 and the build is there), the host binary (cargo build -p agent-session-host).
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT, hostBinary } from '../e2e/lib/host.mjs'
+import { ROOT, hostBinary } from '../tests/support/host.mjs'
+import { DEMO_DIST, PAGES_DIST } from '../tests/support/pages.mjs'
 
 function run(cmd, args, cwd = ROOT) {
   console.log(`[e2e-prepare] ${cmd} ${args.join(' ')}${cwd !== ROOT ? `  (in ${cwd})` : ''}`)
@@ -21,32 +24,39 @@ function newest(dir) {
   return t
 }
 
-export function prepare() {
-  const www = join(ROOT, 'www')
-  // Installed again whenever the lock file changed since the last install (a dependency added
-  // later, e.g. the a11y checker, must not be missing from an older install).
-  const lock = join(www, 'package-lock.json')
-  const stamp = join(www, 'node_modules', '.e2e-lock-hash')
+/** `npm ci` in `app`, again whenever its lock file changed since the last install (a
+ *  dependency added later, e.g. the a11y checker, must not be missing from an older install). */
+function install(app) {
+  const lock = join(app, 'package-lock.json')
+  const stamp = join(app, 'node_modules', '.e2e-lock-hash')
   const hash = existsSync(lock) ? createHash('sha256').update(readFileSync(lock)).digest('hex') : 'none'
-  const installed = existsSync(join(www, 'node_modules', '.package-lock.json')) && existsSync(stamp) && readFileSync(stamp, 'utf8') === hash
+  const installed = existsSync(join(app, 'node_modules', '.package-lock.json')) && existsSync(stamp) && readFileSync(stamp, 'utf8') === hash
   if (!installed) {
-    run('npm', [existsSync(lock) ? 'ci' : 'install', '--no-audit', '--no-fund', '--loglevel=error'], www)
+    run('npm', [existsSync(lock) ? 'ci' : 'install', '--no-audit', '--no-fund', '--loglevel=error'], app)
     writeFileSync(stamp, hash)
   }
+}
+
+/** `npm run build` in `app` when `dist/<first>` is older than the app's sources (src/, its
+ *  .html pages, its Vite config) or the package. */
+function build(app, dist, first) {
+  const built = join(dist, first)
+  if (process.env.E2E_SKIP_WWW_BUILD === '1' && existsSync(built)) return
+  const sources = readdirSync(app).filter((f) => f.endsWith('.html') || f.startsWith('vite.config.'))
+  const stale =
+    !existsSync(built) ||
+    statSync(built).mtimeMs < Math.max(newest(join(app, 'src')), newest(join(ROOT, 'pkg')), ...sources.map((f) => statSync(join(app, f)).mtimeMs))
+  if (stale || process.env.E2E_FORCE_WWW_BUILD === '1') run('npm', ['run', 'build'], app)
+}
+
+export function prepare() {
+  const www = join(ROOT, 'www')
+  const pages = join(ROOT, 'tests', 'pages')
+  install(www)
+  install(pages)
   if (!existsSync(join(ROOT, 'pkg', 'agent_session_bg.wasm'))) run('npm', ['run', 'build'])
-  const dist = join(www, 'dist', 'index.html')
-  if (process.env.E2E_SKIP_WWW_BUILD !== '1' || !existsSync(dist)) {
-    const stale =
-      !existsSync(dist) ||
-      statSync(dist).mtimeMs <
-        Math.max(
-          newest(join(www, 'src')),
-          newest(join(ROOT, 'pkg')),
-          // every page vite builds (index, bench, bench-memory, lifetimes, cache)
-          ...readdirSync(www).filter((f) => f.endsWith('.html')).map((f) => statSync(join(www, f)).mtimeMs),
-        )
-    if (stale || process.env.E2E_FORCE_WWW_BUILD === '1') run('npm', ['run', 'build'], www)
-  }
+  build(www, DEMO_DIST, 'index.html')
+  build(pages, PAGES_DIST, 'bench.html')
   if (!existsSync(hostBinary())) run('cargo', ['build', '-p', 'agent-session-host'])
 }
 

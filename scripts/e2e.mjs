@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT } from '../e2e/lib/host.mjs'
+import { ROOT } from '../tests/support/host.mjs'
 import { prepare } from './e2e-prepare.mjs'
 
 if (process.env.E2E_SKIP_PREPARE !== '1') prepare()

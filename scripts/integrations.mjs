@@ -15,8 +15,8 @@ import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { launch } from '../e2e/lib/browser.mjs'
-import { ROOT, startHost, tempDir } from '../e2e/lib/host.mjs'
+import { launch } from '../tests/support/browser.mjs'
+import { ROOT, startHost, tempDir } from '../tests/support/host.mjs'
 import { prepare } from './e2e-prepare.mjs'
 
 const started = Date.now()

@@ -1,8 +1,8 @@
 import { defineConfig } from 'vite'
 import react from '@vitejs/plugin-react'
-import { resolve } from 'node:path'
 
-// The demo consumes `agent-session` exactly as a user would (file:.. dependency).
+// The demo consumes `agent-session` exactly as a user would (file:.. dependency). Its build
+// holds the demo only: the pages the tests and benchmarks drive build apart (tests/pages).
 // - dedupe: the package's react/ helper lives outside this folder (symlink), so its `react`
 //   import must resolve to this app's single copy.
 // - optimizeDeps.exclude: keep wasm-bindgen's `new URL('…_bg.wasm', import.meta.url)` intact
@@ -15,14 +15,5 @@ export default defineConfig({
   build: {
     target: 'es2022',
     sourcemap: false,
-    rollupOptions: {
-      input: {
-        main: resolve(import.meta.dirname, 'index.html'),
-        bench: resolve(import.meta.dirname, 'bench.html'),
-        'bench-memory': resolve(import.meta.dirname, 'bench-memory.html'),
-        lifetimes: resolve(import.meta.dirname, 'lifetimes.html'),
-        cache: resolve(import.meta.dirname, 'cache.html'),
-      },
-    },
   },
 })

@@ -9,8 +9,8 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, cleanup, tempDir } from './host.mjs'
-import { startFakeResponses } from '../../tests/fake-models/openai-responses.mjs'
-import { CODEX_MODEL, FAKE_KEY_ENV, writeCodexHome } from '../../tests/fake-models/codex-home.mjs'
+import { startFakeResponses } from '../fake-models/openai-responses.mjs'
+import { CODEX_MODEL, FAKE_KEY_ENV, writeCodexHome } from '../fake-models/codex-home.mjs'
 
 /** The pinned codex binary (scripts/bootstrap.sh installs it). */
 export const CODEX_BIN = join(ROOT, 'agents', 'node_modules', '@openai', 'codex-linux-x64', 'vendor', 'x86_64-unknown-linux-musl', 'bin', 'codex')
