@@ -7,9 +7,9 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT, cleanup, killHost, startHost, tempDir } from './lib/host.mjs'
-import { NETWORK } from './lib/guard.mjs'
-import { openDemo } from './lib/demo.mjs'
+import { ROOT, cleanup, killHost, startHost, tempDir } from '../tests/support/host.mjs'
+import { NETWORK } from '../tests/support/guard.mjs'
+import { openDemo } from '../tests/support/demo.mjs'
 
 const DIST = join(ROOT, 'www', 'dist')
 const T = 20_000

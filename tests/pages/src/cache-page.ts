@@ -4,8 +4,8 @@
 // connections of the page's own) and a count of the transactions the package runs on it (to
 // know that a read or a write the test cannot see has finished).
 import init, { HostClient, Session } from 'agent-session'
+import { CACHE_DB as DB } from './cache-db'
 
-const DB = 'agent-session-cache'
 type Store = 'meta' | 'entries'
 type Row = { key: string; [field: string]: unknown }
 

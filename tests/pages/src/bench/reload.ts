@@ -5,6 +5,7 @@
 // first snapshot with nodes. The history answers are served as in the open rows (shared.ts).
 import init from 'agent-session'
 import { freshHost, median, pause, prime, served, storeOnReplay, tap } from './shared'
+import { CACHE_DB } from '../cache-db'
 
 /** A reload of a session seen before: its window written to the local cache by one HostClient
  *  with `cache: true`, then opened by a fresh one (cache on) or by one without the option
@@ -24,12 +25,11 @@ export interface ReloadConfig {
 }
 
 /** cache.js's database and its key of a session (`${baseUrl}\n${sessionId}`). */
-const CACHE_DB = 'agent-session-cache'
 const cacheKey = (sessionId: string) => `${location.origin.replace(/\/+$/, '')}\n${sessionId}`
 let cacheDb: Promise<IDBDatabase> | null = null
 
 /** The bench's own connection to the cache's database, opened only after cache.js made it
- *  (`clearCache()`): version 1, and an upgrade (no such database) is refused, never done here. */
+ *  (`clearCache()`): at its version, and an upgrade (no such database) is refused, never done here. */
 function cacheDatabase(): Promise<IDBDatabase> {
   if (!cacheDb) {
     cacheDb = new Promise<IDBDatabase>((ok, fail) => {
