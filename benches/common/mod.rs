@@ -21,11 +21,17 @@ pub fn event(seq: u64) -> SessionEvent {
 pub fn seeded(seq: u64, every: u64) -> SessionEvent {
     let (kind, data) = if seq.is_multiple_of(every) {
         let text = format!("seed message {seq}");
-        ("user/message", json!({"content": [{"type": "text", "text": text}], "source": {"kind": "user", "rpcId": "seed"}}))
+        (
+            "user/message",
+            json!({"content": [{"type": "text", "text": text}], "source": {"kind": "user", "rpcId": "seed"}}),
+        )
     } else if seq % every == every / 2 {
         let text = format!("seed reply {seq}");
         let provenance = json!({"provider": "seed", "model": "seed"});
-        ("assistant/message", json!({"turn": 1, "step": 1, "content": [{"type": "text", "text": text}], "provenance": provenance}))
+        (
+            "assistant/message",
+            json!({"turn": 1, "step": 1, "content": [{"type": "text", "text": text}], "provenance": provenance}),
+        )
     } else {
         ("assistant/chunk", json!({"turn": 1, "step": 1, "chunk": {"type": "text-delta", "index": 0, "text": " seed"}}))
     };
