@@ -392,6 +392,9 @@ export interface ConversationSnapshot {
   readonly sessionId: string
   readonly openState: 'cold' | 'loading' | 'open' | 'error'
   readonly openError: RpcError | null
+  /** The window no longer follows the host's log: its connection ended and no fresh tail page
+   * has replaced it yet (a session nobody watches keeps it through a reconnect until watched). */
+  readonly stale: boolean
   /** Oldest seq in the window (0 when empty). */
   readonly baseSeq: number
   /** Newest seq in the window (-1 when empty). */

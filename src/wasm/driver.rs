@@ -264,7 +264,11 @@ impl Inner {
                 }
                 Output::HostChanged => self.notify_host = true,
                 Output::SessionChanged(id) => {
-                    self.per_session.get_or_insert_with(id.as_str(), SessionJs::default).export.changes += 1;
+                    let export = &mut self.per_session.get_or_insert_with(id.as_str(), SessionJs::default).export;
+                    export.changes += 1;
+                    if let Some(s) = self.core.session(&id) {
+                        export.let_go(s);
+                    }
                     if !self.notify_sessions.contains(&id) {
                         self.notify_sessions.push(id);
                     }
