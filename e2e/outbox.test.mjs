@@ -141,6 +141,23 @@ describe('a message is never lost (demo, network cut by the browser)', () => {
     assert.deepEqual(await loggedPrompts(host.url, id), [text], 'still once')
     guard.assertClean()
   })
+  it('what is typed and not sent survives a reload and a switch to another session', async () => {
+    const first = await newSession()
+    await page.getByTestId('composer-input').fill('A draft, not sent yet.')
+    await page.reload()
+    await page.waitForSelector('[data-testid="session-view"][data-open-state="open"]')
+    assert.equal(await page.getByTestId('composer-input').inputValue(), 'A draft, not sent yet.')
+    await newSession()
+    assert.equal(await page.getByTestId('composer-input').inputValue(), '', "another session's composer is its own")
+    await page.locator(`[data-session-id="${first}"].session-item`).click()
+    await page.waitForSelector(`[data-testid="session-view"][data-session-id="${first}"]`)
+    assert.equal(await page.getByTestId('composer-input').inputValue(), 'A draft, not sent yet.')
+    await send('A draft, not sent yet.')
+    await page.reload()
+    await page.waitForSelector('[data-testid="session-view"][data-open-state="open"]')
+    assert.equal(await page.getByTestId('composer-input').inputValue(), '', 'a sent message is no draft')
+    guard.assertClean()
+  })
 })
 
 describe('a prompt left by a gone tab is taken over by exactly one tab', () => {
