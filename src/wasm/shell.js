@@ -72,9 +72,19 @@ export function parseFrozen(t) {
   return deepFreeze(JSON.parse(t))
 }
 
-// `old[..start] ++ middle ++ old[end..]`, frozen, in one call.
+// `old[..start] ++ middle ++ old[end..]`, frozen, in one call. A node of `middle` that
+// replaces an echo of `old[start..end]` (its `clientId` is the echo's id) keeps the echo's
+// `content` object when equal: what the UI drew of the message does not change.
 export function spliceFrozen(old, start, end, middle) {
-  if (start === 0 && end === old.length) return middle
+  const echoes = new Map()
+  for (let i = start; i < end; i++) if (old[i].seq === -1) echoes.set(old[i].id, old[i].content)
+  if (echoes.size) {
+    middle = middle.map((n) => {
+      const c = echoes.get(n.clientId)
+      return c && JSON.stringify(c) === JSON.stringify(n.content) ? Object.freeze({ ...n, content: c }) : n
+    })
+  }
+  if (start === 0 && end === old.length) return Object.freeze(middle)
   const a = old.slice(0, start)
   for (const x of middle) a.push(x)
   for (let i = end; i < old.length; i++) a.push(old[i])
