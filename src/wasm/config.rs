@@ -1,9 +1,9 @@
 //! `HostClient` constructor options: where the host is (the [`Endpoint`] the I/O uses) and
-//! the core's [`Config`]. Read once, at construction; the request timeout's default is the core's
-//! ([`DEFAULT_TIMEOUT_MS`]).
+//! the core's [`Config`]. Read once, at construction; the request timeout's and the body
+//! bound's defaults are the core's ([`DEFAULT_TIMEOUT_MS`], [`DEFAULT_MAX_RESPONSE_BYTES`]).
 
 use super::js;
-use crate::core::client::host::DEFAULT_TIMEOUT_MS;
+use crate::core::client::host::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS};
 use crate::core::client::{Backoff, Config, Retention, Transport};
 use wasm_bindgen::prelude::*;
 
@@ -13,10 +13,6 @@ pub(crate) struct Endpoint {
     /// The origin and path prefix, without a trailing slash.
     pub(crate) base: String,
     pub(crate) token: Option<String>,
-    /// Each unary call is aborted after this long (the core's connect timeout, too).
-    pub(crate) timeout_ms: f64,
-    /// Largest unary response body read; a larger one is a transport error naming the limit.
-    pub(crate) max_response_bytes: f64,
     /// The entry's `__socket(path, url)`: makes each WebSocket downlink (the many-tabs layer
     /// lends one tab's sockets to the others); `new WebSocket(url)` without it.
     pub(crate) socket: Option<js_sys::Function>,
@@ -28,9 +24,6 @@ impl Endpoint {
         format!("{}/api/{}", self.base, path)
     }
 }
-
-/// Default bound on a unary response body: a 100k-event history page is ~15 MB.
-const MAX_RESPONSE_BYTES: f64 = (64 << 20) as f64;
 
 fn positive(opts: &JsValue, key: &str) -> Result<Option<f64>, JsValue> {
     let v = js::get(opts, key);
@@ -68,7 +61,8 @@ pub(crate) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Config), JsValu
         Some(token.as_string().ok_or_else(|| js::bad_argument("token must be a string"))?)
     };
     let timeout_ms = positive(&opts, "requestTimeoutMs")?.unwrap_or(DEFAULT_TIMEOUT_MS);
-    let max_response_bytes = positive(&opts, "maxResponseBytes")?.unwrap_or(MAX_RESPONSE_BYTES);
+    // A fractional bound is the whole bytes below it (a body is over 1.5 bytes when over 1).
+    let max_response_bytes = positive(&opts, "maxResponseBytes")?.map_or(DEFAULT_MAX_RESPONSE_BYTES, |n| n as u64);
     let mut backoff = Backoff::default();
     let b = js::get(&opts, "backoff");
     if !b.is_undefined() {
@@ -109,11 +103,13 @@ pub(crate) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Config), JsValu
         transport,
         backoff,
         connect_timeout_ms: timeout_ms,
+        request_timeout_ms: timeout_ms,
+        max_response_bytes,
         authenticated: token.is_some(),
         rpc_prefix: format!("c{seed}-"),
         seed: seed ^ ((js::random() * 4_294_967_296.0) as u64) << 32,
         retention,
     };
     let socket = js::is_function(&js::get(&opts, "__socket"));
-    Ok((Endpoint { base, token, timeout_ms, max_response_bytes, socket }, cfg))
+    Ok((Endpoint { base, token, socket }, cfg))
 }

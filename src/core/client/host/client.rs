@@ -36,6 +36,8 @@ pub(super) struct PendingCall {
     pub(super) path: &'static str,
     /// The body as it has arrived ([`Input::ResponseBytes`]).
     pub(super) body: Body,
+    /// Bytes of the body received so far (held against [`Config::max_response_bytes`]).
+    pub(super) received: u64,
 }
 
 /// A reply body arriving in pieces.
@@ -93,6 +95,8 @@ pub(super) enum Timer {
     Upgrade { gen: u64, stream: StreamId },
     /// Apply the retention rule again (a warm session's grace ends).
     Sweep,
+    /// A unary call not answered by now is given up ([`Config::request_timeout_ms`]).
+    Call(CallId),
 }
 
 /// Operations waiting for their session to settle them: (session, op) → (token, kind).
@@ -323,6 +327,10 @@ impl HostClient {
                     }
                 }
                 Timer::Reseed { gen } => self.seed_sessions(gen),
+                Timer::Call(call) => {
+                    let why = format!("timed out after {} ms", self.cfg.request_timeout_ms as u64);
+                    self.give_up(call, why);
+                }
                 Timer::Sweep => self.sweep_due = true,
                 Timer::Upgrade { gen, stream } => {
                     let hanging = self.stream_index(stream).map(|i| &self.streams[i]);
