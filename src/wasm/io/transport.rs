@@ -85,7 +85,8 @@ pub(crate) fn read_sse(ep: &Endpoint, sink: impl Sink, stream: StreamId, path: &
                 let why = match (why, status(&arg)) {
                     (Some(why), _) => why,
                     (None, 0) => "stream ended".to_owned(),
-                    (None, status) => format!("HTTP {status}"),
+                    // As a `u32`: the `u16` formatter would be code of its own in the module.
+                    (None, status) => format!("HTTP {}", u32::from(status)),
                 };
                 sink.feed(Input::StreamEnded { stream, why })
             }
