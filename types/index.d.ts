@@ -34,7 +34,7 @@ export type PlanModeState = { active: boolean; pending?: boolean }
 
 /** A programmer error thrown synchronously (bad argument types, use after `close()`). */
 export interface AgentSessionError extends Error {
-  /** `'not-initialized'`: outside a browser, a client was used before the module was loaded. */
+  /** `'not-initialized'`: the Node entry's `init()` found no `.wasm` to load (a rejection). */
   code: 'bad-argument' | 'closed' | 'not-initialized'
 }
 

@@ -441,3 +441,23 @@ fn a_body_past_max_response_bytes_is_aborted_and_fails_naming_the_limit() {
     d.input(Input::Response { call, reply: Reply::Failed("AbortError".into()) });
     assert_eq!((d.aborted.len(), d.settled.len()), (1, 1), "nothing more is read of it");
 }
+
+#[test]
+fn a_client_only_made_resident_never_connects_until_its_first_other_input() {
+    let mut client = HostClient::new(Config::default());
+    let now = Instant::from_ms(5.0);
+    assert_eq!(client.poll_timeout(), None, "not started: no timer");
+    client.handle_input(now, Input::Ensure { session: "s1".into() });
+    assert!(client.session("s1").is_some(), "resident");
+    assert_eq!(client.connection().generation(), 0, "a server render's only input starts nothing");
+    assert_eq!(client.poll_timeout(), None);
+    assert!(std::iter::from_fn(|| client.poll_output())
+        .all(|o| !matches!(o, Output::OpenStream { .. } | Output::Send { .. })));
+    client.handle_input(now, Input::Watch { session: "s1".into(), listeners: true });
+    assert_eq!(client.connection().generation(), 1, "a subscriber starts it");
+    assert!(std::iter::from_fn(|| client.poll_output()).any(|o| matches!(o, Output::OpenStream { .. })));
+    let mut closed = HostClient::new(Config::default());
+    closed.handle_input(now, Input::Close);
+    assert!(closed.is_closed());
+    assert_eq!(closed.connection().generation(), 0, "closed before it started: it never connected");
+}

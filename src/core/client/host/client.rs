@@ -197,12 +197,9 @@ impl HostClient {
 
     /// When [`Input::Timeout`] is due next (`None`: nothing is scheduled).
     pub fn poll_timeout(&self) -> Option<Instant> {
-        if self.is_closed() {
+        // Closed, or not started (nothing is due before the input that starts it): no timer.
+        if self.is_closed() || self.conn.generation() == 0 {
             return None;
-        }
-        if self.conn.generation() == 0 {
-            // Not started: the first input starts it.
-            return Some(self.now);
         }
         self.timers.next()
     }
@@ -214,8 +211,12 @@ impl HostClient {
         if now > self.now {
             self.now = now;
         }
-        // The first input starts the first generation (idempotent, nothing after close).
-        self.conn.start(self.now);
+        // The first input starts the first generation (idempotent, nothing after close), but
+        // for making a session resident or closing: a client that is only read (a server
+        // render: `host.session(id)` and snapshots) never connects.
+        if !matches!(input, Input::Ensure { .. } | Input::Close) {
+            self.conn.start(self.now);
+        }
         match input {
             Input::Timeout => self.on_timeout(),
             Input::Response { call, reply } => self.on_response(call, reply),
