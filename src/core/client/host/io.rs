@@ -78,7 +78,8 @@ pub enum Reply {
     Body(String),
     /// A non-2xx status.
     Status(u16),
-    /// The call never got an answer: network error or abort (the driver's words).
+    /// The call never got an answer: network error or abort (the driver's words; the client
+    /// words its own deadline and body bound the same way).
     Failed(String),
 }
 
