@@ -1,6 +1,5 @@
-// agent-session, the package entry: wasm-bindgen's classes with disposal, the lifetime rules
-// of docs/API.md ("Lifetimes": a Session's free and dispose do nothing), the local cache and
-// the many-tabs layer (both loaded on demand).
+// agent-session, the package entry: the wasm's classes, with the local cache and the many-tabs
+// layer (both loaded on demand) and the host's disposal (docs/API.md "Lifetimes").
 import init, { initSync, HostClient as Wasm, Session } from './pkg/agent_session.js'
 
 const cache = () => import('./cache.js')
@@ -48,20 +47,19 @@ class HostClient extends Wasm {
       this.kept.c?.close()
     }
   }
-}
 
-const dispose = Symbol.dispose ?? Symbol.for('Symbol.dispose')
-const method = (value) => ({ value, configurable: true, writable: true })
-const freeHost = Wasm.prototype.free
-Object.defineProperty(HostClient.prototype, dispose, method(function () { this.close() }))
-Object.defineProperty(HostClient.prototype, 'free', method(function () {
-  if (this.__wbg_ptr) {
-    this.close()
-    freeHost.call(this)
+  // Both close at once, the many-tabs link too (a Session's are the wasm's no-op).
+  free() {
+    if (this.__wbg_ptr) {
+      this.close()
+      super.free()
+    }
   }
-}))
-Object.defineProperty(Session.prototype, dispose, method(() => {}))
-Object.defineProperty(Session.prototype, 'free', method(() => {}))
+
+  [Symbol.dispose]() {
+    this.close()
+  }
+}
 
 export default init
 export { init, initSync, HostClient, Session }

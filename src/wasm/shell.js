@@ -31,30 +31,22 @@ export function describe(e) {
 // network, the parse then overlaps the transfer a plain `JSON.parse` client waits for):
 // `feed(0)` once a 2xx answer came, `feed(1, chunk)` for every chunk, then once
 // `feed(2, status, why)`: status 0 and no `why` when the body ended, a non-2xx status, or
-// `why` for a failure (abort, network, no body on a stream, a body over `max` bytes, or the
-// `ms` timeout, which aborts through `ctrl`; 0: none). `feed` returns false once the core no
-// longer wants the body: reading stops there.
-export async function request(url, body, token, ms, max, ctrl, feed) {
+// `why` for a failure (abort, network, no body on a stream). `feed` returns false once the
+// core no longer wants the body: reading stops there. A call's deadline and its body bound
+// are the core's: it aborts through `ctrl` (then `feed` is told of the abort, and ignores it).
+export async function request(url, body, token, ctrl, feed) {
   await null
-  let timedOut = false
-  const timer = ms > 0 && setTimeout(() => {
-    timedOut = true
-    ctrl.abort()
-  }, ms)
   let reader
   try {
     const res = await fetch(url, init(body, token, ctrl.signal))
     if (!res.ok) return feed(2, res.status)
     if (!res.body && body === undefined) return feed(2, 0, 'no body')
     reader = res.body?.getReader()
-    for (let n = 0, c, wanted = feed(0); wanted; wanted = feed(1, c.value)) {
+    for (let c, wanted = feed(0); wanted; wanted = feed(1, c.value)) {
       if (!reader || (c = await reader.read()).done) return feed(2, 0)
-      if ((n += c.value.length) > max) throw `response body over the ${max}-byte limit (maxResponseBytes)`
     }
   } catch (e) {
-    feed(2, 0, timedOut ? `timed out after ${Math.trunc(ms)} ms` : describe(e))
-  } finally {
-    clearTimeout(timer)
+    feed(2, 0, describe(e))
   }
   // Nobody waits on the cancel: it rejects when the body was already aborted.
   reader?.cancel().catch(() => {})
