@@ -5,6 +5,7 @@
 use super::js;
 use crate::core::client::host::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS};
 use crate::core::client::{Backoff, Carrier, Config, Retention, Transport};
+use std::sync::atomic::{AtomicBool, Ordering};
 use wasm_bindgen::prelude::*;
 
 /// Where and how the fetch I/O reaches the host.
@@ -44,19 +45,23 @@ fn positive(opts: &JsValue, key: &str) -> Result<Option<f64>, JsValue> {
     }
 }
 
-/// The `transport` option, checked, with what `'auto'` means where the client runs.
-#[inline(never)]
+/// Set by the Node entry (`node.js`) under jsdom or happy-dom: their WebSockets and events do
+/// not work with Node's own `fetch` and `AbortSignal` (uncaught errors, then a late fallback).
+/// Told by the entry that knows where it runs, so a browser's module carries no such check.
+static SIMULATED_DOM: AtomicBool = AtomicBool::new(false);
+
+/// The Node entry's word that the page is simulated (jsdom, happy-dom): `'auto'` takes SSE.
+#[wasm_bindgen(js_name = __simulatedDom)]
+pub fn simulated_dom() {
+    SIMULATED_DOM.store(true, Ordering::Relaxed);
+}
+
+/// The `transport` option, checked, with what `'auto'` means where the client runs: SSE at
+/// once where no WebSocket works (none at all, as in Node 20, or a simulated page's).
 fn transport(option: &JsValue) -> Result<Transport, JsValue> {
     let global: JsValue = js_sys::global().into();
     let sockets = js::is_function(&js::get(&global, "WebSocket")).is_some();
-    // 'auto' is SSE at once where no WebSocket works: none at all (Node 20), or jsdom's and
-    // happy-dom's, whose sockets and events do not work with Node's own `fetch` and
-    // `AbortSignal` (uncaught errors, then a late fallback). Their user agents end with their
-    // names (`jsdom/29.0.1`, `HappyDOM/21.0.4`); the last word only is read, as bytes: a
-    // substring search or a `str::split` would link code of its own into the module.
-    let agent = js::get(&js::get(&global, "navigator"), "userAgent").as_string().unwrap_or_default();
-    let last = agent.as_bytes().rsplit(|b| *b == b' ').next().unwrap_or_default();
-    let simulated = last.starts_with(b"jsdom/") || last.starts_with(b"HappyDOM/");
+    let simulated = SIMULATED_DOM.load(Ordering::Relaxed);
     let named = if option.is_undefined() {
         Some(Transport::Auto)
     } else {
