@@ -27,7 +27,8 @@
 //!
 //! Modules: [`codex`], [`claude`], [`acp`], [`capabilities`], `canonical` (the outputs and
 //! helpers they share), `provider` (the three behind one interface); tests: `tests` (the
-//! provider fixtures) and `codex_real_tests` (transcripts of the real `codex app-server`).
+//! provider fixtures), `codex_real_tests` (transcripts of the real `codex app-server`) and
+//! `acp_real_tests` (transcripts of the real `claude-code-acp`).
 
 // The provider profiles (`crate::providers::scripted`) use the Codex, Claude and Cursor adapters; parts of
 // this API (approvals, per-adapter accessors) are exercised only by the tests.
@@ -40,6 +41,8 @@ pub mod claude;
 pub mod codex;
 #[cfg(test)]
 mod codex_real_tests;
+#[cfg(test)]
+mod acp_real_tests;
 mod provider;
 #[cfg(test)]
 mod tests;
