@@ -165,7 +165,8 @@ impl Real {
             ("IS_SANDBOX", "1".into()),
         ];
         let launch = Launch { env: env.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(), stderr: None };
-        let host = Host::launch(&["--agent", "acp", "--chunk-delay-ms", "0", "--", acp.to_str().expect("utf-8")], launch);
+        let host =
+            Host::launch(&["--agent", "acp", "--chunk-delay-ms", "0", "--", acp.to_str().expect("utf-8")], launch);
         Real { host, _reaper: Reaper(home.clone()), fake, home, work, _dir: dir }
     }
 
@@ -272,7 +273,10 @@ fn plan_mode_proposes_a_plan_its_approval_leaves_plan_mode_and_a_command_asks_ap
     let events = r.host.all_events(&sid);
     let proposed = events.iter().find(|e| e["type"] == "plan/proposed").expect("plan/proposed");
     assert_eq!(proposed["data"]["source"], "native");
-    assert!(proposed["data"]["markdown"].as_str().unwrap_or_default().starts_with("# Add the notes file"), "{proposed}");
+    assert!(
+        proposed["data"]["markdown"].as_str().unwrap_or_default().starts_with("# Add the notes file"),
+        "{proposed}"
+    );
     assert_eq!(a.call_id.as_deref(), proposed["data"]["planId"].as_str(), "the approval is the plan's");
     let modes: Vec<&Value> = events.iter().filter(|e| e["type"] == "interaction/mode").map(|e| &e["data"]).collect();
     assert_eq!(modes.last().map(|m| &m["native"]), Some(&json!("plan")), "session/set_mode plan: {modes:?}");
@@ -314,9 +318,11 @@ fn plan_mode_proposes_a_plan_its_approval_leaves_plan_mode_and_a_command_asks_ap
     let (asked, a) = approval(&mut mux);
     assert!(a.tool_name.contains("echo approved"), "{a:?}");
     r.respond(&asked.rpc_id, "allowed-once");
-    let resolved = until_frame(&mut mux, "approval/resolved", |f| {
-        matches!(f, Frame::ApprovalResolved(x) if x.approval_id == a.approval_id)
-    });
+    let resolved = until_frame(
+        &mut mux,
+        "approval/resolved",
+        |f| matches!(f, Frame::ApprovalResolved(x) if x.approval_id == a.approval_id),
+    );
     let Frame::ApprovalResolved(res) = &resolved.frame else { unreachable!() };
     assert_eq!(res.outcome, agent_session_wire::ApprovalOutcome::AllowedOnce);
     let (kind, events) = r.wait_turn_end(&sid, 2);
@@ -396,9 +402,11 @@ fn cancel_restart_and_crash_each_continue_the_same_acp_session() {
     let mut mux = r.host.mux();
     let mut host_frames = r.host.host_stream();
     r.host.prompt(&sid, "queue", "Write a lot again [fake:long]");
-    until_frame(&mut mux, "a chunk of turn 4", |f| {
-        matches!(f, Frame::Event(e) if e.event.kind == "assistant/chunk" && e.event.data.value()["turn"] == 4)
-    });
+    until_frame(
+        &mut mux,
+        "a chunk of turn 4",
+        |f| matches!(f, Frame::Event(e) if e.event.kind == "assistant/chunk" && e.event.data.value()["turn"] == 4),
+    );
     let agent = r.agent_pid();
     // SAFETY: the agent this test's host started.
     unsafe {

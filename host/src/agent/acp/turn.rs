@@ -104,7 +104,8 @@ impl<'r> Run<'r> {
             "sessionId": link.session_id,
             "prompt": [{ "type": "text", "text": self.turn.text }],
         });
-        let call = child.call("session/prompt", prompt).await.map_err(|e| Stop::Agent(format!("ACP session/prompt: {e}")))?;
+        let call =
+            child.call("session/prompt", prompt).await.map_err(|e| Stop::Agent(format!("ACP session/prompt: {e}")))?;
         let answer = call.answer();
         tokio::pin!(answer);
         let mut p = Pending { approvals: BTreeMap::new(), plan_rejected: false, waiting: None };
@@ -161,7 +162,11 @@ impl<'r> Run<'r> {
     async fn set_mode(&mut self, rt: &Acp, child: &Child, link: &Link) -> Result<(), Stop> {
         let wanted = if self.turn.plan_mode { link.modes.plan.as_deref() } else { link.modes.default.as_deref() };
         if self.turn.plan_mode && wanted.is_none() {
-            agent_error(self.app, self.s, "the ACP agent offers no plan mode: this turn runs in its current mode".into());
+            agent_error(
+                self.app,
+                self.s,
+                "the ACP agent offers no plan mode: this turn runs in its current mode".into(),
+            );
         }
         let request = match wanted {
             Some(mode) => {

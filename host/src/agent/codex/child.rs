@@ -49,7 +49,8 @@ pub struct Peer {
 
 impl Peer {
     /// The Codex app-server: routed by thread, no `jsonrpc` member.
-    pub const CODEX: Peer = Peer { name: "codex app-server", label: "codex", route: "/params/threadId", jsonrpc: false };
+    pub const CODEX: Peer =
+        Peer { name: "codex app-server", label: "codex", route: "/params/threadId", jsonrpc: false };
 }
 
 /// What a thread's subscriber receives.

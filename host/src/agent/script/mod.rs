@@ -30,7 +30,9 @@ impl Runtime for Scripted {
 
     fn session_provider(&self, asked: Option<Provider>) -> Result<Option<Provider>, String> {
         match asked {
-            Some(Provider::Acp) => Err("provider \"acp\" is a real ACP agent: start the host with --agent acp -- <command>".into()),
+            Some(Provider::Acp) => {
+                Err("provider \"acp\" is a real ACP agent: start the host with --agent acp -- <command>".into())
+            }
             other => Ok(other),
         }
     }

@@ -433,14 +433,18 @@ impl AcpAdapter {
                 self.calls.insert(id.to_string(), Call { announced: false, switch_mode: true, proposed: true });
             }
         }
-        let proposed = to_value(&ProposedPlan { plan_id: id.to_string(), markdown: plan.clone(), source: Provenance::Native });
+        let proposed =
+            to_value(&ProposedPlan { plan_id: id.to_string(), markdown: plan.clone(), source: Provenance::Native });
         let mut out = vec![
             Canonical::Event { kind: EV_PLAN_PROPOSED, data: proposed.clone() },
             Canonical::Projection { key: PROJ_PROPOSED_PLAN, value: proposed },
         ];
         let steps = steps_from_markdown(&plan);
         if !steps.is_empty() {
-            out.push(Canonical::Projection { key: PROJ_PLAN_STEPS, value: to_value(&PlanSteps { explanation: None, steps }) });
+            out.push(Canonical::Projection {
+                key: PROJ_PLAN_STEPS,
+                value: to_value(&PlanSteps { explanation: None, steps }),
+            });
         }
         out
     }

@@ -10,7 +10,9 @@
 use super::acp::AcpAdapter;
 use super::tests::{assert_native_retained, diagnostics, events, last_mode, projections, texts};
 use super::Canonical;
-use agent_session_wire::interaction::{OperatingMode, EV_PLAN_PROPOSED, PROJ_CAPABILITIES, PROJ_PLAN_STEPS, PROJ_PROPOSED_PLAN};
+use agent_session_wire::interaction::{
+    OperatingMode, EV_PLAN_PROPOSED, PROJ_CAPABILITIES, PROJ_PLAN_STEPS, PROJ_PROPOSED_PLAN,
+};
 use agent_session_wire::ApprovalOutcome;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -50,7 +52,9 @@ fn replay(a: &mut AcpAdapter, name: &str) -> Vec<(Value, Vec<Canonical>)> {
                 let id = msg.get("id").map(Value::to_string).unwrap_or_default();
                 assert!(a.ingest(&msg).is_empty(), "{name}: a response yields nothing");
                 match ours.get(&id).map(String::as_str) {
-                    Some("session/new" | "session/load") if msg.get("result").is_some() => a.ingest_session_result(&msg),
+                    Some("session/new" | "session/load") if msg.get("result").is_some() => {
+                        a.ingest_session_result(&msg)
+                    }
                     _ => Vec::new(),
                 }
             }

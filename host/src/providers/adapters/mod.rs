@@ -35,14 +35,14 @@
 #![allow(dead_code)]
 
 pub mod acp;
+#[cfg(test)]
+mod acp_real_tests;
 mod canonical;
 pub mod capabilities;
 pub mod claude;
 pub mod codex;
 #[cfg(test)]
 mod codex_real_tests;
-#[cfg(test)]
-mod acp_real_tests;
 mod provider;
 #[cfg(test)]
 mod tests;
