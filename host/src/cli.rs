@@ -12,6 +12,9 @@ pub enum Agent {
     /// The real Codex (`codex app-server`): needs OPENAI_API_KEY, a Codex login, or a model
     /// provider of your own in CODEX_HOME's config.toml.
     Codex,
+    /// Any Agent Client Protocol agent over stdio: its command line after `--`
+    /// (e.g. `--agent acp -- agents/node_modules/.bin/claude-code-acp`).
+    Acp,
 }
 
 /// Reference agent host for agent-session: the host wire contract over a durable SQLite log,
@@ -100,6 +103,15 @@ pub struct Cli {
     /// Milliseconds codex may take to answer one request before the turn fails.
     #[arg(long, value_name = "MS", default_value_t = 60_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub codex_request_timeout_ms: u64,
+
+    /// Milliseconds the ACP agent may take to answer one request (all but `session/prompt`,
+    /// which lasts the turn) before the turn fails.
+    #[arg(long, value_name = "MS", default_value_t = 60_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub acp_request_timeout_ms: u64,
+
+    /// The ACP agent's command line (`--agent acp -- <command…>`).
+    #[arg(last = true, value_name = "COMMAND")]
+    pub agent_command: Vec<String>,
 
     /// Internal: run as the reaper of the codex process tree tagged TAG (the host starts it).
     #[arg(long, value_name = "TAG", hide = true)]
