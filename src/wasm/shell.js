@@ -19,11 +19,8 @@ function init(body, token, signal) {
 
 // A readable message from a thrown value.
 export function describe(e) {
-  if (typeof e === 'string') return e
-  const name = e?.name
-  const message = e?.message
-  if (typeof message !== 'string') return 'unknown error'
-  return typeof name === 'string' ? `${name}: ${message}` : message
+  const m = e?.message
+  return typeof e == 'string' ? e : typeof m != 'string' ? 'unknown error' : typeof e.name == 'string' ? `${e.name}: ${m}` : m
 }
 
 // One request: a unary POST of `body`, or (`body` undefined) the GET of an SSE stream. Its
@@ -68,17 +65,10 @@ export function parseFrozen(t) {
 // replaces an echo of `old[start..end]` (its `clientId` is the echo's id) keeps the echo's
 // `content` object when equal: what the UI drew of the message does not change.
 export function spliceFrozen(old, start, end, middle) {
-  const echoes = new Map()
-  for (let i = start; i < end; i++) if (old[i].seq === -1) echoes.set(old[i].id, old[i].content)
-  if (echoes.size) {
-    middle = middle.map((n) => {
-      const c = echoes.get(n.clientId)
-      return c && JSON.stringify(c) === JSON.stringify(n.content) ? Object.freeze({ ...n, content: c }) : n
-    })
+  for (let i = start; i < end; i++) {
+    const e = old[i]
+    if (e.seq === -1) middle = middle.map((n) => (n.clientId === e.id && JSON.stringify(e.content) === JSON.stringify(n.content) ? Object.freeze({ ...n, content: e.content }) : n))
   }
   if (start === 0 && end === old.length) return Object.freeze(middle)
-  const a = old.slice(0, start)
-  for (const x of middle) a.push(x)
-  for (let i = end; i < old.length; i++) a.push(old[i])
-  return Object.freeze(a)
+  return Object.freeze(old.slice(0, start).concat(middle, old.slice(end)))
 }
