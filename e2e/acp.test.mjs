@@ -24,7 +24,7 @@ import { openDemo } from '../tests/support/demo.mjs'
 import { NETWORK } from '../tests/support/guard.mjs'
 import { acpProcesses, startAcpFixture, waitNoAcp } from '../tests/support/acp.mjs'
 
-const T = 30_000
+const T = 60_000
 
 describe('a real ACP agent (claude-code-acp) behind the host, through the demo UI', () => {
   let acp, host, hostOptions, browser, page, guard, sessionId
