@@ -11,7 +11,8 @@
 //! Modules: [`io`] (inputs and outputs), [`lifecycle`] (where a session is in its life),
 //! [`fold`] (events into nodes), [`nodes`] (the renderable conversation), [`pending`]
 //! (approvals and questions), [`plan`] (the plan-mode projection), [`interaction`]
-//! (Extension 2 state), [`fences`] (what keeps displayed values host-confirmed); private:
+//! (Extension 2 state), [`fences`] (what keeps displayed values host-confirmed), [`outbox`]
+//! (prompts the log does not show yet); private: `deliver` (the outbox's sending and look-ups),
 //! `event_run` (the window's events), `page` (a history page and its streaming reader),
 //! `live_buffer` (events held while no window takes them), `release` (a session nobody
 //! watches goes `cold`), `retry` and `retry_state` (asking again after a failure),
