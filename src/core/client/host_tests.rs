@@ -314,9 +314,9 @@ fn an_opened_websocket_drops_its_upgrade_deadline() {
     assert_eq!(d.client.poll_timeout(), None);
 }
 
-/// Today's host forwards `commands/change` on the host stream (capture 04). It is a
-/// frame, not a malformed one, and it refreshes the command list of sessions that speak today's
-/// dialect.
+/// The 2026-08 host forwards `commands/change` on the host stream (capture 04). It is a
+/// frame, not a malformed one, and it refreshes the command list of sessions that speak the
+/// 2026-08 dialect.
 #[test]
 fn a_forwarded_commands_change_is_read_and_refreshes_command_lists() {
     let mut d = Driver::sse();
@@ -324,7 +324,7 @@ fn a_forwarded_commands_change_is_read_and_refreshes_command_lists() {
     d.open(1, "s1");
     let page = r#"{"events":[],"hasMore":false,"projections":{"asOfSeq":-1,"values":{"title":null,"plan":{"active":false,"pending":false}}}}"#;
     d.answer("session.history", page);
-    assert!(!d.sent.iter().any(|s| s.1 == "session.planMode"), "no 404 probe on today's host");
+    assert!(!d.sent.iter().any(|s| s.1 == "session.planMode"), "no 404 probe on the 2026-08 host");
     d.answer("commands/list", r#"[{"name":"plan","description":"Enter or leave plan mode"}]"#);
     let remote = json!({"type":"server-request","rpcId":"8a99f7c5","method":"host/remote-event","payload":{"type":"host/remote-event","event":"commands/change","args":[]}});
     let host = d.opened.iter().rev().find(|o| o.1 == StreamKind::Host).expect("a host stream").0;

@@ -89,7 +89,7 @@ impl HostClient {
         Ok(self.host_call(HostCall::Create(payload)))
     }
 
-    /// Today's upstream host: `session.fork({sessionId, atSeq?})` resolves `{sessionId}` of the
+    /// The 2026-08 host: `session.fork({sessionId, atSeq?})` resolves `{sessionId}` of the
     /// new session.
     pub fn fork(&self, options: JsValue) -> Result<Promise, JsValue> {
         self.live()?;

@@ -125,7 +125,7 @@ pub enum SessionOp {
         /// One answer per question answered.
         answers: Vec<Answer>,
     },
-    /// One of today's verbs (`command`, `rename`, `updateQueue`, `readAttachment`), as the
+    /// One of the 2026-08 verbs (`command`, `rename`, `updateQueue`, `readAttachment`), as the
     /// call the session sends: one operation for all of them keeps the dispatch small.
     Verb(crate::core::session::Call),
 }
@@ -139,7 +139,7 @@ pub enum HostCall {
     List,
     /// `session.create`.
     Create(CreatePayload),
-    /// Today's upstream host: `session.fork` of `session_id` at `at_seq`.
+    /// The 2026-08 host: `session.fork` of `session_id` at `at_seq`.
     Fork {
         /// The session to fork.
         session_id: String,
