@@ -10,7 +10,7 @@ use super::invariants::{check_converged, check_nodes_match_a_full_fold, check_wi
 use super::model_host::{prompts_of, Meta, ModelHost};
 use super::network::{Conn, Downlink, Fate, Network, Request, Response, Tagged, Target};
 use super::rng::Rng;
-use agent_session::core::client::host::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS};
+use agent_session::core::client::hostclient::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS};
 use agent_session::core::client::{
     CallId, Carrier, Config, HostClient, Input, Instant, Output, Reply, Retention, SessionOp, Settlement, StreamKind,
     Token, Transport,

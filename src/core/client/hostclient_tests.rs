@@ -1,6 +1,6 @@
 //! Native tests of the sans-IO host client as a driver sees it, named after the scenario.
 
-use super::host::{DEFAULT_TIMEOUT_MS, MAX_MESSAGE_BYTES, RESEED_MS, UPGRADE_TIMEOUT_MS};
+use super::hostclient::{DEFAULT_TIMEOUT_MS, MAX_MESSAGE_BYTES, RESEED_MS, UPGRADE_TIMEOUT_MS};
 use super::test_driver::*;
 use super::*;
 use crate::core::session::OpenState;
