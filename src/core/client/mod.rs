@@ -22,8 +22,8 @@ pub mod timers;
 pub use carrier::{Carrier, Carriers, Transport};
 pub use connection::{Backoff, ConnCommand, ConnState, Connection, GenerationEnd, StreamKind};
 pub use hostclient::{
-    CallId, ClientDiagnostics, Config, HostCall, HostClient, Input, Instant, Output, Reply, SessionOp, Settlement,
-    StreamId, Token,
+    CallId, ClientDiagnostics, Config, HostCall, HostClient, Input, Instant, OpHandle, Output, Reply, SessionOp,
+    Settlement, StreamId,
 };
 pub use retention::Retention;
 pub use router::Router;

@@ -150,7 +150,7 @@ impl HostClient {
 
 impl HostClient {
     fn host_call(&self, call: HostCall) -> Promise {
-        operate(&self.shared, |token| Input::Host { token, call })
+        operate(&self.shared, |handle| Input::Host { handle, call })
     }
 }
 

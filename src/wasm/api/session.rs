@@ -53,7 +53,7 @@ impl JsSession {
     fn op(&self, op: SessionOp) -> Result<Promise, JsValue> {
         self.live()?;
         let session = self.id.clone();
-        Ok(operate(&self.shared, |token| Input::Session { token, session, op }))
+        Ok(operate(&self.shared, |handle| Input::Session { handle, session, op }))
     }
 
     pub fn open(&self) -> Result<Promise, JsValue> {
