@@ -336,7 +336,7 @@ fn a_forwarded_commands_change_is_read_and_refreshes_command_lists() {
 }
 
 #[test]
-fn fork_sends_heads_payload_and_a_seed_host_refuses_it_as_unsupported() {
+fn fork_sends_the_2026_08_payload_and_a_seed_host_refuses_it_as_unsupported() {
     let mut d = Driver::sse();
     d.establish();
     let fork = HostCall::Fork { session_id: "s1".into(), at_seq: Some(12) };
