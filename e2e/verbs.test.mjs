@@ -1,9 +1,9 @@
-// End-to-end: the demo's use of today's session verbs against the reference host
-// speaking today's upstream wire (`--wire 2026-08`): the slash-command menu fed by the live
+// End-to-end: the demo's use of the 2026-08 session verbs against the reference host
+// speaking the 2026-08 wire (`--wire 2026-08`): the slash-command menu fed by the live
 // command list, rename in the sidebar, an image pasted into the composer and shown in the
 // conversation, a queued prompt edited and removed, fork from a message. No failed request
 // and no console error on the way (the page guard allows no network errors here: opening a
-// session on today's host asks nothing it answers 404).
+// session on the 2026-08 host asks nothing it answers 404).
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
@@ -17,7 +17,7 @@ const T = 20_000
 /** A 1x1 PNG (70 bytes). */
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
 
-describe("demo UI with today's session verbs", () => {
+describe("demo UI with the 2026-08 session verbs", () => {
   let dir, host, browser, page, guard
 
   before(async () => {
@@ -39,7 +39,7 @@ describe("demo UI with today's session verbs", () => {
 
   const sessionId = () => page.getByTestId('session-view').getAttribute('data-session-id')
 
-  it('opens a session on today\'s host', async () => {
+  it('opens a session on a 2026-08 host', async () => {
     await page.goto(host.url)
     await page.getByTestId('new-session').click()
     await page.waitForSelector('[data-testid="session-view"][data-open-state="open"]')

@@ -99,13 +99,13 @@ async function sideHost(name, extra) {
 
 // A host that requires a bearer token (the token test proves the header and the upgrade
 // ticket are sent and that a client without it is refused), and one host per carrier (auto
-// must pick WebSocket on today's upstream-like host, 426 on GET, and SSE on a seed-like one).
+// must pick WebSocket on a 2026-08-like host, 426 on GET, and SSE on a seed-like one).
 const TOKEN = 'browser-test-token'
 const tokenHostUrl = await sideHost('token-host', ['--token', TOKEN])
 const wsOnlyUrl = await sideHost('ws-only-host', ['--downlinks', 'ws', '--faults'])
 const sseOnlyUrl = await sideHost('sse-only-host', ['--downlinks', 'sse', '--faults'])
 const expiredTicketUrl = await sideHost('expired-ticket-host', ['--token', TOKEN, '--ticket-ttl-ms', '0'])
-// Today's upstream generation (plan and title as projections, /plan commands, today's event
+// The 2026-08 generation (plan and title as projections, /plan commands, the 2026-08 event
 // shapes, WebSocket downlinks only): the same scenario must pass against it and the seed host.
 const upstreamUrl = await sideHost('upstream-wire-host', ['--wire', '2026-08', '--downlinks', 'ws', '--faults', '--chunk-delay-ms', '5'])
 await new Promise((r) => control.listen(0, '127.0.0.1', r))

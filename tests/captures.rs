@@ -260,13 +260,13 @@ fn the_origin_answers_respond_with_a_bare_receipt() {
     }
 }
 
-// ---- today's upstream host (websocket/), replayed through the session core ----
+// ---- the 2026-08 host (websocket/), replayed through the session core ----
 
 struct HeadReplay {
     session: Session,
     /// Frame methods this client does not know (newer host), counted, never fatal.
     unknown_frames: Vec<String>,
-    /// `session.planMode` queries the session sent (today's host answers them 404).
+    /// `session.planMode` queries the session sent (the 2026-08 host answers them 404).
     plan_queries: usize,
 }
 
@@ -274,7 +274,7 @@ struct HeadReplay {
 /// first mux frame for the session, the first tail `session.history` answer
 /// for it in the capture answers that open (frames before it are buffered, as live frames
 /// racing an open are), and every `mux` frame for it is fed in capture order. The plan RPCs
-/// answer as today's host does (404).
+/// answer as the 2026-08 host does (404).
 fn replay_head(file: &str, sid: &str) -> HeadReplay {
     use agent_session::core::session::{Call, Effect};
     use transcript::Step;
@@ -289,7 +289,7 @@ fn replay_head(file: &str, sid: &str) -> HeadReplay {
         match step {
             Step::Message { channel, json } if channel == "mux" => match parse_frame(json) {
                 Ok(f) if f.frame.session_id() == Some(sid) => {
-                    // Today's host sends a new session's first events before its `subscribed`.
+                    // The 2026-08 host sends a new session's first events before its `subscribed`.
                     if open_req.is_none() && !answered {
                         s.open();
                         open_req = s.drain_effects().into_iter().find_map(|e| match e {
@@ -301,7 +301,7 @@ fn replay_head(file: &str, sid: &str) -> HeadReplay {
                 }
                 Ok(_) => {}
                 Err(wire::FrameError::Unknown { method }) => unknown_frames.push(method),
-                Err(e) => panic!("a frame of today's host failed to parse: {e:?}: {json}"),
+                Err(e) => panic!("a frame of the 2026-08 host failed to parse: {e:?}: {json}"),
             },
             Step::Request { path, body } if path == "session.history" && open_req.is_some() => {
                 let payload = serde_json::from_str::<Value>(body).unwrap()["payload"].clone();
@@ -319,7 +319,7 @@ fn replay_head(file: &str, sid: &str) -> HeadReplay {
             }
             _ => {}
         }
-        // The seed's plan query meets today's host: 404; its commands are as 04 listed them.
+        // The seed's plan query meets the 2026-08 host: 404; its commands are as 04 listed them.
         for e in s.drain_effects() {
             match e {
                 Effect::Send { req, call: Call::PlanMode } => {
@@ -371,12 +371,12 @@ fn text_of(n: &agent_session::core::session::Node) -> String {
     content.as_array().into_iter().flatten().filter_map(|p| p["text"].as_str()).collect()
 }
 
-/// Today's event shapes (`assistant/message {message}`, `user/message {role, id}`, context as a
+/// The 2026-08 event shapes (`assistant/message {message}`, `user/message {role, id}`, context as a
 /// plugin-sourced `user/message`, `turn/start` without `trigger`) fold into the seed's nodes;
-/// the events only today's host logs (`agent/inbox/spliced`, `command/run`, `request/context`,
+/// the events only the 2026-08 host logs (`agent/inbox/spliced`, `command/run`, `request/context`,
 /// …) stay in the window and out of the nodes.
 #[test]
-fn todays_host_plan_and_prompt_flow_replays_into_the_same_nodes() {
+fn the_plan_and_prompt_flow_of_the_2026_08_host_replays_into_the_same_nodes() {
     let r = replay_head("04-session-plan-prompt-flow.txt", "session-fc73189c-b966-42c8-9a41-9a4e59a6fb8e");
     let s = &r.session;
     assert_eq!(
@@ -407,10 +407,10 @@ fn todays_host_plan_and_prompt_flow_replays_into_the_same_nodes() {
     assert_eq!(seqs, (seqs[0]..=*seqs.last().unwrap()).collect::<Vec<_>>(), "a contiguous window");
 }
 
-/// Today's `tool/result {message: ToolResultMessage}` completes its tool node with the
+/// The 2026-08 `tool/result {message: ToolResultMessage}` completes its tool node with the
 /// result's content; the plan-review question was answered, so nothing is left pending.
 #[test]
-fn todays_host_plan_review_question_replays_into_the_same_nodes() {
+fn the_plan_review_question_of_the_2026_08_host_replays_into_the_same_nodes() {
     let r = replay_head("05-plan-review-respond.txt", "session-5760a598-8a53-4c99-a38e-03724ec0569c");
     let s = &r.session;
     assert_eq!(node_summary(s), ["assistant", "tool exit_plan_mode completed", "plan-mode", "assistant"]);
@@ -426,7 +426,7 @@ fn todays_host_plan_review_question_replays_into_the_same_nodes() {
 
 /// A plan-review question keeps its `intent`, so a UI can tell "approve leaves plan mode".
 #[test]
-fn todays_plan_review_question_keeps_its_intent() {
+fn the_2026_08_plan_review_question_keeps_its_intent() {
     let text = std::fs::read_to_string(captures_dir().join("websocket/05-plan-review-respond.txt")).unwrap();
     let json = transcript::ws_steps(&text)
         .into_iter()
@@ -448,11 +448,11 @@ fn todays_plan_review_question_keeps_its_intent() {
     );
 }
 
-/// Every message today's host sent in every WebSocket-era transcript decodes: each downlink
+/// Every message the 2026-08 host sent in every WebSocket-era transcript decodes: each downlink
 /// text message is a known frame or one this client skips as unknown (never a malformed
 /// envelope or payload), and each `server-response` body reads with its own rpcId.
 #[test]
-fn every_message_of_todays_host_decodes() {
+fn every_message_of_the_2026_08_host_decodes() {
     let mut frames = 0;
     let mut responses = 0;
     let mut unknown = std::collections::BTreeSet::new();
@@ -483,14 +483,14 @@ fn every_message_of_todays_host_decodes() {
         }
     }
     assert!(frames > 250 && responses > 30, "{frames} frames, {responses} responses");
-    // `host/remote-event` (today's host) is read: nothing is left unknown.
+    // `host/remote-event` (the 2026-08 host) is read: nothing is left unknown.
     assert_eq!(unknown.into_iter().collect::<Vec<String>>(), Vec::<String>::new());
 }
 
-/// Today's `session.list` items carry no top-level title; the live list reads
+/// The 2026-08 `session.list` items carry no top-level title; the live list reads
 /// `projections.values.title` (04's list after the turns).
 #[test]
-fn todays_session_list_names_its_titles_in_the_projection_block() {
+fn the_2026_08_session_list_names_its_titles_in_the_projection_block() {
     let text = std::fs::read_to_string(captures_dir().join("websocket/04-session-plan-prompt-flow.txt")).unwrap();
     let steps = transcript::ws_steps(&text);
     let mut titles = Vec::new();
@@ -507,13 +507,13 @@ fn todays_session_list_names_its_titles_in_the_projection_block() {
     assert_eq!(titles, [(None, Some("Hello world plan".to_string()))]);
 }
 
-// ---- today's verbs, written from HEAD's source (from-source/; not captured) ----
+// ---- the 2026-08 verbs, written from b150a551b8's source (from-source/; not captured) ----
 
 /// Replays `from-source/09-session-verbs.txt` through one `Session`: each request the
 /// transcript shows is made through the session's own operation (or is one the session sends
 /// by itself) and must carry the transcript's payload; answers and frames go in in order.
 #[test]
-fn todays_verbs_built_from_source_replay_through_the_core() {
+fn the_2026_08_verbs_built_from_source_replay_through_the_core() {
     use agent_session::core::session::{Call, Effect, OpId, Outcome, ReqId};
     use std::collections::HashMap;
     const SID: &str = "session-4b7e0c1a-8f2d-4d61-9a57-verbs0000001";

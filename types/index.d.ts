@@ -162,7 +162,7 @@ export class HostClient {
   describe(): Promise<RpcResult<HostDescription>>
   listSessions(): Promise<RpcResult<{ items: SessionSummary[] }>>
   createSession(options?: { cwd?: string; provider?: string }): Promise<RpcResult<{ sessionId: string }>>
-  /** Today's upstream host: a new session with `sessionId`'s history up to the completed turn
+  /** The 2026-08 host: a new session with `sessionId`'s history up to the completed turn
    * `atSeq` falls in (the whole log without it); the child's history ends with a
    * `session/end-seed` event. A host without it resolves `ok:false`, code `'unsupported'`. */
   fork(options: { sessionId: string; atSeq?: number }): Promise<RpcResult<{ sessionId: string }>>
@@ -184,13 +184,13 @@ export class HostClient {
 
 /** A content block of a prompt (`{type:'text', text}` and whatever else the host accepts). */
 export type ContentBlock = { type: string; [key: string]: unknown }
-/** Today's upstream host takes text and inline images (base64 `data`) in a prompt; history keeps
+/** The 2026-08 host takes text and inline images (base64 `data`) in a prompt; history keeps
  * an image as `{type: 'image', attachment: AttachmentRef}` (`attachmentId: 'sha256:…'`), whose
  * bytes `session.readAttachment` reads back. */
 export type PromptPart =
   | { type: 'text'; text: string }
   | { type: 'image'; mediaType: 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif'; data: string; name?: string }
-/** One command of `snapshot.commands` (today's upstream host, `commands/list`). */
+/** One command of `snapshot.commands` (the 2026-08 host, `commands/list`). */
 export interface CommandInfo {
   readonly name: string
   readonly description?: string
@@ -325,13 +325,13 @@ export interface Question {
   readonly options?: readonly { readonly label: string; readonly description?: string }[]
   readonly multiSelect?: boolean
   /**
-   * Today's upstream host: what answering means. `{kind: 'plan-review', approve}`: answering
+   * The 2026-08 host: what answering means. `{kind: 'plan-review', approve}`: answering
    * with the `approve` option leaves plan mode and carries the plan out.
    */
   readonly intent?: { readonly kind: 'plan-review'; readonly approve: string } | { readonly kind: string }
 }
 
-/** One prompt in the host's queue (today's upstream host, `session/queue`). */
+/** One prompt in the host's queue (the 2026-08 host, `session/queue`). */
 export interface QueuedPrompt {
   readonly id: string
   /** `'queued'` until its turn takes it; other values may come from newer hosts. */
@@ -344,7 +344,7 @@ export interface QueuedPrompt {
   }
 }
 
-/** Projections today's upstream host keeps beside the log; absent on hosts that lack them. */
+/** Projections the 2026-08 host keeps beside the log; absent on hosts that lack them. */
 export interface KnownProjections {
   /** Token accounting of the session so far. */
   readonly tokenUsage?: {
@@ -416,9 +416,9 @@ export interface ConversationSnapshot {
   readonly interaction: InteractionState
   /** The latest `session/title` frame's title, else the `title` projection; null before one is set. */
   readonly title: string | null
-  /** The host's prompt queue (today's upstream host); null when the host sends none. */
+  /** The host's prompt queue (the 2026-08 host); null when the host sends none. */
   readonly queue: readonly QueuedPrompt[] | null
-  /** The session's commands (today's upstream host, `commands/list`, kept current on the host's
+  /** The session's commands (the 2026-08 host, `commands/list`, kept current on the host's
    * `commands/change`); null before the host listed them and on hosts without commands. */
   readonly commands: readonly CommandInfo[] | null
   /** True while the snapshot is painted from the local cache (`openState: 'open'`, the cached
@@ -497,13 +497,13 @@ export class Session {
   retry(clientId: string): Promise<RpcResult<{ accepted: true }>>
   /** Drops a `failed` prompt (its echo goes); `ok:false` when no failed prompt has the id. */
   discard(clientId: string): Promise<RpcResult<null>>
-  /** Today's upstream host: runs a slash-command line (`'/plan'`, `'/feedback great'`). */
+  /** The 2026-08 host: runs a slash-command line (`'/plan'`, `'/feedback great'`). */
   command(line: string): Promise<RpcResult<CommandOutcome>>
-  /** Today's upstream host: renames the session; resolves with the title as the host normalized it. */
+  /** The 2026-08 host: renames the session; resolves with the title as the host normalized it. */
   rename(title: string): Promise<RpcResult<{ title: string; seq: number }>>
-  /** Today's upstream host: edits, removes or steers a queued prompt (`snapshot.queue[i].id`). */
+  /** The 2026-08 host: edits, removes or steers a queued prompt (`snapshot.queue[i].id`). */
   updateQueue(itemId: string, action: QueueAction): Promise<RpcResult<{ accepted: true }>>
-  /** Today's upstream host: one image attachment with its bytes (base64 `data`). */
+  /** The 2026-08 host: one image attachment with its bytes (base64 `data`). */
   readAttachment(attachmentId: string): Promise<RpcResult<{ attachment: AttachmentRef; data: string }>>
   cancel(): Promise<RpcResult<{ accepted: true }>>
   setPlanMode(active: boolean): Promise<RpcResult<PlanModeState | null>>

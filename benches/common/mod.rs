@@ -1,7 +1,7 @@
 //! What the open and memory benches share: the seeded log they open and the client path up
 //! to the tail-page request.
 
-use agent_session::core::client::{CallId, Config, HostClient, Input, Instant, Output, SessionOp, Token};
+use agent_session::core::client::{CallId, Config, HostClient, Input, Instant, OpHandle, Output, SessionOp};
 use agent_session::core::wire::{HistoryItem, HistoryValue, Json, SessionEvent};
 use serde_json::json;
 
@@ -58,7 +58,10 @@ fn page_of(n: u64, event: impl Fn(u64) -> SessionEvent) -> String {
 /// `text` with the request's rpcId in place of `RPC`.
 pub fn opening(text: &str) -> (HostClient, CallId, String) {
     let mut c = HostClient::new(Config::default());
-    c.handle_input(Instant::from_ms(0.0), Input::Session { token: Token(1), session: "s".into(), op: SessionOp::Open });
+    c.handle_input(
+        Instant::from_ms(0.0),
+        Input::Session { handle: OpHandle(1), session: "s".into(), op: SessionOp::Open },
+    );
     let mut history = None;
     while let Some(o) = c.poll_output() {
         if let Output::Send { call, path: "session.history", body } = o {

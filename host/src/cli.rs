@@ -66,7 +66,7 @@ pub struct Cli {
     pub downlinks: Downlinks,
 
     /// Wire generation: `seed` (the origin's July 2026 wire: plan RPCs, session/title frames)
-    /// or `2026-08` (today's upstream: plan and title as projections, /plan through
+    /// or `2026-08` (the 2026-08 wire: plan and title as projections, /plan through
     /// commands/execute, the new event shapes; pair it with `--downlinks ws`).
     #[arg(long, value_enum, value_name = "GENERATION", default_value = "seed")]
     pub wire: crate::dialect::Wire,

@@ -1,7 +1,7 @@
 //! Which generation of the origin's wire this host speaks (`--wire`).
 //!
 //! The log is stored in one shape, the seed's; a host started with `--wire 2026-08` speaks
-//! today's upstream generation at its edges instead, so the client's tests can run the same
+//! the 2026-08 generation at its edges instead, so the client's tests can run the same
 //! scenarios against both:
 //! - event payloads: `assistant/message {message: {role, content, source, id}}`,
 //!   `tool/result {message: {source, content: [tool-result part], role, id}}`, `user/message`
@@ -21,7 +21,7 @@ use std::borrow::Cow;
 /// Which carriers serve the two downlinks (`/api/events.mux`, `/api/events.host`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Downlinks {
-    /// WebSocket only, like today's upstream host: a plain GET answers 426.
+    /// WebSocket only, like the 2026-08 host: a plain GET answers 426.
     Ws,
     /// SSE only, like the seed host: an upgrade request just gets the SSE stream (no 101).
     Sse,
@@ -35,7 +35,7 @@ pub enum Wire {
     #[default]
     #[value(name = "seed")]
     Seed,
-    /// Today's upstream wire (August 2026): plan and title as projections, new event shapes.
+    /// The 2026-08 wire (August 2026): plan and title as projections, new event shapes.
     #[value(name = "2026-08")]
     Upstream202608,
 }
@@ -102,7 +102,7 @@ impl Wire {
     }
 }
 
-/// Today's shape of a seed event, when it differs.
+/// The 2026-08 shape of a seed event, when it differs.
 fn upstream_event(ev: &SessionEvent) -> Option<SessionEvent> {
     let data = ev.data_value();
     let Value::Object(d) = &data else { return None };
@@ -158,7 +158,7 @@ fn upstream_plan(value: &Json) -> Json {
     Json::from_value(&json!({ "active": active, "pending": pending }))
 }
 
-/// Today's `session.list` item keeps its title in a projection block (`null` while untitled).
+/// The 2026-08 `session.list` item keeps its title in a projection block (`null` while untitled).
 pub fn summary_projections(title: Option<String>) -> Json {
     Json::from_value(&json!({ "values": { "title": title } }))
 }
@@ -177,7 +177,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seed_events_take_todays_shapes() {
+    fn seed_events_take_the_2026_08_shapes() {
         let event_out = |ev: &SessionEvent| upstream_event(ev).unwrap_or_else(|| ev.clone());
         let projection_out = |_: &str, v: &Json| upstream_plan(v);
         {

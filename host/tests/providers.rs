@@ -248,7 +248,7 @@ fn create_and_answer_errors() {
     let err = host.call_err("session.create", json!({ "provider": "gemini" }));
     assert_eq!(err["code"], "bad-request");
     assert_eq!(err["details"]["issues"][0]["path"], json!(["provider"]));
-    // 'default' is today's agent: no interaction projections.
+    // 'default' is the scripted agent with no provider: no interaction projections.
     let sid = create(&host, "default");
     let values = baseline(&host, &sid);
     assert!(values.get("interaction/capabilities").is_none(), "{values}");

@@ -1,4 +1,4 @@
-//! `--wire 2026-08`: the reference host speaks today's upstream generation (the shapes of
+//! `--wire 2026-08`: the reference host speaks the 2026-08 generation (the shapes of
 //! `tests/fixtures/wire/websocket/`), so the client's scenarios run against both.
 
 mod common;
@@ -99,7 +99,7 @@ fn commands_answer_like_upstream() {
 }
 
 #[test]
-fn events_take_todays_shapes_in_history_and_on_the_mux() {
+fn events_take_the_2026_08_shapes_in_history_and_on_the_mux() {
     let host = upstream();
     let sid = host.create();
     let mut mux = host.mux();
@@ -122,7 +122,7 @@ fn events_take_todays_shapes_in_history_and_on_the_mux() {
     assert!(frames.last().unwrap().frame.event().unwrap().data_value()["message"].is_object());
     assert!(
         !events.iter().any(|e| ["context/message", "steering/message"].contains(&e["type"].as_str().unwrap_or(""))),
-        "today's host logs those as user/message"
+        "the 2026-08 host logs those as user/message"
     );
 }
 

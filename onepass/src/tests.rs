@@ -360,7 +360,7 @@ fn a_page_the_host_writes_reads_in_one_pass() {
     assert_eq!(history_response(&body, "r9"), Some(value));
 }
 
-/// Today's upstream host writes `surfaceOp` and `sourceEventSeqs` on many events: every
+/// The 2026-08 host writes `surfaceOp` and `sourceEventSeqs` on many events: every
 /// captured `session.history` page, seed and upstream, must read in one pass.
 #[test]
 fn every_captured_history_page_reads_in_one_pass() {

@@ -3,7 +3,7 @@
 //! bound's defaults are the core's ([`DEFAULT_TIMEOUT_MS`], [`DEFAULT_MAX_RESPONSE_BYTES`]).
 
 use super::js;
-use crate::core::client::host::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS};
+use crate::core::client::hostclient::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS};
 use crate::core::client::{Backoff, Carrier, Config, Retention, Transport};
 use std::sync::atomic::{AtomicBool, Ordering};
 use wasm_bindgen::prelude::*;

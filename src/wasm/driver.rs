@@ -13,7 +13,7 @@ use super::export::{ConnExport, ListExport, Paint, SessionExport};
 use super::io::{self, Sink, Socket};
 use super::js::{self, result_js, AbortController};
 use crate::core::client::{
-    self, CallId, Carrier, Config, Input, Instant, Output, Settlement, StreamId, StreamKind, Token,
+    self, CallId, Carrier, Config, Input, Instant, OpHandle, Output, Settlement, StreamId, StreamKind,
 };
 use crate::core::session::OpenState;
 use crate::core::vecmap::VecMap;
@@ -65,8 +65,8 @@ pub(crate) struct Inner {
     timer_cb: Option<Function>,
     microtask_cb: Option<Function>,
     microtask_queued: bool,
-    /// The `resolve` of every operation's promise, by the token the core settles.
-    waiters: VecMap<Token, Function>,
+    /// The `resolve` of every operation's promise, by the handle the core settles.
+    waiters: VecMap<OpHandle, Function>,
     next_id: u64,
     /// Per session id: its JS object, export cache and listeners.
     pub(crate) per_session: VecMap<String, SessionJs>,
@@ -174,19 +174,19 @@ fn run_dyn(shared: &Shared, f: &mut dyn FnMut(&mut Inner)) {
     }
 }
 
-/// Starts a user operation: `make` builds its input around the token the core settles, and
+/// Starts a user operation: `make` builds its input around the handle the core settles, and
 /// the promise resolves with that settlement. Generic only in a thin shim: every operation
 /// shares one copy of `run` ([`operate_dyn`]).
-pub(crate) fn operate(shared: &Shared, make: impl FnOnce(Token) -> Input) -> Promise {
-    let token = Token(shared.borrow_mut().next_id());
-    operate_dyn(shared, token, make(token))
+pub(crate) fn operate(shared: &Shared, make: impl FnOnce(OpHandle) -> Input) -> Promise {
+    let handle = OpHandle(shared.borrow_mut().next_id());
+    operate_dyn(shared, handle, make(handle))
 }
 
 #[inline(never)]
-fn operate_dyn(shared: &Shared, token: Token, input: Input) -> Promise {
+fn operate_dyn(shared: &Shared, handle: OpHandle, input: Input) -> Promise {
     run(shared, move |inner| {
         let (promise, resolve) = js::promise();
-        inner.waiters.insert(token, resolve);
+        inner.waiters.insert(handle, resolve);
         inner.handle(input);
         promise
     })
@@ -252,8 +252,8 @@ impl Inner {
                     Some(StreamIo::WebSocket(s)) => s.shut(),
                     None => {}
                 },
-                Output::Settle { token, settlement } => {
-                    if let Some(resolve) = self.waiters.remove(&token) {
+                Output::Settle { handle, settlement } => {
+                    if let Some(resolve) = self.waiters.remove(&handle) {
                         let value = match settlement {
                             Settlement::Done => JsValue::UNDEFINED,
                             Settlement::Result(r) => result_js(&r),

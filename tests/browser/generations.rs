@@ -1,5 +1,5 @@
-//! Both wire generations: one scenario through the JS API against the seed host and today's
-//! upstream-like host, folding into the same nodes.
+//! Both wire generations: one scenario through the JS API against the seed host and a
+//! 2026-08 host, folding into the same nodes.
 
 use crate::support::*;
 
@@ -30,7 +30,7 @@ async fn generation_scenario(base: &str) -> Vec<String> {
         Array::from(&get(&snap(&s), "pending")).length() == 0 && !get(&snap(&s), "running").is_truthy()
     })
     .await;
-    // Plan mode on: the seed keeps it pending until the next turn starts; today's host commits
+    // Plan mode on: the seed keeps it pending until the next turn starts; the 2026-08 host commits
     // a selection made while idle at once. Either way the result is the host-confirmed state
     // the snapshot shows when it resolves.
     let r = wait(call(&s, "setPlanMode", &[JsValue::TRUE])).await;
@@ -81,13 +81,13 @@ async fn generation_scenario(base: &str) -> Vec<String> {
     assert!(off.contains(&plan_json(&s).as_str()), "{}", plan_json(&s));
     prompt_turn(&s, "implement it").await;
     until("plan mode off", 10_000.0, || plan_json(&s) == r#"{"active":false}"#).await;
-    // The live session list names it (a session/title frame, or today's title projection).
+    // The live session list names it (a session/title frame, or the 2026-08 title projection).
     until("the list names the session", 5_000.0, || {
         list_item(&host, &id).is_some_and(|i| get(&i, "title").as_string().is_some_and(|t| !t.is_empty()))
     })
     .await;
     // A fresh client sees the same log, and its list names the session from the seed alone
-    // (today's host sends no title frame on open: the title is in the item's projections).
+    // (the 2026-08 host sends no title frame on open: the title is in the item's projections).
     let fresh = client_of(base, "auto", "");
     until("the fresh list names the session", 10_000.0, || {
         list_item(&fresh, &id).is_some_and(|i| get(&i, "title").as_string().is_some_and(|t| !t.is_empty()))
@@ -104,15 +104,15 @@ async fn generation_scenario(base: &str) -> Vec<String> {
 }
 
 #[wasm_bindgen_test]
-async fn the_same_scenario_passes_against_the_seed_and_todays_upstream_wire() {
+async fn the_same_scenario_passes_against_the_seed_and_the_2026_08_wire() {
     let seed = generation_scenario(HOST).await;
     let perf = get(&js_sys::global().into(), "performance");
     call(&perf, "setResourceTimingBufferSize", &[JsValue::from_f64(100_000.0)]);
     call(&perf, "clearResourceTimings", &[]);
-    let today = generation_scenario(UPSTREAM_HOST).await;
-    assert_eq!(seed, today, "both generations fold into the same nodes");
+    let wire_2026_08 = generation_scenario(UPSTREAM_HOST).await;
+    assert_eq!(seed, wire_2026_08, "both generations fold into the same nodes");
     assert!(seed.iter().filter(|t| *t == "assistant").count() >= 4, "{seed:?}");
-    // Nothing against today's host failed (no `session.planMode` 404 probe).
+    // Nothing against the 2026-08 host failed (no `session.planMode` 404 probe).
     assert_eq!(failed_requests(UPSTREAM_HOST), Vec::<String>::new());
 }
 

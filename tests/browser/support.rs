@@ -42,7 +42,7 @@ pub const SSE_ONLY_HOST: &str = match option_env!("AGENT_SESSION_SSE_ONLY_HOST_U
     Some(u) => u,
     None => "http://127.0.0.1:7882",
 };
-/// A host speaking today's upstream wire generation (`--wire 2026-08 --downlinks ws --faults`).
+/// A host speaking the 2026-08 wire (`--wire 2026-08 --downlinks ws --faults`).
 pub const UPSTREAM_HOST: &str = match option_env!("AGENT_SESSION_UPSTREAM_HOST_URL") {
     Some(u) => u,
     None => "http://127.0.0.1:7884",

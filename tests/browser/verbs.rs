@@ -1,4 +1,4 @@
-//! Today's session verbs through the package: commands, rename, image prompts, the host's queue,
+//! The 2026-08 session verbs through the package: commands, rename, image prompts, the host's queue,
 //! fork.
 
 use crate::support::*;
@@ -7,11 +7,11 @@ use crate::support::*;
 const PNG_1X1: &str =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
-/// Today's session verbs through the JS API against the reference host's HEAD
+/// The 2026-08 session verbs through the JS API against the reference host's 2026-08
 /// dialect: the live command list, a command with arguments, rename, an image prompt read
 /// back, a queued prompt edited and removed, a fork; the seed host refuses what it lacks.
 #[wasm_bindgen_test]
-async fn todays_session_verbs_work_through_the_package() {
+async fn the_2026_08_session_verbs_work_through_the_package() {
     let host = client_of(UPSTREAM_HOST, "auto", "");
     until("connection open", 10_000.0, || conn_state(&host) == "open").await;
     let id = create(&host).await;

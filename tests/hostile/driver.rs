@@ -3,7 +3,7 @@
 //! checks the window invariants.
 
 use agent_session::core::client::{
-    CallId, Carrier, Config, HostClient, Input, Instant, Output, Reply, SessionOp, StreamId, StreamKind, Token,
+    CallId, Carrier, Config, HostClient, Input, Instant, OpHandle, Output, Reply, SessionOp, StreamId, StreamKind,
     Transport,
 };
 use agent_session::core::session::Session;
@@ -20,7 +20,7 @@ pub struct Driver {
     opened: Vec<(StreamId, StreamKind)>,
     /// How many of `opened` were reported open.
     reported: usize,
-    next_token: u64,
+    next_handle: u64,
 }
 
 impl Driver {
@@ -32,7 +32,7 @@ impl Driver {
             sent: Vec::new(),
             opened: Vec::new(),
             reported: 0,
-            next_token: 0,
+            next_handle: 0,
         };
         d.input(Input::Timeout);
         d
@@ -72,8 +72,8 @@ impl Driver {
     }
 
     pub fn op(&mut self, session: &str, op: SessionOp) {
-        self.next_token += 1;
-        self.input(Input::Session { token: Token(self.next_token), session: session.into(), op });
+        self.next_handle += 1;
+        self.input(Input::Session { handle: OpHandle(self.next_handle), session: session.into(), op });
     }
 
     /// The oldest request on `path` not answered yet: (call, its envelope).

@@ -443,7 +443,7 @@ fn until_given_up(w: &mut World) -> f64 {
 
 #[test]
 fn a_request_never_answered_times_out_on_the_clients_timer_and_the_session_recovers() {
-    use agent_session::core::client::host::DEFAULT_TIMEOUT_MS;
+    use agent_session::core::client::hostclient::DEFAULT_TIMEOUT_MS;
     let mut w = world(true);
     let sent = w.now;
     w.act(|w| w.ui_open());

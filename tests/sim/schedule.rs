@@ -3,7 +3,7 @@
 
 use super::network::Conn;
 use super::world::{trace, SimConfig, World};
-use agent_session::core::client::host::DEFAULT_MAX_RESPONSE_BYTES;
+use agent_session::core::client::hostclient::DEFAULT_MAX_RESPONSE_BYTES;
 use agent_session::core::client::{Carrier, Retention, Transport};
 
 /// What the run covered, summed over schedules.

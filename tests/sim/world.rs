@@ -10,10 +10,10 @@ use super::invariants::{check_converged, check_nodes_match_a_full_fold, check_wi
 use super::model_host::{prompts_of, Meta, ModelHost};
 use super::network::{Conn, Downlink, Fate, Network, Request, Response, Tagged, Target};
 use super::rng::Rng;
-use agent_session::core::client::host::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS};
+use agent_session::core::client::hostclient::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS};
 use agent_session::core::client::{
-    CallId, Carrier, Config, HostClient, Input, Instant, Output, Reply, Retention, SessionOp, Settlement, StreamKind,
-    Token, Transport,
+    CallId, Carrier, Config, HostClient, Input, Instant, OpHandle, Output, Reply, Retention, SessionOp, Settlement,
+    StreamKind, Transport,
 };
 use agent_session::core::session::{Call, Delivery, OpenState, Session};
 use agent_session::core::wire::{
@@ -82,7 +82,7 @@ pub struct Sim {
     pub host: ModelHost,
     pub checker: Checker,
     /// Every operation the session was asked for, and how it settled.
-    pub ops: BTreeMap<Token, Option<Settlement>>,
+    pub ops: BTreeMap<OpHandle, Option<Settlement>>,
     /// The session reported a change since the last check.
     changed_since_check: bool,
     verified: Option<(i64, i64)>,
@@ -93,7 +93,7 @@ pub struct Sim {
     /// Releases seen so far (a release may show `None` after a confirmed plan state).
     releases: u64,
     /// The prompts made on this session, in order: (client id, its operation).
-    pub prompts: Vec<(String, Token)>,
+    pub prompts: Vec<(String, OpHandle)>,
 }
 
 /// What happened to prompts, summed over a schedule.
@@ -135,7 +135,7 @@ pub struct World {
     /// The session the UI actions address.
     pub focus: usize,
     pub now: f64,
-    next_token: u64,
+    next_handle: u64,
     /// The first call id the client sent after its latest generation was established.
     first_call_after_establish: u64,
     next_call_seen: u64,
@@ -184,7 +184,7 @@ impl World {
             client,
             focus: 0,
             now: 0.0,
-            next_token: 0,
+            next_handle: 0,
             first_call_after_establish: 0,
             next_call_seen: 0,
             established_seen: 0,
@@ -295,11 +295,11 @@ impl World {
                     self.net.delivered.clear();
                 }
             }
-            Output::Settle { token, settlement } => {
-                let sim = self.sims.iter_mut().find(|s| s.ops.contains_key(&token));
-                match sim.map(|s| s.ops.get_mut(&token).expect("found")) {
-                    None => self.fail(&format!("{what}: settled unknown operation {token:?}")),
-                    Some(Some(_)) => self.fail(&format!("{what}: operation {token:?} settled twice")),
+            Output::Settle { handle, settlement } => {
+                let sim = self.sims.iter_mut().find(|s| s.ops.contains_key(&handle));
+                match sim.map(|s| s.ops.get_mut(&handle).expect("found")) {
+                    None => self.fail(&format!("{what}: settled unknown operation {handle:?}")),
+                    Some(Some(_)) => self.fail(&format!("{what}: operation {handle:?} settled twice")),
                     Some(slot) => *slot = Some(settlement),
                 }
             }
@@ -430,19 +430,19 @@ impl World {
         }
     }
 
-    fn new_token(&mut self, sim: usize) -> Token {
-        self.next_token += 1;
-        let token = Token(self.next_token);
-        self.sims[sim].ops.insert(token, None);
-        token
+    fn new_handle(&mut self, sim: usize) -> OpHandle {
+        self.next_handle += 1;
+        let handle = OpHandle(self.next_handle);
+        self.sims[sim].ops.insert(handle, None);
+        handle
     }
 
     /// A UI operation on the focused session.
     fn op(&mut self, op: SessionOp, what: &str) {
         let i = self.focus;
-        let token = self.new_token(i);
+        let handle = self.new_handle(i);
         let session = self.sims[i].id.clone();
-        self.input(Input::Session { token, session, op }, what);
+        self.input(Input::Session { handle, session, op }, what);
         self.one_change_per_session_input(what);
     }
 
@@ -581,9 +581,12 @@ impl World {
         trace(format!("ui prompt s{}", self.focus + 1));
         let text = format!("prompt at step {}", self.step);
         let mode = if self.rng.chance(0.2) { PromptMode::Steer } else { PromptMode::Queue };
-        let token = Token(self.next_token + 1);
+        let handle = OpHandle(self.next_handle + 1);
         let offline = !self.client.connection().is_established();
-        self.op(SessionOp::Prompt { content: json!([{ "type": "text", "text": text }]).into(), mode, adopted: None }, "prompt");
+        self.op(
+            SessionOp::Prompt { content: json!([{ "type": "text", "text": text }]).into(), mode, adopted: None },
+            "prompt",
+        );
         let i = self.focus;
         let session = self.client.session(&self.sims[i].id).expect("resident");
         // The echo is in the snapshot at once, under the prompt's own id.
@@ -596,7 +599,7 @@ impl World {
         }
         let id = last.id.to_string();
         if self.sims[i].prompts.iter().all(|(p, _)| *p != id) {
-            self.sims[i].prompts.push((id, token));
+            self.sims[i].prompts.push((id, handle));
             self.prompt_stats.made += 1;
             self.prompt_stats.made_offline += offline as u64;
         }
@@ -648,11 +651,11 @@ impl World {
             let session = self.client.session(&sim.id).expect("resident");
             st.resent += session.outbox().resent;
             st.deduplicated += session.outbox().deduplicated;
-            for (id, token) in &sim.prompts {
+            for (id, handle) in &sim.prompts {
                 let n = sim.host.logged_prompts().filter(|l| l == id).count();
                 let entry = session.outbox().entries().iter().find(|e| *e.id == **id);
                 let failed = entry.is_some_and(|e| matches!(e.delivery, Delivery::Failed(_)));
-                let settled_err = matches!(sim.ops.get(token), Some(Some(Settlement::Result(Err(_)))));
+                let settled_err = matches!(sim.ops.get(handle), Some(Some(Settlement::Result(Err(_)))));
                 if n == 1 && !failed {
                     st.landed += 1;
                 } else if n == 0 && failed && settled_err && sim.host.refused.contains(id) {

@@ -59,7 +59,7 @@ impl RpcError {
         Self::transport_with(message.into(), None)
     }
     /// A non-2xx answer of the carrier. The status is kept typed ([`RpcError::status`])
-    /// because a client tells host generations apart by it (today's upstream answers 404 to
+    /// because a client tells host generations apart by it (the 2026-08 host answers 404 to
     /// the seed's plan RPCs), and shown to people in `details.status`.
     pub fn carrier_status(status: u16, message: impl Into<String>) -> Self {
         Self::transport_with(message.into(), Some(status))
@@ -138,12 +138,12 @@ pub fn result_text(result: &RpcResult<Json>) -> String {
 }
 
 /// Reads a result object from its raw text, keeping `value` as raw text. A missing `value`
-/// (today's upstream host writes a void result so) reads as `null`.
+/// (the 2026-08 host writes a void result so) reads as `null`.
 pub fn result_from_text(text: &str) -> ReadResult<RpcResult<Json>> {
     let bad = |e: ReadError| e.context("bad result");
     let o = Obj::parse(text).map_err(bad)?;
     if o.bool("ok").map_err(bad)? {
-        // Today's upstream host omits `value` for a void result; it reads as `null`.
+        // The 2026-08 host omits `value` for a void result; it reads as `null`.
         Ok(Ok(o.present("value").unwrap_or_else(Json::null)))
     } else {
         let error = o.opt_field::<RpcError>("error").map_err(bad)?;

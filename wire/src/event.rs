@@ -30,7 +30,7 @@ record! {
         /// `sourceEventSeqs`: the seqs this event was derived from, when the host says.
         #[serde(serialize_with = "whole::numbers")]
         pub source_event_seqs: Option<Vec<f64>> = opt "sourceEventSeqs",
-        /// Today's upstream host's `surfaceOp`, kept raw (the client does not read it).
+        /// The 2026-08 host's `surfaceOp`, kept raw (the client does not read it).
         pub surface_op: Option<Json> = opt "surfaceOp",
     }
 }
@@ -300,7 +300,7 @@ pub enum EventBody {
     UserMessage(MessageData),
     /// `steering/message`: a message sent while a turn runs.
     SteeringMessage(MessageData),
-    /// `context/message` (or today's plugin-sourced `user/message`): injected context.
+    /// `context/message` (or the 2026-08 plugin-sourced `user/message`): injected context.
     ContextMessage(MessageData),
     /// `step/start`.
     StepStart(StepRef),
@@ -344,7 +344,7 @@ impl EventBody {
         let read = |f: &dyn Fn(&Obj<'_>) -> ReadResult<EventBody>| Obj::parse(data.text()).and_then(|o| f(&o)).ok();
         match kind {
             "turn/start" => read(&|o| TurnRef::from_obj(o).map(EventBody::TurnStart)),
-            // Today's upstream logs injected context as a `user/message` from a plugin source:
+            // The 2026-08 host logs injected context as a `user/message` from a plugin source:
             // the seed's `context/message`.
             "user/message" => read(&|o| {
                 MessageData::from_obj(o).map(|m| match m.source_kind().as_deref() {
@@ -383,7 +383,7 @@ impl MessageData {
 impl FromObj for AssistantMessageData {
     fn from_obj(o: &Obj<'_>) -> ReadResult<Self> {
         let (turn, step) = (o.u64("turn")?, o.u64("step")?);
-        // Today's upstream nests it, `{message: {role, content, source, id}}`; the message's
+        // The 2026-08 host nests it, `{message: {role, content, source, id}}`; the message's
         // `source` is what the seed called `provenance`.
         if let Some(m) = o.opt_field::<MessageData>("message")? {
             return Ok(AssistantMessageData { turn, step, content: m.content, provenance: m.source });
@@ -408,7 +408,7 @@ impl FromObj for ToolResultData {
     }
 }
 
-/// Today's upstream `tool/result` body: `{message: {source: {kind: 'tool', callId}, content:
+/// The 2026-08 `tool/result` body: `{message: {source: {kind: 'tool', callId}, content:
 /// [{type: 'tool-result', toolCallId, content, isError}], role, id}}`. The first
 /// `tool-result` part is the result; its `toolCallId` (else the source's `callId`) pairs it.
 struct ToolResultMessage {

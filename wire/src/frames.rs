@@ -47,7 +47,7 @@ record! {
 }
 
 record! {
-    /// Today's upstream host: the session's prompt queue, whole, whenever it changes. `items`
+    /// The 2026-08 host: the session's prompt queue, whole, whenever it changes. `items`
     /// are `{id, placement: 'queued'|…, message: {content, source, role, id}}`, kept as sent.
     #[derive(Debug, Clone, PartialEq)]
     pub struct QueueFrame {
@@ -140,7 +140,7 @@ record! {
         pub options: Option<Vec<QuestionOption>> = opt "options",
         /// Whether more than one option may be picked.
         pub multi_select: Option<bool> = opt "multiSelect",
-        /// Today's upstream host: what answering means, e.g. `{kind: 'plan-review', approve:
+        /// The 2026-08 host: what answering means, e.g. `{kind: 'plan-review', approve:
         /// 'Approve'}` for a plan review (answering `approve` leaves plan mode). Kept as sent.
         pub intent: Option<Json> = opt "intent",
     }
@@ -249,7 +249,7 @@ record! {
 }
 
 record! {
-    /// Today's upstream host: one host event forwarded as is (`commands/change`: the command
+    /// The 2026-08 host: one host event forwarded as is (`commands/change`: the command
     /// registry changed, so command lists are stale). Its `args` list is not read: no event
     /// this client acts on carries any.
     #[derive(Debug, Clone, PartialEq)]

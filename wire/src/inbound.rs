@@ -62,7 +62,7 @@ mod tests {
         assert_eq!(written["payload"]["type"], "session/title");
     }
 
-    /// Capture 04: today's host forwards `commands/change` on the host stream.
+    /// Capture 04: the 2026-08 host forwards `commands/change` on the host stream.
     #[test]
     fn a_forwarded_remote_event_is_a_frame_not_a_malformed_one() {
         let f = parse_frame(r#"{"type":"server-request","rpcId":"8a99f7c5-0ac9-497b-b0fe-ec76d5beb05d","method":"host/remote-event","payload":{"type":"host/remote-event","event":"commands/change","args":[]}}"#).unwrap();

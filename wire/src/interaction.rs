@@ -22,7 +22,7 @@ pub const PROJ_PROPOSED_PLAN: &str = "interaction/proposedPlan";
 pub const PROJ_USER_INPUT: &str = "interaction/userInput";
 /// Projection key of the plan-mode state (`{active, pending?}`), Extension 1.
 pub const PROJ_PLAN: &str = "plan";
-/// Today's upstream host keeps the session title as a projection (a string or `null`).
+/// The 2026-08 host keeps the session title as a projection (a string or `null`).
 pub const PROJ_TITLE: &str = "title";
 
 /// Logged: a piece of streaming plan prose ([`PlanTextDelta`]).

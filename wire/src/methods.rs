@@ -26,17 +26,17 @@ pub const SESSION_PLAN_MODE: &str = "session.planMode";
 pub const SESSION_SET_PLAN_MODE: &str = "session.setPlanMode";
 /// Not a method of its own: the path that takes `client-response` envelopes.
 pub const RESPOND_PATH: &str = "respond";
-/// Today's upstream host: slash commands (`/plan`, `/plan off`) for a session.
+/// The 2026-08 host: slash commands (`/plan`, `/plan off`) for a session.
 pub const COMMANDS_EXECUTE: &str = "commands/execute";
-/// Today's upstream host: the commands a session knows, `[{name, description?, …}]`.
+/// The 2026-08 host: the commands a session knows, `[{name, description?, …}]`.
 pub const COMMANDS_LIST: &str = "commands/list";
-/// Today's upstream host: renames a session (the host normalizes the title).
+/// The 2026-08 host: renames a session (the host normalizes the title).
 pub const SESSION_RENAME: &str = "session.rename";
-/// Today's upstream host: a new session holding this one's history up to a completed turn.
+/// The 2026-08 host: a new session holding this one's history up to a completed turn.
 pub const SESSION_FORK: &str = "session.fork";
-/// Today's upstream host: edit, remove or steer one queued prompt.
+/// The 2026-08 host: edit, remove or steer one queued prompt.
 pub const SESSION_UPDATE_QUEUE: &str = "session.updateQueue";
-/// Today's upstream host: one image attachment of a session, by id, with its bytes.
+/// The 2026-08 host: one image attachment of a session, by id, with its bytes.
 pub const SESSION_ATTACHMENT: &str = "session.attachment";
 
 record! {
@@ -208,7 +208,7 @@ record! {
         pub title: Option<String> = opt "title",
         /// Whether the open turn waits on the user (reference host).
         pub waiting: Option<bool> = opt "waiting",
-        /// Today's upstream host: no top-level `title`; it is `projections.values.title`. Kept
+        /// The 2026-08 host: no top-level `title`; it is `projections.values.title`. Kept
         /// as text and read by [`SessionSummary::title_text`] (no reader per nested level).
         pub projections: Option<Json> = opt "projections",
     }
@@ -216,7 +216,7 @@ record! {
 
 impl SessionSummary {
     /// The session's title in either generation's place: the top-level extension field, else
-    /// today's `projections.values.title`.
+    /// the 2026-08 `projections.values.title`.
     pub fn title_text(&self) -> Option<String> {
         if let Some(t) = &self.title {
             return Some(t.clone());
@@ -574,9 +574,9 @@ mod readers {
         assert_eq!(read, Receipt::refused(ReceiptReason::NotPending));
     }
 
-    /// Today's upstream host keeps a summary's title in its projection block (capture 04).
+    /// The 2026-08 host keeps a summary's title in its projection block (capture 04).
     #[test]
-    fn a_summary_title_is_read_from_todays_projection_block() {
+    fn a_summary_title_is_read_from_the_2026_08_projection_block() {
         let v: ListValue = accepted(
             r#"{"items":[{"sessionId":"session-ec38","updatedAt":1796042828108,"running":false,"blank":false,"agentPreset":"standard","projections":{"asOfSeq":78,"values":{"title":"Hello world plan","goal":null,"plan":{"active":false,"pending":false}}}},{"sessionId":"b","updatedAt":2,"running":false,"projections":{"asOfSeq":2,"values":{"title":null}}},{"sessionId":"c","updatedAt":1,"running":false,"projections":{"asOfSeq":1,"values":{"title":7}}},{"sessionId":"d","updatedAt":1,"running":false,"title":"Top"}]}"#,
         );

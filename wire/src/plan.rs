@@ -48,12 +48,12 @@ pub fn parse_plan_value(value: &Json) -> ReadResult<Option<PlanModeState>> {
     read::<PlanModeState>(value.text()).map(Some).map_err(|e| e.context("bad PlanModeState"))
 }
 
-/// Today's upstream `plan` projection, `{active, pending}`: there `pending` is a flag ("a
+/// The 2026-08 `plan` projection, `{active, pending}`: there `pending` is a flag ("a
 /// selection of the other state is pending"), not the seed's pending target. Read into the
 /// seed's shape so the UI sees one `PlanModeState` from either generation.
 pub fn parse_plan_projection(value: &Json) -> ReadResult<PlanModeState> {
     record! {
-        /// Today's upstream shape: `pending` is a flag.
+        /// The 2026-08 shape: `pending` is a flag.
         struct Upstream {
             active: bool = "active",
             pending: Option<bool> = opt "pending",
@@ -63,7 +63,7 @@ pub fn parse_plan_projection(value: &Json) -> ReadResult<PlanModeState> {
     Ok(PlanModeState { active: p.active, pending: p.pending.unwrap_or(false).then_some(!p.active) })
 }
 
-/// The `commands/execute` line that selects a plan state on today's upstream host.
+/// The `commands/execute` line that selects a plan state on the 2026-08 host.
 pub fn plan_command_line(active: bool) -> &'static str {
     if active {
         "/plan"

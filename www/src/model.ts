@@ -53,7 +53,7 @@ export function preview(v: unknown, max = 2000): string {
   return s.length > max ? s.slice(0, max) + '…' : s
 }
 
-/** An image part as history keeps it (today's upstream host): a reference, read back on demand. */
+/** An image part as history keeps it (the 2026-08 host): a reference, read back on demand. */
 export type ImageRef = { attachmentId: string; mediaType?: string; name?: string }
 
 export function contentImages(content: unknown): ImageRef[] {

@@ -108,7 +108,7 @@ pub async fn prompt(
         }
         return Ok(());
     }
-    // Prompts held over a cancel go first (today's upstream host keeps them).
+    // Prompts held over a cancel go first (the 2026-08 host keeps them).
     let (prompt, held) = match ctl.queue.pop_front() {
         Some(first) => {
             ctl.queue.push_back(prompt);
@@ -194,7 +194,7 @@ fn keep_queue(app: &Base, s: &Session, queue: &std::collections::VecDeque<Prompt
     }
 }
 
-/// `session/queue`: the whole queue after every change (today's upstream host's frame).
+/// `session/queue`: the whole queue after every change (the 2026-08 host's frame).
 pub fn publish_queue(app: &Base, s: &Session, queue: &std::collections::VecDeque<Prompt>) {
     keep_queue(app, s, queue);
     let items: Vec<Value> = queue

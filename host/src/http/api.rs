@@ -43,7 +43,7 @@ pub async fn call(State(app): State<Arc<App>>, Path(method): Path<String>, body:
     if !wire::METHODS.contains(&method.as_str()) && method != SESSION_ANSWER {
         return rpc::not_found();
     }
-    // Today's upstream host has no plan RPCs: its plan state is the `plan` projection.
+    // The 2026-08 host has no plan RPCs: its plan state is the `plan` projection.
     if app.options.wire.is_upstream() && (method == wire::SESSION_PLAN_MODE || method == wire::SESSION_SET_PLAN_MODE) {
         return rpc::not_found();
     }
@@ -107,7 +107,7 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
                         waiting: Some(s.is_running() && s.is_waiting()),
                         projections: None,
                     };
-                    // Today's upstream host lists the title only in the projection block.
+                    // The 2026-08 host lists the title only in the projection block.
                     match app.options.wire.is_upstream() {
                         true => item.projections = Some(dialect::summary_projections(title)),
                         false => item.title = title,

@@ -1,4 +1,4 @@
-//! Images in prompts, as today's upstream host takes them: an inline part
+//! Images in prompts, as the 2026-08 host takes them: an inline part
 //! `{type:'image', mediaType, data (base64), name?}` is stored once per session under
 //! `sha256:<hex>` and the log keeps `{type:'image', attachment: {attachmentId, mediaType,
 //! bytes, width, height, name?}}`; `session.attachment` reads the bytes back.

@@ -1,4 +1,4 @@
-//! `POST /api/commands/execute` and `/api/commands/list` as today's upstream host takes them
+//! `POST /api/commands/execute` and `/api/commands/list` as the 2026-08 host takes them
 //! (`--wire 2026-08` only): `{args: {agentId, line, images}}` / `{args: {agentId}}`. `/plan`
 //! and `/plan off` are plan selections (committed at once while no turn runs, as upstream
 //! does), `/feedback <text>` takes arguments; each run is logged as `command/run` …

@@ -31,7 +31,7 @@ pub async fn page(app: &App, s: &Session, p: &HistoryPayload) -> Result<HistoryV
             values.insert(key.clone(), value.into());
         }
         if app.options.wire.is_upstream() {
-            // Today's host keeps the title as a projection (`null` before one is set).
+            // The 2026-08 host keeps the title as a projection (`null` before one is set).
             let title =
                 log.title.as_ref().map_or(serde_json::Value::Null, |t| serde_json::Value::String(t.title.clone()));
             values.insert("title".to_string(), title.into());

@@ -1,5 +1,5 @@
-//! Today's upstream session verbs over the one SQLite log: `session.rename`,
-//! `session.updateQueue` and `session.fork` (HEAD's names and shapes; spoken in both dialects).
+//! The 2026-08 session verbs over the one SQLite log: `session.rename`,
+//! `session.updateQueue` and `session.fork` (upstream's names and shapes at b150a551b8; spoken in both dialects).
 
 use crate::agent::publish_queue;
 use crate::app::App;

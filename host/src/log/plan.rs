@@ -45,8 +45,8 @@ pub async fn select(app: &Base, session: &Session, active: bool) -> Result<PlanM
     Ok(log.plan.state())
 }
 
-/// An approved plan review leaves plan mode at once, inside the running turn (as today's
-/// upstream host does when the user approves `exit_plan_mode`).
+/// An approved plan review leaves plan mode at once, inside the running turn (as the 2026-08
+/// host does when the user approves `exit_plan_mode`).
 pub fn leave_now(app: &Base, session: &Session, log: &mut LogState) -> Result<(), AppendError> {
     if !log.plan.active {
         return Ok(());
@@ -55,7 +55,7 @@ pub fn leave_now(app: &Base, session: &Session, log: &mut LogState) -> Result<()
     commit(app, session, log, &mut next)
 }
 
-/// Today's upstream host commits a selection made while no turn runs at once (a running turn
+/// The 2026-08 host commits a selection made while no turn runs at once (a running turn
 /// still keeps it pending until the next turn starts).
 pub async fn commit_if_idle(app: &Base, session: &Session) -> Result<(), AppendError> {
     if session.is_running() {

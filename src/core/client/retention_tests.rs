@@ -23,8 +23,8 @@ fn watch(d: &mut Driver, id: &str) {
 }
 
 /// Opens `id` (subscribed) with a 3-event window.
-fn open_with_window(d: &mut Driver, token: u64, id: &str) {
-    d.open(token, id);
+fn open_with_window(d: &mut Driver, handle: u64, id: &str) {
+    d.open(handle, id);
     d.answer("session.history", &tail_page(0, 3));
     assert_eq!(d.client.session(id).unwrap().open_state(), OpenState::Open);
 }
@@ -91,7 +91,7 @@ fn an_operation_in_flight_keeps_an_unwatched_session() {
     open_with_window(&mut d, 1, "a");
     let content = crate::core::wire::Json::from_text(r#"[{"type":"text","text":"x"}]"#).unwrap();
     let prompt = SessionOp::Prompt { content, mode: crate::core::wire::PromptMode::Queue, adopted: None };
-    d.input(Input::Session { token: Token(2), session: "a".into(), op: prompt });
+    d.input(Input::Session { handle: OpHandle(2), session: "a".into(), op: prompt });
     unwatch(&mut d, "a");
     later(&mut d, 1_000.0);
     assert_eq!(state(&d, "a"), OpenState::Open, "the prompt is still in flight");
@@ -165,7 +165,7 @@ fn an_operation_on_a_session_that_missed_a_generation_resyncs_it_first() {
     d.advance_to_timeout();
     d.establish();
     let before = history_calls(&d);
-    d.input(Input::Session { token: Token(9), session: "a".into(), op: SessionOp::Open });
+    d.input(Input::Session { handle: OpHandle(9), session: "a".into(), op: SessionOp::Open });
     assert_eq!(history_calls(&d), before + 1);
     assert_eq!(d.settlement(9), Some(&Settlement::Done), "the old window is shown meanwhile");
 }

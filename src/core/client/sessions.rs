@@ -274,7 +274,7 @@ impl SessionList {
                 i.title_from = Some((gen, f.event_seq));
                 i.updated_at = i.updated_at.max(f.updated_at);
             }),
-            // Today's upstream host keeps the title as a projection (a string, or null).
+            // The 2026-08 host keeps the title as a projection (a string, or null).
             Frame::Projection(p) if p.key == wire::interaction::PROJ_TITLE => {
                 let Some(title) = p.value.as_string() else { return false };
                 let at = u64::try_from(p.seq).unwrap_or(0);
@@ -313,7 +313,7 @@ impl SessionList {
             }
             let old = self.position(&s.session_id).map(|p| self.items[p].clone());
             let mut item = old.as_ref().map_or_else(|| ListItem::new(&s.session_id), |o| (**o).clone());
-            // A seed never erases a known title it lacks (today's host puts titles where an
+            // A seed never erases a known title it lacks (the 2026-08 host puts titles where an
             // older reader saw none; a title, once set, is never unset by a host).
             if let Some(title) = s.title_text().filter(|_| item.title_from.is_none_or(|(g, _)| g != gen)) {
                 item.title = Some(title);
@@ -487,10 +487,10 @@ mod tests {
         assert_eq!(get(&l, "a").title.as_deref(), Some("Renamed"), "a seed's own title beats an older generation's");
     }
 
-    /// Today's host lists titles only in `projections.values.title`; they survive a
+    /// The 2026-08 host lists titles only in `projections.values.title`; they survive a
     /// reconnect and a seed without them (capture 04's `session.list` item).
     #[test]
-    fn todays_list_titles_come_from_the_projection_block_and_survive_a_reseed() {
+    fn titles_of_a_2026_08_list_come_from_the_projection_block_and_survive_a_reseed() {
         let item: SessionSummary = wire::read::read(
             r#"{"sessionId":"a","updatedAt":1796042828108,"running":false,"blank":false,"agentPreset":"standard","projections":{"asOfSeq":87,"values":{"title":"Hello world plan","goal":null}}}"#,
         )
@@ -506,9 +506,9 @@ mod tests {
         assert_eq!(get(&l, "b").title.as_deref(), Some("Live"), "a title shown live stays after a reconnect");
     }
 
-    /// Today's upstream host sends no `session/title`; its `title` projection names the session.
+    /// The 2026-08 host sends no `session/title`; its `title` projection names the session.
     #[test]
-    fn the_title_projection_of_todays_host_names_a_session() {
+    fn the_title_projection_of_a_2026_08_host_names_a_session() {
         let projection = |id: &str, value: serde_json::Value, seq: i64| {
             Frame::Projection(wire::ProjectionFrame {
                 session_id: id.into(),

@@ -15,7 +15,7 @@ pub(super) struct Driver {
     pub(super) opened: Vec<(StreamId, StreamKind, Carrier, Option<String>)>,
     pub(super) closed: Vec<StreamId>,
     pub(super) aborted: Vec<CallId>,
-    pub(super) settled: Vec<(Token, Settlement)>,
+    pub(super) settled: Vec<(OpHandle, Settlement)>,
     pub(super) session_changes: Vec<String>,
 }
 
@@ -51,7 +51,7 @@ impl Driver {
                     self.opened.push((stream, kind, carrier, ticket))
                 }
                 Output::CloseStream { stream } => self.closed.push(stream),
-                Output::Settle { token, settlement } => self.settled.push((token, settlement)),
+                Output::Settle { handle, settlement } => self.settled.push((handle, settlement)),
                 Output::HostChanged => {}
                 Output::SessionChanged(id) => self.session_changes.push(id),
             }
@@ -107,13 +107,13 @@ impl Driver {
     }
 
     /// Subscribes to the session (as a UI does) and opens it.
-    pub(super) fn open(&mut self, token: u64, session: &str) {
+    pub(super) fn open(&mut self, handle: u64, session: &str) {
         self.input(Input::Watch { session: session.into(), listeners: true });
-        self.input(Input::Session { token: Token(token), session: session.into(), op: SessionOp::Open });
+        self.input(Input::Session { handle: OpHandle(handle), session: session.into(), op: SessionOp::Open });
     }
 
-    pub(super) fn settlement(&self, token: u64) -> Option<&Settlement> {
-        self.settled.iter().find(|s| s.0 == Token(token)).map(|s| &s.1)
+    pub(super) fn settlement(&self, handle: u64) -> Option<&Settlement> {
+        self.settled.iter().find(|s| s.0 == OpHandle(handle)).map(|s| &s.1)
     }
 }
 

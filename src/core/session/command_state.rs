@@ -1,4 +1,4 @@
-//! What a session remembers of today's upstream host's commands (the list, the plan
+//! What a session remembers of the 2026-08 host's commands (the list, the plan
 //! selections waiting for their `command/done`); `commands` acts on it.
 
 use super::io::{OpId, WakeToken};
@@ -18,7 +18,7 @@ pub(super) struct Waiting {
     pub(super) token: WakeToken,
 }
 
-/// Command state of one session (today's upstream host only).
+/// Command state of one session (the 2026-08 host only).
 #[derive(Debug, Default)]
 pub struct Commands {
     /// The last `commands/list` value (`[{name, description?, input?}]`), as sent.

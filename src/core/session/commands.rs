@@ -1,8 +1,8 @@
-//! Today's upstream host: the session's command list and the settlement of a plan selection
+//! The 2026-08 host: the session's command list and the settlement of a plan selection
 //! sent as `/plan`.
 //!
 //! The host answers `commands/execute` as soon as the handler is admitted, so the answer can
-//! overtake the `plan` projection frames the selection causes (HEAD writes the pending frame,
+//! overtake the `plan` projection frames the selection causes (the host writes the pending frame,
 //! then the answer, then the settled frame and `command/done`). The handler's end is the
 //! `command/done {commandId}` event, logged after every projection change the handler made:
 //! a selection resolves once that event is in, with the `plan` projection as it stands then,
@@ -64,7 +64,7 @@ impl Session {
     }
 
     /// A forwarded `commands/change`: the host's command registry changed. Sessions that
-    /// speak today's dialect and are not cold ask for their list again.
+    /// speak the 2026-08 dialect and are not cold ask for their list again.
     pub fn on_commands_changed(&mut self) {
         if self.plan.is_projected() && self.life.tag() != OpenState::Cold {
             self.send_commands_list();
@@ -128,9 +128,9 @@ impl Session {
         }
     }
 
-    /// Today's upstream host writes a `title` projection on every tail page (`null` before
+    /// The 2026-08 host writes a `title` projection on every tail page (`null` before
     /// one is set); the seed never does. Knowing the dialect from the page spares the
-    /// `session.planMode` probe, which HEAD answers 404.
+    /// `session.planMode` probe, which the 2026-08 host answers 404.
     pub(super) fn note_dialect(&mut self, values: &[(String, Json)]) {
         if values.iter().any(|(k, _)| k == wire::interaction::PROJ_TITLE) {
             self.switch_to_plan_projection();
@@ -139,7 +139,7 @@ impl Session {
 }
 
 impl Session {
-    /// Sends one of today's verbs (`Call::RunCommand`, `Rename`, `UpdateQueue`, `Attachment`);
+    /// Sends one of the 2026-08 verbs (`Call::RunCommand`, `Rename`, `UpdateQueue`, `Attachment`);
     /// it settles with the host's value checked against the method's schema.
     pub fn verb(&mut self, call: super::io::Call) -> OpId {
         let op = self.new_op();

@@ -51,12 +51,12 @@ pub enum Call {
         /// The answer, or the error that cancels or rejects it.
         result: RpcResult<Json>,
     },
-    /// Today's upstream host: a slash command (`/plan`, `/plan off`) through `commands/execute`.
+    /// The 2026-08 host: a slash command (`/plan`, `/plan off`) through `commands/execute`.
     Command {
         /// The command, one of the core's own (a fixed line, never user text).
         line: &'static str,
     },
-    /// Today's upstream host: the session's commands (is `plan` among them?).
+    /// The 2026-08 host: the session's commands (is `plan` among them?).
     Commands,
     /// Extension: `session.answer` for a user-input prompt; `answers` is a JSON array.
     Answer {
@@ -65,24 +65,24 @@ pub enum Call {
         /// The answers, one per question.
         answers: Json,
     },
-    /// Today's upstream host: any slash-command line through `commands/execute`.
+    /// The 2026-08 host: any slash-command line through `commands/execute`.
     RunCommand {
         /// The line as the user typed it.
         line: String,
     },
-    /// Today's upstream host: `session.rename`.
+    /// The 2026-08 host: `session.rename`.
     Rename {
         /// The title asked for (the host normalizes it).
         title: String,
     },
-    /// Today's upstream host: `session.updateQueue`; `action` is the JSON action object.
+    /// The 2026-08 host: `session.updateQueue`; `action` is the JSON action object.
     UpdateQueue {
         /// The queued item.
         item_id: String,
         /// What to do with it.
         action: Json,
     },
-    /// Today's upstream host: `session.attachment`.
+    /// The 2026-08 host: `session.attachment`.
     Attachment {
         /// The attachment to fetch.
         attachment_id: String,

@@ -16,7 +16,7 @@
 //! `event_run` (the window's events), `page` (a history page and its streaming reader),
 //! `live_buffer` (events held while no window takes them), `release` (a session nobody
 //! watches goes `cold`), `retry` and `retry_state` (asking again after a failure),
-//! `commands` and `command_state` (today's upstream host's commands), and `tests`.
+//! `commands` and `command_state` (the 2026-08 host's commands), and `tests`.
 
 pub mod fences;
 pub mod fold;
@@ -132,11 +132,11 @@ enum Purpose {
         op: OpId,
         active: bool,
     },
-    /// A plan selection as today's upstream host takes it (`/plan` through `commands/execute`).
+    /// A plan selection as the 2026-08 host takes it (`/plan` through `commands/execute`).
     PlanCommand {
         op: OpId,
     },
-    /// Whether today's upstream host mounts the plan command for this session.
+    /// Whether the 2026-08 host mounts the plan command for this session.
     PlanCommandKnown,
     Prompt {
         op: OpId,
@@ -156,7 +156,7 @@ enum Purpose {
         op: OpId,
         prompt_id: String,
     },
-    /// A verb of today's upstream host (`command`, `rename`, `updateQueue`, `readAttachment`):
+    /// A verb of the 2026-08 host (`command`, `rename`, `updateQueue`, `readAttachment`):
     /// its value is checked against `method` and handed back; a 404 reads as `unsupported`.
     Verb {
         op: OpId,
@@ -205,10 +205,10 @@ pub struct Session {
     prompt_error: Option<(PromptOp, RpcError)>,
     last_agent_error: Option<String>,
     title: Option<String>,
-    /// Today's upstream host: the prompt queue as its last `session/queue` frame gave it.
+    /// The 2026-08 host: the prompt queue as its last `session/queue` frame gave it.
     queue: Option<Rc<Json>>,
     queue_rev: u64,
-    /// Today's upstream host: the command list and selections waiting for `command/done`.
+    /// The 2026-08 host: the command list and selections waiting for `command/done`.
     commands: command_state::Commands,
     /// Revision of the scalar parts of the snapshot.
     meta_rev: u64,
@@ -331,7 +331,7 @@ impl Session {
         }
     }
 
-    /// Only today's host keeps plan state as a projection: the live path skips the lookup.
+    /// Only the 2026-08 host keeps plan state as a projection: the live path skips the lookup.
     fn read_plan_projection(&mut self) {
         if self.plan.is_projected() {
             let value = self.projections.get(wire::interaction::PROJ_PLAN).map(|r| &*r.value);
@@ -441,7 +441,7 @@ impl Session {
     pub fn last_agent_error(&self) -> Option<&str> {
         self.last_agent_error.as_deref()
     }
-    /// The `session/title` frame's title; else today's upstream `title` projection (a string,
+    /// The `session/title` frame's title; else the 2026-08 `title` projection (a string,
     /// or `null` before one is set).
     pub fn title(&self) -> Option<String> {
         if let Some(t) = &self.title {

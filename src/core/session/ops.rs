@@ -107,7 +107,7 @@ impl Session {
         op
     }
 
-    /// A selection in the host's dialect: the seed's RPC, or today's `/plan` command.
+    /// A selection in the host's dialect: the seed's RPC, or the 2026-08 `/plan` command.
     pub(super) fn send_selection(&mut self, op: OpId, active: bool) {
         if self.plan.is_projected() {
             self.send(Call::Command { line: wire::plan_command_line(active) }, Purpose::PlanCommand { op });

@@ -22,7 +22,7 @@ pub enum PlanSource {
     /// shows otherwise).
     #[default]
     Rpc,
-    /// Today's upstream host answers the plan RPCs 404: the `plan` projection is the state.
+    /// The 2026-08 host answers the plan RPCs 404: the `plan` projection is the state.
     /// Projection frames are ordered on the stream and higher seqs win in the store, so no
     /// request or event-version fence is needed; a unary answer never shows a state.
     Projection,
@@ -91,7 +91,7 @@ impl PlanTracker {
         EventVersion(self.commit.map(|(s, _)| s))
     }
 
-    /// Whether the `plan` projection is the state (today's upstream host).
+    /// Whether the `plan` projection is the state (the 2026-08 host).
     pub fn is_projected(&self) -> bool {
         self.source == PlanSource::Projection
     }

@@ -87,7 +87,7 @@ impl Session {
                         self.plan_retry.succeeded();
                         self.apply_plan_response(ticket, value)
                     }
-                    // Today's upstream host has no plan RPCs: its state is the `plan` projection.
+                    // The 2026-08 host has no plan RPCs: its state is the `plan` projection.
                     Err(e) if e.status() == Some(404) => self.switch_to_plan_projection(),
                     // Fail-soft: history stays usable, the last capability is kept, and the
                     // query is asked again (see `retry`).
@@ -99,7 +99,7 @@ impl Session {
                 match &checked {
                     Ok(value) => self.apply_plan_response(ticket, *value),
                     Err(e) if e.status() == Some(404) => {
-                        // Asked of today's upstream host: the same selection as its `/plan` command.
+                        // Asked of the 2026-08 host: the same selection as its `/plan` command.
                         self.switch_to_plan_projection();
                         self.send_selection(op, active);
                         return self.flush();
@@ -249,7 +249,7 @@ impl Session {
         }
     }
 
-    /// The host answered a plan RPC 404 (today's upstream): plan state is the `plan`
+    /// The host answered a plan RPC 404 (the 2026-08 host): plan state is the `plan`
     /// projection, shown once `commands/list` says the session has the plan command (a
     /// preset without it still keeps the projection key).
     pub(super) fn switch_to_plan_projection(&mut self) {

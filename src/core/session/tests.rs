@@ -3,6 +3,7 @@
 mod harness;
 
 mod fold_prepend;
+mod host_2026_08;
 mod interaction;
 mod live_path;
 mod open;
@@ -12,4 +13,3 @@ mod plan_mode;
 mod plan_projection;
 mod repair_and_paging;
 mod resync;
-mod todays_host;

@@ -89,7 +89,7 @@ impl HostClient {
         Ok(self.host_call(HostCall::Create(payload)))
     }
 
-    /// Today's upstream host: `session.fork({sessionId, atSeq?})` resolves `{sessionId}` of the
+    /// The 2026-08 host: `session.fork({sessionId, atSeq?})` resolves `{sessionId}` of the
     /// new session.
     pub fn fork(&self, options: JsValue) -> Result<Promise, JsValue> {
         self.live()?;
@@ -150,7 +150,7 @@ impl HostClient {
 
 impl HostClient {
     fn host_call(&self, call: HostCall) -> Promise {
-        operate(&self.shared, |token| Input::Host { token, call })
+        operate(&self.shared, |handle| Input::Host { handle, call })
     }
 }
 

@@ -53,7 +53,7 @@ impl JsSession {
     fn op(&self, op: SessionOp) -> Result<Promise, JsValue> {
         self.live()?;
         let session = self.id.clone();
-        Ok(operate(&self.shared, |token| Input::Session { token, session, op }))
+        Ok(operate(&self.shared, |handle| Input::Session { handle, session, op }))
     }
 
     pub fn open(&self) -> Result<Promise, JsValue> {
@@ -130,19 +130,19 @@ impl JsSession {
         self.op(SessionOp::Answer { prompt_id, answers })
     }
 
-    /// Today's upstream host: runs a slash-command line (`commands/execute`).
+    /// The 2026-08 host: runs a slash-command line (`commands/execute`).
     pub fn command(&self, line: JsValue) -> Result<Promise, JsValue> {
         let line = line.as_string().ok_or_else(|| js::bad_argument("line must be a string"))?;
         self.op(SessionOp::Verb(Call::RunCommand { line }))
     }
 
-    /// Today's upstream host: `session.rename`.
+    /// The 2026-08 host: `session.rename`.
     pub fn rename(&self, title: JsValue) -> Result<Promise, JsValue> {
         let title = title.as_string().ok_or_else(|| js::bad_argument("title must be a string"))?;
         self.op(SessionOp::Verb(Call::Rename { title }))
     }
 
-    /// Today's upstream host: edits, removes or steers one queued prompt.
+    /// The 2026-08 host: edits, removes or steers one queued prompt.
     #[wasm_bindgen(js_name = updateQueue)]
     pub fn update_queue(&self, item_id: JsValue, action: JsValue) -> Result<Promise, JsValue> {
         let item_id = item_id.as_string().ok_or_else(|| js::bad_argument("itemId must be a string"))?;
@@ -158,7 +158,7 @@ impl JsSession {
         self.op(SessionOp::Verb(Call::UpdateQueue { item_id, action }))
     }
 
-    /// Today's upstream host: one image attachment (`session.attachment`).
+    /// The 2026-08 host: one image attachment (`session.attachment`).
     #[wasm_bindgen(js_name = readAttachment)]
     pub fn read_attachment(&self, attachment_id: JsValue) -> Result<Promise, JsValue> {
         let attachment_id = attachment_id

@@ -11,7 +11,7 @@
 
 use super::sink::Sink;
 use crate::core::client::downlink::ws_url;
-use crate::core::client::host::MAX_MESSAGE_BYTES;
+use crate::core::client::hostclient::MAX_MESSAGE_BYTES;
 use crate::core::client::{Input, StreamId, StreamKind};
 use crate::wasm::js::{self, WebSocket};
 use js_sys::JsString;

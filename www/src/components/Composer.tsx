@@ -16,7 +16,7 @@ interface Props {
   /** Unused since the outbox shows a queued prompt itself (kept for callers). */
   onQueued(text: string): void
   onStopped(): void
-  /** The session's slash commands (today's upstream host), or null. */
+  /** The session's slash commands (the 2026-08 host), or null. */
   commands: readonly CommandInfo[] | null
 }
 

@@ -70,7 +70,7 @@ export function SessionView({
   session: Session
   title: string | null
   connGeneration: number
-  /** Forks this session at a seq (today's upstream host); the app selects the child. */
+  /** Forks this session at a seq (the 2026-08 host); the app selects the child. */
   onFork?(sessionId: string, atSeq: number): Promise<void>
 }) {
   const snap = useSession(session)
@@ -110,7 +110,7 @@ export function SessionView({
     [session],
   )
 
-  // Fork is offered where the host speaks today's verbs (it lists commands).
+  // Fork is offered where the host speaks the 2026-08 verbs (it lists commands).
   const canFork = snap.commands !== null && onFork !== undefined
   const verbs = useMemo(
     () => ({ session, fork: canFork ? (atSeq: number) => void onFork?.(session.sessionId, atSeq) : null }),

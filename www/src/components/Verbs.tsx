@@ -1,4 +1,4 @@
-// Today's session verbs in the demo: the slash-command menu, the host's queue with its
+// The 2026-08 session verbs in the demo: the slash-command menu, the host's queue with its
 // edit/remove/steer actions, image thumbnails read back from the host, and fork.
 import { createContext, useContext, useEffect, useState } from 'react'
 import type { CommandInfo, QueuedPrompt, Session } from 'agent-session'
@@ -33,7 +33,7 @@ export function CommandMenu({ items, onPick }: { items: readonly CommandInfo[]; 
   )
 }
 
-/** The host's queue (today's upstream host): each prompt can be edited, removed or steered. */
+/** The host's queue (the 2026-08 host): each prompt can be edited, removed or steered. */
 export function HostQueue({ session, queue }: { session: Session; queue: readonly QueuedPrompt[] }) {
   const [editing, setEditing] = useState<{ id: string; text: string } | null>(null)
   const [error, setError] = useState<string | null>(null)

@@ -89,7 +89,7 @@ impl FrameSource {
             covered.last_seq.insert(s.id.clone(), last_seq);
             prelude.push_back(app.hub.out(&Frame::Subscribed(SubscribedFrame { session_id: s.id.clone(), last_seq })));
             // Read after `last_seq`: the title mirror is written first, so it covers that seq.
-            // Today's upstream host sends no title on open: titles ride the list's and the
+            // The 2026-08 host sends no title on open: titles ride the list's and the
             // tail page's projection blocks.
             if let Some(t) = s.title().filter(|_| !app.options.wire.is_upstream()) {
                 prelude.push_back(app.hub.out(&t.frame(&s.id)));

@@ -77,7 +77,7 @@ pub struct Control {
     pub queue: VecDeque<Prompt>,
     /// Set to `true` to interrupt the running turn.
     pub interrupt: Option<watch::Sender<bool>>,
-    /// Today's upstream host: a cancelled turn leaves the queue for the next prompt.
+    /// The 2026-08 host: a cancelled turn leaves the queue for the next prompt.
     pub hold_queue: bool,
     /// The envelope rpcIds of the prompts accepted by this process (queued ones included):
     /// a repeat is answered as the first was and logs nothing (the log answers after a restart).
@@ -150,7 +150,7 @@ pub enum Data {
 
 /// Deepest nesting an event's data keeps (the data itself is level 1). The client's
 /// history-page reader refuses a whole page nested 128 deep, and a page holds an event's data
-/// 6 levels down (today's dialect nests a message's content up to 3 more).
+/// 6 levels down (the 2026-08 dialect nests a message's content up to 3 more).
 pub const MAX_DATA_DEPTH: usize = 100;
 
 /// What stands in the log for a value nested deeper than [`MAX_DATA_DEPTH`].
@@ -289,7 +289,7 @@ impl Session {
             Data::Text(j) => j,
         };
         let data = bound_depth(&self.id, &ev.kind, data);
-        // Every member is written today; the update keeps a member added for the client alone
+        // Every member is written here; the update keeps a member added for the client alone
         // (absent from what this host writes) a one-place change in `wire/src/event.rs`.
         #[allow(clippy::needless_update)]
         let event = SessionEvent {

@@ -197,7 +197,7 @@ pub fn deltas(text: &str) -> Vec<String> {
 /// The plan a `[plan-review]` prompt presents in plan mode.
 pub const REVIEWED_PLAN: &str = "# Plan\n1. Read the code.\n2. Make the change.\n3. Run the tests.";
 
-/// The plan-review question `exit_plan_mode` asks (today's upstream shape, with its intent):
+/// The plan-review question `exit_plan_mode` asks (the 2026-08 shape, with its intent):
 /// answering `Approve` leaves plan mode.
 pub fn plan_review_question() -> Value {
     json!({

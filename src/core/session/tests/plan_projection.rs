@@ -1,4 +1,4 @@
-//! Today's upstream host: the seed's plan RPCs answer 404, plan state is the `plan`
+//! The 2026-08 host: the seed's plan RPCs answer 404, plan state is the `plan`
 //! projection `{active, pending}` (`pending` a flag), a selection is the `/plan` command.
 
 use super::harness::*;
@@ -10,7 +10,7 @@ fn not_found() -> RpcError {
     RpcError::carrier_status(404, "session.planMode: HTTP 404")
 }
 
-/// `commands/list` as today's host answers it, with or without the plan command.
+/// `commands/list` as the 2026-08 host answers it, with or without the plan command.
 fn commands(with_plan: bool) -> Value {
     let mut list = vec![json!({"name": "compact", "description": "Compact older conversation history"})];
     if with_plan {
@@ -19,9 +19,9 @@ fn commands(with_plan: bool) -> Value {
     Value::Array(list)
 }
 
-/// Opened against today's host with these tail-page projections; the plan query the seed's
+/// Opened against the 2026-08 host with these tail-page projections; the plan query the seed's
 /// wire asks for answers 404. Returns the `commands/list` request that follows, unanswered.
-fn open_on_todays_host(projections: Value) -> (Driver, crate::core::session::ReqId, Call) {
+fn open_on_a_2026_08_host(projections: Value) -> (Driver, crate::core::session::ReqId, Call) {
     let mut d = Driver::new();
     d.s.open();
     let (req, _) = d.take_history();
@@ -32,10 +32,10 @@ fn open_on_todays_host(projections: Value) -> (Driver, crate::core::session::Req
     (d, list, call)
 }
 
-/// Opened against today's host: the tail page carries the `plan` projection and
+/// Opened against the 2026-08 host: the tail page carries the `plan` projection and
 /// `commands/list` names `plan`.
-fn opened_on_todays_host(plan: Value) -> Driver {
-    let (mut d, list, _) = open_on_todays_host(json!({ "plan": plan }));
+fn opened_on_a_2026_08_host(plan: Value) -> Driver {
+    let (mut d, list, _) = open_on_a_2026_08_host(json!({ "plan": plan }));
     d.answer(list, commands(true));
     d
 }
@@ -49,7 +49,7 @@ fn command_line(c: &Call) -> Option<&'static str> {
 
 #[test]
 fn a_404_plan_query_switches_to_the_plan_projection_and_is_not_retried() {
-    let mut d = opened_on_todays_host(json!({"active": false, "pending": false}));
+    let mut d = opened_on_a_2026_08_host(json!({"active": false, "pending": false}));
     assert_eq!(d.s.plan_mode(), Some(PlanModeState { active: false, pending: None }));
     assert_eq!(d.s.plan_capability(), Capability::Present);
     d.pump();
@@ -64,7 +64,7 @@ fn a_404_plan_query_switches_to_the_plan_projection_and_is_not_retried() {
 
 #[test]
 fn the_pending_flag_reads_as_the_seeds_pending_target() {
-    let mut d = opened_on_todays_host(json!({"active": false, "pending": false}));
+    let mut d = opened_on_a_2026_08_host(json!({"active": false, "pending": false}));
     d.frame(projection("plan", json!({"active": false, "pending": true}), 3));
     assert_eq!(d.s.plan_mode(), Some(PlanModeState { active: false, pending: Some(true) }));
     d.frame(projection("plan", json!({"active": true, "pending": true}), 4));
@@ -79,7 +79,7 @@ fn the_pending_flag_reads_as_the_seeds_pending_target() {
 
 #[test]
 fn without_the_plan_key_the_capability_is_absent() {
-    let (mut d, list, _) = open_on_todays_host(json!({}));
+    let (mut d, list, _) = open_on_a_2026_08_host(json!({}));
     d.answer(list, commands(true));
     assert_eq!(d.s.plan_mode(), None);
     assert_eq!(d.s.plan_capability(), Capability::Absent);
@@ -90,7 +90,7 @@ fn without_the_plan_key_the_capability_is_absent() {
 /// said which.
 #[test]
 fn a_session_without_the_plan_command_has_no_plan_mode_despite_the_key() {
-    let (mut d, list, call) = open_on_todays_host(json!({"plan": {"active": false, "pending": false}}));
+    let (mut d, list, call) = open_on_a_2026_08_host(json!({"plan": {"active": false, "pending": false}}));
     assert_eq!(d.s.plan_mode(), None, "unknown until commands/list answers");
     assert_eq!(serde_json::from_str::<Value>(call.payload("s1").text()).unwrap(), json!({"args": {"agentId": "s1"}}));
     d.answer(list, commands(false));
@@ -102,7 +102,7 @@ fn a_session_without_the_plan_command_has_no_plan_mode_despite_the_key() {
 
 #[test]
 fn a_void_answer_to_the_plan_command_means_no_plan_mode() {
-    let mut d = opened_on_todays_host(json!({"active": false, "pending": false}));
+    let mut d = opened_on_a_2026_08_host(json!({"active": false, "pending": false}));
     let op = d.s.set_plan_mode(true);
     let (req, _) = d.take(|c| command_line(c).is_some());
     d.answer(req, Value::Null);
@@ -112,7 +112,7 @@ fn a_void_answer_to_the_plan_command_means_no_plan_mode() {
 
 #[test]
 fn a_selection_is_the_plan_command_and_resolves_with_the_projected_state() {
-    let mut d = opened_on_todays_host(json!({"active": false, "pending": false}));
+    let mut d = opened_on_a_2026_08_host(json!({"active": false, "pending": false}));
     let op = d.s.set_plan_mode(true);
     let (req, call) = d.take(|c| command_line(c).is_some());
     assert_eq!(command_line(&call), Some("/plan"));
@@ -154,7 +154,7 @@ fn a_selection_sent_before_the_dialect_is_known_is_resent_as_the_command() {
 
 #[test]
 fn plan_mode_events_do_not_override_the_projection() {
-    let mut d = opened_on_todays_host(json!({"active": true, "pending": false}));
+    let mut d = opened_on_a_2026_08_host(json!({"active": true, "pending": false}));
     d.live(plan_event(1, false));
     assert_eq!(d.s.plan_mode(), Some(PlanModeState { active: true, pending: None }), "the projection decides");
 }

@@ -1,4 +1,4 @@
-//! The session verbs of today's upstream host (HEAD b150a551b8's method names and
+//! The session verbs of the 2026-08 host (b150a551b8's method names and
 //! shapes), over the one SQLite log, in `--wire 2026-08` and where they make sense the default
 //! dialect.
 
@@ -29,7 +29,7 @@ fn rename_normalizes_the_title_and_publishes_it() {
         assert_eq!(long["title"].as_str().unwrap().len(), 80, "cut at 80 bytes");
         let err = host.call_err("session.rename", json!({ "sessionId": sid, "title": " \u{1b} " }));
         assert_eq!(err["code"], "bad-request");
-        // Today's dialect: the title projection; the seed's: a session/title frame.
+        // The 2026-08 dialect: the title projection; the seed's: a session/title frame.
         let frames = mux.until("the title", |f| match f {
             Frame::Projection(p) => p.key == "title" && p.value.value() == json!("é".repeat(40)),
             Frame::Title(t) => t.title == "é".repeat(40),

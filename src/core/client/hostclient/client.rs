@@ -20,7 +20,7 @@ pub(super) enum CallFor {
     /// A session request: the result goes back to the session under `req`.
     Session { session: String, req: ReqId },
     /// A host-level call of the UI.
-    Host { token: Token, method: &'static str },
+    Host { handle: OpHandle, method: &'static str },
     /// `host.describe` of a generation (part of establishing it).
     Describe { gen: u64 },
     /// The upgrade ticket of one WebSocket downlink.
@@ -99,7 +99,7 @@ pub(super) enum Timer {
     Call(CallId),
 }
 
-/// Operations waiting for their session to settle them: (session, op) → (token, kind).
+/// Operations waiting for their session to settle them: (session, op) → (handle, kind).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Waits {
     Done,
@@ -120,7 +120,7 @@ pub struct HostClient {
     pub(super) calls: VecMap<CallId, PendingCall>,
     pub(super) streams: Vec<Stream>,
     pub(super) timers: TimerTable<Timer>,
-    pub(super) waits: VecMap<(String, OpId), (Token, Waits)>,
+    pub(super) waits: VecMap<(String, OpId), (OpHandle, Waits)>,
     pub(super) outputs: VecDeque<Output>,
     pub(super) next_id: u64,
     pub(super) rng: u64,
@@ -252,14 +252,14 @@ impl HostClient {
                     self.router.ensure(&session);
                 }
             }
-            Input::Session { token, session, op } => self.on_session_op(token, session, op),
+            Input::Session { handle, session, op } => self.on_session_op(handle, session, op),
             Input::Watch { session, listeners } => self.on_watch(&session, listeners),
             Input::Resync { session } => {
                 if !self.is_closed() {
                     self.router.resync(&session);
                 }
             }
-            Input::Host { token, call } => self.on_host_call(token, call),
+            Input::Host { handle, call } => self.on_host_call(handle, call),
             Input::Close => self.close(),
         }
         self.pump();
@@ -353,9 +353,9 @@ impl HostClient {
         // Every call is given up: no reply is read after this.
         for (call, p) in std::mem::take(&mut self.calls) {
             self.outputs.push_back(Output::Abort { call });
-            if let CallFor::Host { token, .. } = p.what {
+            if let CallFor::Host { handle, .. } = p.what {
                 let settlement = Settlement::Result(Err(cancelled("HostClient closed")));
-                self.outputs.push_back(Output::Settle { token, settlement });
+                self.outputs.push_back(Output::Settle { handle, settlement });
             }
         }
         for (_, s) in self.router.sessions_mut() {

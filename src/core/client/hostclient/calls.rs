@@ -104,14 +104,14 @@ impl HostClient {
                     s.on_response(req, result);
                 }
             }
-            CallFor::Host { token, method } => {
+            CallFor::Host { handle, method } => {
                 let result = result.and_then(|v| checked(method, v));
                 // A host without the verb (the seed has no `session.fork`) refuses clearly.
                 let result = match method {
                     wire::SESSION_FORK => result.map_err(|e| e.or_unsupported(method)),
                     _ => result,
                 };
-                self.outputs.push_back(Output::Settle { token, settlement: Settlement::Result(result) });
+                self.outputs.push_back(Output::Settle { handle, settlement: Settlement::Result(result) });
             }
             CallFor::Describe { gen } => match result.and_then(|v| checked(wire::HOST_DESCRIBE, v)) {
                 Ok(_) => self.conn.described(gen),
@@ -123,14 +123,14 @@ impl HostClient {
         }
     }
 
-    pub(super) fn on_session_op(&mut self, token: Token, id: String, op: SessionOp) {
+    pub(super) fn on_session_op(&mut self, handle: OpHandle, id: String, op: SessionOp) {
         if self.is_closed() {
             let settlement = match op {
                 SessionOp::Open | SessionOp::LoadOlder => Settlement::Done,
                 SessionOp::Respond { .. } => Settlement::Receipt(transport_receipt(None)),
                 _ => Settlement::Result(Err(cancelled("HostClient closed"))),
             };
-            self.outputs.push_back(Output::Settle { token, settlement });
+            self.outputs.push_back(Output::Settle { handle, settlement });
             return;
         }
         self.router.ensure(&id);
@@ -166,13 +166,13 @@ impl HostClient {
                 }
             }
         };
-        self.waits.insert((id, op_id), (token, waits));
+        self.waits.insert((id, op_id), (handle, waits));
     }
 
-    pub(super) fn on_host_call(&mut self, token: Token, call: HostCall) {
+    pub(super) fn on_host_call(&mut self, handle: OpHandle, call: HostCall) {
         if self.is_closed() {
             let settlement = Settlement::Result(Err(cancelled("HostClient closed")));
-            self.outputs.push_back(Output::Settle { token, settlement });
+            self.outputs.push_back(Output::Settle { handle, settlement });
             return;
         }
         let method = call.method();
@@ -188,7 +188,7 @@ impl HostClient {
             }
             _ => "{}".to_string(),
         };
-        self.send(CallFor::Host { token, method }, method, &payload);
+        self.send(CallFor::Host { handle, method }, method, &payload);
     }
 
     pub(super) fn on_session_effect(&mut self, id: String, e: Effect) {
@@ -206,8 +206,8 @@ impl HostClient {
                 self.dispatch(CallFor::Session { session: id, req }, call.path(), body, form);
             }
             Effect::Settle { op, outcome } => {
-                if let Some((token, waits)) = self.waits.remove(&(id, op)) {
-                    self.outputs.push_back(Output::Settle { token, settlement: settlement(waits, outcome) });
+                if let Some((handle, waits)) = self.waits.remove(&(id, op)) {
+                    self.outputs.push_back(Output::Settle { handle, settlement: settlement(waits, outcome) });
                     self.sweep_due = true;
                 }
             }

@@ -17,9 +17,12 @@ pub struct CallId(pub u64);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct StreamId(pub u64);
 
-/// The driver's handle for one user operation; settled exactly once by [`Output::Settle`].
+/// The driver's handle for one user operation (its promise): named by [`Input::Session`] or
+/// [`Input::Host`], settled exactly once by [`Output::Settle`]. The session core tags the same
+/// operation with its own [`OpId`](crate::core::session::OpId); the bearer token of the options
+/// is another thing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Token(pub u64);
+pub struct OpHandle(pub u64);
 
 /// The default of [`Config::connect_timeout_ms`] and [`Config::request_timeout_ms`] (one
 /// option of the shell's sets both).
@@ -125,7 +128,7 @@ pub enum SessionOp {
         /// One answer per question answered.
         answers: Vec<Answer>,
     },
-    /// One of today's verbs (`command`, `rename`, `updateQueue`, `readAttachment`), as the
+    /// One of the 2026-08 verbs (`command`, `rename`, `updateQueue`, `readAttachment`), as the
     /// call the session sends: one operation for all of them keeps the dispatch small.
     Verb(crate::core::session::Call),
 }
@@ -139,7 +142,7 @@ pub enum HostCall {
     List,
     /// `session.create`.
     Create(CreatePayload),
-    /// Today's upstream host: `session.fork` of `session_id` at `at_seq`.
+    /// The 2026-08 host: `session.fork` of `session_id` at `at_seq`.
     Fork {
         /// The session to fork.
         session_id: String,
@@ -227,10 +230,10 @@ pub enum Input {
         /// The session's id.
         session: String,
     },
-    /// A session operation; settles `token`.
+    /// A session operation; settles `handle`.
     Session {
         /// Settled once the operation ends.
-        token: Token,
+        handle: OpHandle,
         /// The session's id.
         session: String,
         /// What to do.
@@ -249,10 +252,10 @@ pub enum Input {
         /// The session's id.
         session: String,
     },
-    /// A host-level call; settles `token` with an `RpcResult`.
+    /// A host-level call; settles `handle` with an `RpcResult`.
     Host {
         /// Settled with the call's result.
-        token: Token,
+        handle: OpHandle,
         /// Which call.
         call: HostCall,
     },
@@ -305,10 +308,10 @@ pub enum Output {
         /// The stream to close.
         stream: StreamId,
     },
-    /// Settle the operation `token`.
+    /// Settle the operation `handle`.
     Settle {
         /// The operation that ends.
-        token: Token,
+        handle: OpHandle,
         /// How it ends.
         settlement: Settlement,
     },

@@ -1,6 +1,6 @@
 //! Native tests of the sans-IO host client as a driver sees it, named after the scenario.
 
-use super::host::{DEFAULT_TIMEOUT_MS, MAX_MESSAGE_BYTES, RESEED_MS, UPGRADE_TIMEOUT_MS};
+use super::hostclient::{DEFAULT_TIMEOUT_MS, MAX_MESSAGE_BYTES, RESEED_MS, UPGRADE_TIMEOUT_MS};
 use super::test_driver::*;
 use super::*;
 use crate::core::session::OpenState;
@@ -101,9 +101,9 @@ fn close_settles_every_pending_operation_and_closes_every_stream_and_call() {
     let mut d = Driver::sse();
     d.establish();
     d.open(1, "s1");
-    d.input(Input::Host { token: Token(2), call: HostCall::List });
+    d.input(Input::Host { handle: OpHandle(2), call: HostCall::List });
     d.input(Input::Session {
-        token: Token(3),
+        handle: OpHandle(3),
         session: "s1".into(),
         op: SessionOp::Respond { key: "q:1".into(), result: Ok(crate::core::wire::Json::null()) },
     });
@@ -145,7 +145,7 @@ fn a_respond_whose_call_fails_settles_a_transport_receipt() {
     d.open(1, "s1");
     d.answer("session.history", &tail_page(0, 1));
     d.input(Input::Session {
-        token: Token(2),
+        handle: OpHandle(2),
         session: "s1".into(),
         op: SessionOp::Respond { key: "question:q1".into(), result: Ok(crate::core::wire::Json::null()) },
     });
@@ -167,7 +167,7 @@ fn a_respond_whose_call_fails_settles_a_transport_receipt() {
 fn unreadable_replies_are_transport_errors_naming_the_path() {
     let mut d = Driver::sse();
     d.establish();
-    d.input(Input::Host { token: Token(1), call: HostCall::Describe });
+    d.input(Input::Host { handle: OpHandle(1), call: HostCall::Describe });
     let (call, _) = d.take("host.describe");
     d.input(Input::Response {
         call,
@@ -314,9 +314,9 @@ fn an_opened_websocket_drops_its_upgrade_deadline() {
     assert_eq!(d.client.poll_timeout(), None);
 }
 
-/// Today's host forwards `commands/change` on the host stream (capture 04). It is a
-/// frame, not a malformed one, and it refreshes the command list of sessions that speak today's
-/// dialect.
+/// The 2026-08 host forwards `commands/change` on the host stream (capture 04). It is a
+/// frame, not a malformed one, and it refreshes the command list of sessions that speak the
+/// 2026-08 dialect.
 #[test]
 fn a_forwarded_commands_change_is_read_and_refreshes_command_lists() {
     let mut d = Driver::sse();
@@ -324,7 +324,7 @@ fn a_forwarded_commands_change_is_read_and_refreshes_command_lists() {
     d.open(1, "s1");
     let page = r#"{"events":[],"hasMore":false,"projections":{"asOfSeq":-1,"values":{"title":null,"plan":{"active":false,"pending":false}}}}"#;
     d.answer("session.history", page);
-    assert!(!d.sent.iter().any(|s| s.1 == "session.planMode"), "no 404 probe on today's host");
+    assert!(!d.sent.iter().any(|s| s.1 == "session.planMode"), "no 404 probe on the 2026-08 host");
     d.answer("commands/list", r#"[{"name":"plan","description":"Enter or leave plan mode"}]"#);
     let remote = json!({"type":"server-request","rpcId":"8a99f7c5","method":"host/remote-event","payload":{"type":"host/remote-event","event":"commands/change","args":[]}});
     let host = d.opened.iter().rev().find(|o| o.1 == StreamKind::Host).expect("a host stream").0;
@@ -336,11 +336,11 @@ fn a_forwarded_commands_change_is_read_and_refreshes_command_lists() {
 }
 
 #[test]
-fn fork_sends_heads_payload_and_a_seed_host_refuses_it_as_unsupported() {
+fn fork_sends_the_2026_08_payload_and_a_seed_host_refuses_it_as_unsupported() {
     let mut d = Driver::sse();
     d.establish();
     let fork = HostCall::Fork { session_id: "s1".into(), at_seq: Some(12) };
-    d.input(Input::Host { token: Token(5), call: fork.clone() });
+    d.input(Input::Host { handle: OpHandle(5), call: fork.clone() });
     let (call, body) = d.take("session.fork");
     assert_eq!(body["payload"], json!({"sessionId": "s1", "atSeq": 12}));
     d.input(Input::Response { call, reply: Reply::Status(404) });
@@ -348,7 +348,7 @@ fn fork_sends_heads_payload_and_a_seed_host_refuses_it_as_unsupported() {
         Some(Settlement::Result(Err(e))) => assert_eq!(e.code, crate::core::wire::ErrorCode::Unsupported),
         other => panic!("{other:?}"),
     }
-    d.input(Input::Host { token: Token(6), call: fork });
+    d.input(Input::Host { handle: OpHandle(6), call: fork });
     d.answer("session.fork", r#"{"sessionId":"s2"}"#);
     assert!(matches!(d.settlement(6), Some(Settlement::Result(Ok(v))) if v.value() == json!({"sessionId": "s2"})));
 }
@@ -382,8 +382,8 @@ fn a_handover_close_starts_the_next_generation_at_once_without_counting_an_attem
 }
 
 /// The carrier-failure message a host call settled with.
-fn failure(d: &Driver, token: u64) -> String {
-    match d.settlement(token) {
+fn failure(d: &Driver, handle: u64) -> String {
+    match d.settlement(handle) {
         Some(Settlement::Result(Err(e))) => e.message.clone(),
         other => panic!("expected a failed result, got {other:?}"),
     }
@@ -395,7 +395,7 @@ fn a_call_unanswered_past_the_request_timeout_is_aborted_and_fails_with_the_time
     d.establish();
     d.seed();
     let sent_at = d.now;
-    d.input(Input::Host { token: Token(7), call: HostCall::List });
+    d.input(Input::Host { handle: OpHandle(7), call: HostCall::List });
     let (call, _) = d.take("session.list");
     let deadline = Instant::from_ms(sent_at + DEFAULT_TIMEOUT_MS);
     assert_eq!(d.client.poll_timeout(), Some(deadline), "the call's deadline is the one timer");
@@ -413,13 +413,13 @@ fn an_answered_call_leaves_no_deadline_and_a_zero_timeout_arms_none() {
     let mut d = Driver::sse();
     d.establish();
     d.seed();
-    d.input(Input::Host { token: Token(7), call: HostCall::List });
+    d.input(Input::Host { handle: OpHandle(7), call: HostCall::List });
     d.answer("session.list", r#"{"items":[]}"#);
     assert_eq!(d.client.poll_timeout(), None, "the deadline went with the answer");
     let mut d =
         Driver::new(Config { transport: Transport::Only(Carrier::Sse), request_timeout_ms: 0.0, ..Config::default() });
     d.establish();
-    d.input(Input::Host { token: Token(7), call: HostCall::List });
+    d.input(Input::Host { handle: OpHandle(7), call: HostCall::List });
     assert_eq!(d.client.poll_timeout(), None, "requestTimeoutMs 0: no call deadline");
 }
 
@@ -429,7 +429,7 @@ fn a_body_past_max_response_bytes_is_aborted_and_fails_naming_the_limit() {
         Driver::new(Config { transport: Transport::Only(Carrier::Sse), max_response_bytes: 16, ..Config::default() });
     d.establish();
     d.seed();
-    d.input(Input::Host { token: Token(7), call: HostCall::List });
+    d.input(Input::Host { handle: OpHandle(7), call: HostCall::List });
     let (call, _) = d.take("session.list");
     d.input(Input::ResponseBytes { call, bytes: vec![b' '; 16] });
     assert!(d.aborted.is_empty() && d.settled.is_empty(), "16 bytes are within the bound");

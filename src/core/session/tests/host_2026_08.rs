@@ -1,4 +1,4 @@
-//! Today's upstream host (HEAD b150a551b8) as its source and captures show it —
+//! The 2026-08 host (upstream at b150a551b8) as its source and captures show it —
 //! the dialect known from the tail page, `/plan` settled by its `command/done`, command lists
 //! kept live.
 
@@ -12,7 +12,7 @@ fn plan_value(active: bool, pending: bool) -> Value {
 }
 
 /// Capture 04's `commands/list` answer (trimmed to three entries).
-fn todays_commands() -> Value {
+fn commands_2026_08() -> Value {
     json!([
         {"name": "compact", "description": "Compact older conversation history"},
         {"name": "feedback", "description": "record feedback about this session", "input": {"hint": "<text>"}},
@@ -20,15 +20,15 @@ fn todays_commands() -> Value {
     ])
 }
 
-/// Opened on today's host: the tail page's projection block always names `title`.
-fn opened_today(plan: Value) -> Driver {
+/// Opened on the 2026-08 host: the tail page's projection block always names `title`.
+fn opened_on_2026_08(plan: Value) -> Driver {
     let mut d = Driver::new();
     d.s.open();
     let (req, _) = d.take_history();
     d.answer(req, page_with_projections(&[user(0, "a")], json!({"title": null, "goal": null, "plan": plan})));
-    assert!(!d.has_request(|c| matches!(c, Call::PlanMode)), "no session.planMode probe on today's host");
+    assert!(!d.has_request(|c| matches!(c, Call::PlanMode)), "no session.planMode probe on the 2026-08 host");
     let (list, _) = d.take(|c| matches!(c, Call::Commands));
-    d.answer(list, todays_commands());
+    d.answer(list, commands_2026_08());
     d
 }
 
@@ -45,8 +45,8 @@ fn done(seq: u64, id: &str) -> crate::core::wire::SessionEvent {
 }
 
 #[test]
-fn todays_tail_page_names_the_dialect_so_no_plan_query_is_sent() {
-    let mut d = opened_today(plan_value(false, false));
+fn a_2026_08_tail_page_names_the_dialect_so_no_plan_query_is_sent() {
+    let mut d = opened_on_2026_08(plan_value(false, false));
     assert_eq!(d.s.plan_mode(), Some(PlanModeState { active: false, pending: None }));
     assert_eq!(d.s.plan_capability(), Capability::Present);
     // A resync asks the command list again (a change may have been missed), still no probe.
@@ -74,7 +74,7 @@ fn the_seed_host_still_gets_its_plan_query() {
 /// overtook the settled frame in 21 of 30 calls).
 #[test]
 fn a_selection_answered_before_its_settled_frame_resolves_with_the_committed_state() {
-    let mut d = opened_today(plan_value(false, false));
+    let mut d = opened_on_2026_08(plan_value(false, false));
     let op = d.s.set_plan_mode(true);
     let req = plan_command(&mut d);
     d.frame(projection("plan", plan_value(false, true), 3));
@@ -95,7 +95,7 @@ fn a_selection_answered_before_its_settled_frame_resolves_with_the_committed_sta
 
 #[test]
 fn a_command_done_seen_before_the_answer_settles_at_once() {
-    let mut d = opened_today(plan_value(false, false));
+    let mut d = opened_on_2026_08(plan_value(false, false));
     let op = d.s.set_plan_mode(true);
     let req = plan_command(&mut d);
     d.frame(projection("plan", plan_value(true, false), 4));
@@ -107,7 +107,7 @@ fn a_command_done_seen_before_the_answer_settles_at_once() {
 /// While a turn runs the host keeps the selection pending: that is the confirmed state.
 #[test]
 fn a_selection_during_a_turn_resolves_pending() {
-    let mut d = opened_today(plan_value(false, false));
+    let mut d = opened_on_2026_08(plan_value(false, false));
     let op = d.s.set_plan_mode(true);
     let req = plan_command(&mut d);
     d.answer(req, json!({"commandId": "cmd-3", "result": {"kind": "success"}}));
@@ -118,7 +118,7 @@ fn a_selection_during_a_turn_resolves_pending() {
 
 #[test]
 fn a_selection_whose_command_done_never_comes_resolves_after_the_bound() {
-    let mut d = opened_today(plan_value(false, false));
+    let mut d = opened_on_2026_08(plan_value(false, false));
     let op = d.s.set_plan_mode(true);
     let req = plan_command(&mut d);
     d.answer(req, json!({"commandId": "cmd-4", "result": {"kind": "success"}}));
@@ -136,8 +136,8 @@ fn a_selection_whose_command_done_never_comes_resolves_after_the_bound() {
 
 #[test]
 fn a_commands_change_refreshes_the_command_list() {
-    let mut d = opened_today(plan_value(false, false));
-    assert_eq!(d.s.commands().map(|j| j.value()), Some(todays_commands()));
+    let mut d = opened_on_2026_08(plan_value(false, false));
+    assert_eq!(d.s.commands().map(|j| j.value()), Some(commands_2026_08()));
     let rev = d.s.commands_rev();
     d.s.on_commands_changed();
     d.s.on_commands_changed(); // a burst asks once more after the one in flight
@@ -163,11 +163,11 @@ fn payload(call: &Call) -> Value {
     serde_json::from_str(call.payload("s1").text()).unwrap()
 }
 
-/// Each verb's request as HEAD's schemas (`sessions.schema.ts`, the Remote `commands/*`
+/// Each verb's request as b150a551b8's schemas (`sessions.schema.ts`, the Remote `commands/*`
 /// envelope) take it, and its value handed back as the host sent it.
 #[test]
-fn todays_verbs_send_heads_payloads_and_resolve_with_the_hosts_value() {
-    let mut d = opened_today(plan_value(false, false));
+fn the_2026_08_verbs_send_the_upstream_payloads_and_resolve_with_the_hosts_value() {
+    let mut d = opened_on_2026_08(plan_value(false, false));
     let op = d.s.command("/feedback works well".into());
     let (req, call) = d.take(|c| matches!(c, Call::RunCommand { .. }));
     assert_eq!(call.path(), "commands/execute");

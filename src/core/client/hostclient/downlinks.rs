@@ -168,7 +168,7 @@ impl HostClient {
                     self.outputs.push_back(Output::HostChanged);
                 }
                 if let Frame::RemoteEvent(r) = &inbound.frame {
-                    // Today's host forwards `commands/change`: every command list is stale.
+                    // The 2026-08 host forwards `commands/change`: every command list is stale.
                     if r.event == wire::RemoteEventFrame::COMMANDS_CHANGE {
                         self.router.sessions_mut().for_each(|(_, s)| s.on_commands_changed());
                     }
