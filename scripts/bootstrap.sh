@@ -5,7 +5,7 @@
 #     lockfile pins a crate version the registry mirror lacks)
 #   - Debian chromium + chromium-driver (browser tests)
 #   - npm dependencies (binaryen's wasm-opt; Debian's binaryen is too old)
-#   - agents/ npm dependencies (the pinned codex CLI the host's tests drive)
+#   - agents/ npm dependencies (the pinned codex and claude CLIs the host's tests drive)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,9 +58,9 @@ fi
 stamp=agents/node_modules/.bootstrap-lock-hash
 lockhash=$(sha256sum agents/package-lock.json | awk '{print $1}')
 if [ ! -d agents/node_modules ] || [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lockhash" ]; then
-  say "npm ci (agents: codex CLI)"
+  say "npm ci (agents: codex and claude CLIs)"
   npm ci --prefix agents --no-audit --no-fund --loglevel=error
   echo "$lockhash" > "$stamp"
 fi
 
-say "ok (wasm-bindgen $want, $(/usr/bin/chromium --version 2>/dev/null | head -1), wasm-opt $(node_modules/.bin/wasm-opt --version 2>/dev/null), $(agents/node_modules/.bin/codex --version 2>/dev/null))"
+say "ok (wasm-bindgen $want, $(/usr/bin/chromium --version 2>/dev/null | head -1), wasm-opt $(node_modules/.bin/wasm-opt --version 2>/dev/null), $(agents/node_modules/.bin/codex --version 2>/dev/null), claude $(agents/node_modules/@anthropic-ai/claude-code-linux-x64/claude --version 2>/dev/null))"
