@@ -20,10 +20,11 @@
 //! - State is kept only where the protocol needs it: plan text per item, pending prompts and
 //!   approvals (to answer and resolve them), and the last mode (mode events on change only).
 //! - Capabilities are the honest per-provider sets of [`capabilities`]; adapters never claim
-//!   more. User-input prompts and approvals are separate: only ACP's `session/request_permission`
-//!   and Codex's `item/commandExecution/requestApproval` / `item/fileChange/requestApproval`
-//!   become [`Canonical::Approval`] (answered with `respond_approval`); a Codex approval closed
-//!   by the agent without our answer is [`Canonical::ApprovalWithdrawn`].
+//!   more. User-input prompts and approvals are separate: only ACP's `session/request_permission`,
+//!   Codex's `item/commandExecution/requestApproval` / `item/fileChange/requestApproval` and
+//!   Claude Code's `can_use_tool` (of any tool but AskUserQuestion) become
+//!   [`Canonical::Approval`] (answered with `respond_approval`); an approval closed by the agent
+//!   without our answer is [`Canonical::ApprovalWithdrawn`].
 //!
 //! Modules: [`codex`], [`claude`], [`acp`], [`capabilities`], `canonical` (the outputs and
 //! helpers they share), `provider` (the three behind one interface); tests: `tests` (the
