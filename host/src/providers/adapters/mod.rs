@@ -28,7 +28,8 @@
 //!
 //! Modules: [`codex`], [`claude`], [`acp`], [`capabilities`], `canonical` (the outputs and
 //! helpers they share), `provider` (the three behind one interface); tests: `tests` (the
-//! provider fixtures) and `codex_real_tests` (transcripts of the real `codex app-server`).
+//! provider fixtures), `codex_real_tests` (transcripts of the real `codex app-server`) and
+//! `claude_real_tests` (transcripts of the real Claude Code).
 
 // The provider profiles (`crate::providers::scripted`) use the Codex, Claude and Cursor adapters; parts of
 // this API (approvals, per-adapter accessors) are exercised only by the tests.
@@ -38,6 +39,8 @@ pub mod acp;
 mod canonical;
 pub mod capabilities;
 pub mod claude;
+#[cfg(test)]
+mod claude_real_tests;
 pub mod codex;
 #[cfg(test)]
 mod codex_real_tests;
