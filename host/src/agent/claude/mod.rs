@@ -203,6 +203,9 @@ impl Claude {
             args.push(id.clone());
         }
         let cwd = s.cwd.clone().map(PathBuf::from).unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
+        if !cwd.is_dir() {
+            return Err(format!("cannot start claude: the session's directory {} is not a directory here", cwd.display()));
+        }
         let n = self.started.fetch_add(1, Ordering::Relaxed) + 1;
         let tag = format!("claude-{}-{n}", std::process::id());
         let (child, inbound) = Child::spawn(&self.config.bin, &args, &cwd, &tag).map_err(|e| {
