@@ -333,3 +333,27 @@ fn a_stderr_flood_is_drained_and_bounded() {
     f.host.prompt(&sid, "queue", "again");
     assert_eq!(turn_end_kind(&f.host, &sid, 2), "completed");
 }
+
+#[test]
+fn at_the_process_limit_the_least_recently_used_idle_session_makes_room_and_resumes_later() {
+    let f = start("ok", &["--claude-max-processes", "1"]);
+    let a = f.create();
+    let b = f.create();
+    f.host.prompt(&a, "queue", "first of a");
+    assert_eq!(turn_end_kind(&f.host, &a, 1), "completed");
+    f.host.prompt(&b, "queue", "first of b");
+    assert_eq!(turn_end_kind(&f.host, &b, 1), "completed");
+    f.host.prompt(&a, "queue", "second of a");
+    assert_eq!(turn_end_kind(&f.host, &a, 2), "completed");
+    let log = fake_log(&f.log);
+    let all = starts(&log);
+    assert_eq!(all.len(), 3, "{all:?}");
+    let first_pid = log.iter().find(|l| l["argv"].is_array()).and_then(|l| l["pid"].as_u64()).unwrap();
+    let at = all[2].iter().position(|x| x == "--resume").expect("a's second process resumes");
+    assert_eq!(all[2][at + 1], format!("fake-session-{first_pid}"));
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while fakes_alive(&f.log, f.host.pid()).len() > 1 {
+        assert!(Instant::now() < deadline, "more than one process at a limit of one");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -57,6 +57,9 @@ impl Runtime for Claude {
     }
 }
 
+/// Answers queued for the turn at once (their senders wait for room beyond that).
+const REPLIES: usize = 64;
+
 /// An answer the turn forwards to the CLI.
 enum Reply {
     Question(Answered),
@@ -207,7 +210,8 @@ impl<'r> Run<'r> {
             saw_init: false,
             waiting: None,
         };
-        let (reply_tx, mut reply_rx) = mpsc::unbounded_channel::<Reply>();
+        // Each waiting question or approval sends at most one answer.
+        let (reply_tx, mut reply_rx) = mpsc::channel::<Reply>(REPLIES);
         let mut interrupt = self.interrupt.clone();
         let mut deadline: Option<Instant> = None;
         let ended = loop {
@@ -254,7 +258,7 @@ impl<'r> Run<'r> {
         v: &Value,
         out: &mut Out,
         pend: &mut Pending<'r>,
-        reply_tx: &mpsc::UnboundedSender<Reply>,
+        reply_tx: &mpsc::Sender<Reply>,
     ) -> Result<Option<Ended>, Stop> {
         let ty = v.get("type").and_then(Value::as_str).unwrap_or_default();
         if let Some(sid) = v.get("session_id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
@@ -318,7 +322,7 @@ impl<'r> Run<'r> {
             let tx = reply_tx.clone();
             tokio::spawn(async move {
                 if let Ok(a) = rx.await {
-                    let _ = tx.send(Reply::Question(a));
+                    let _ = tx.send(Reply::Question(a)).await;
                 }
             });
         }
@@ -384,7 +388,7 @@ impl<'r> Run<'r> {
     }
 
     /// An approval on the mux, answered through `/api/respond`.
-    fn claude_ask_approval(&self, req: ApprovalRequest, pend: &mut Pending<'r>, reply_tx: &mpsc::UnboundedSender<Reply>) {
+    fn claude_ask_approval(&self, req: ApprovalRequest, pend: &mut Pending<'r>, reply_tx: &mpsc::Sender<Reply>) {
         let rpc_id = uuid::Uuid::new_v4().to_string();
         let out = self.app.hub.out_with_rpc_id(&Frame::ApprovalRequested(req.frame(&self.s.id)), rpc_id.clone());
         let rx = self.app.interactions.register(&self.s.id, Kind::Approval, out.clone());
@@ -394,7 +398,7 @@ impl<'r> Run<'r> {
         let approval_id = req.approval_id;
         tokio::spawn(async move {
             let answer = rx.await.ok();
-            let _ = tx.send(Reply::Approval { approval_id, answer });
+            let _ = tx.send(Reply::Approval { approval_id, answer }).await;
         });
     }
 
