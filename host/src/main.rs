@@ -128,7 +128,7 @@ async fn run(cli: cli::Cli) -> Result<(), RunError> {
     }
     if let Some(c) = &claude {
         eprintln!("agent-session-host: agent {}", c.banner());
-        if let Some(hint) = agent::claude::Claude::credential_hint() {
+        if let Some(hint) = c.credential_hint() {
             eprintln!("agent-session-host: {hint}");
         }
     }

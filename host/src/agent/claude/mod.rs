@@ -120,7 +120,7 @@ impl Claude {
 
     /// Start-up advice when no credential is visible: Claude Code needs an Anthropic API key,
     /// a token, a login, or a cloud provider of its own.
-    pub fn credential_hint() -> Option<String> {
+    pub fn credential_hint(&self) -> Option<String> {
         let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
         let vars = [
             "ANTHROPIC_API_KEY",
@@ -142,7 +142,7 @@ impl Claude {
         Some(format!(
             "claude has no credential: set ANTHROPIC_API_KEY (create one at https://console.anthropic.com/settings/keys), \
              or log in once with `{} auth login` (or `/login` in an interactive `claude`); looked in {}",
-            BUNDLED,
+            self.config.bin.display(),
             dir.display()
         ))
     }
