@@ -357,3 +357,16 @@ fn at_the_process_limit_the_least_recently_used_idle_session_makes_room_and_resu
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn a_question_the_session_cannot_show_is_denied_at_once() {
+    let f = start("badask", &[]);
+    let sid = f.create();
+    f.host.prompt(&sid, "queue", "hello");
+    assert_eq!(turn_end_kind(&f.host, &sid, 1), "completed", "{:?}", fake_log(&f.log));
+    let log = fake_log(&f.log);
+    let noted = log.iter().find(|l| l["note"] == "badask").expect("the fake's badask note");
+    assert_eq!(noted["answer"]["subtype"], "success", "{noted}");
+    assert_eq!(noted["answer"]["response"]["behavior"], "deny", "{noted}");
+    assert_idle(&f.host, &sid);
+}

@@ -336,6 +336,24 @@ fn cancel_interrupts_streaming_and_a_pending_question_and_the_next_prompt_comple
 }
 
 #[test]
+fn cancel_with_an_approval_pending_resolves_it_cancelled() {
+    let r = Real::start();
+    let mut mux = r.host.mux();
+    let sid = r.session();
+    r.host.prompt(&sid, "queue", "Run it [fake:bash]");
+    let (a, _) = approval(&mut mux, "the command's approval");
+    assert_eq!(r.host.call("session.cancel", json!({ "sessionId": sid })), json!({ "accepted": true }));
+    let resolved = until_frame(&mut mux, "approval/resolved", |f| matches!(f, Frame::ApprovalResolved(_)));
+    let Frame::ApprovalResolved(res) = &resolved.frame else { unreachable!() };
+    assert_eq!(res.approval_id, a.approval_id);
+    assert_eq!(res.outcome, agent_session_wire::ApprovalOutcome::Cancelled);
+    assert_eq!(r.wait_turn_end(&sid, 1).0, "interrupted");
+    assert!(!r.work.join("APPROVED.md").exists());
+    r.host.prompt(&sid, "queue", "Say hello [fake:hello]");
+    assert_eq!(r.wait_turn_end(&sid, 2).0, "completed");
+}
+
+#[test]
 fn a_model_error_fails_the_turn_with_its_message() {
     let r = Real::start();
     let mut hs = r.host.host_stream();

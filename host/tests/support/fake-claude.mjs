@@ -17,6 +17,8 @@
 //   resume     a start with `--resume` answers `No conversation found` and exits 1; a start
 //              without it completes every turn
 //   deaf       mid-turn ignores `interrupt` (answers it, never ends the turn)
+//   badask     mid-turn asks an AskUserQuestion with no questions (its can_use_tool too); notes
+//              the answer (`{note:"badask", answer}`) and completes the turn
 //   flood      at the first user message writes 50 MB to stderr (10 MB in lines, 40 MB without a
 //              newline), then completes the turn
 import { spawn } from 'node:child_process';
@@ -76,6 +78,12 @@ async function turn() {
   if (mode === 'control') {
     const answer = await ask({ subtype: 'hook_callback', callback_id: 'cb1', input: {} });
     note({ start: starts, note: 'refused', answer });
+  }
+  if (mode === 'badask') {
+    const tool = { type: 'tool_use', id: 'toolu_bad', name: 'AskUserQuestion', input: { questions: [] } };
+    send({ type: 'assistant', message: { id: `ask-${process.pid}`, role: 'assistant', model: 'fake-claude', content: [tool] }, session_id: SESSION });
+    const answer = await ask({ subtype: 'can_use_tool', tool_name: 'AskUserQuestion', input: tool.input, tool_use_id: tool.id });
+    note({ start: starts, note: 'badask', answer });
   }
   if (mode === 'flood') {
     const line = 'e'.repeat(1023) + '\n';

@@ -5,7 +5,8 @@
 //!
 //! - AskUserQuestion: the adapter makes the prompt from the `tool_use`; the CLI's
 //!   `can_use_tool` for it is held until the session answers, then allowed with
-//!   `updatedInput: {questions, answers}` (the answers alone fail the tool's validation).
+//!   `updatedInput: {questions, answers}` (the answers alone fail the tool's validation). One
+//!   whose `tool_use` the adapter could not make a prompt of is denied at once.
 //! - Any other tool's `can_use_tool` is an approval; allowing ExitPlanMode commits plan mode
 //!   off at once (the CLI leaves plan mode with the same answer).
 //! - A cancel (or a steer) sends the control request `interrupt` and waits for the `result` at
@@ -293,6 +294,13 @@ impl<'r> Run<'r> {
                 if req.get("tool_name").and_then(Value::as_str) == Some(ASK_USER_QUESTION) {
                     let tool_use = req.get("tool_use_id").and_then(Value::as_str).unwrap_or_default().to_string();
                     let input = req.get("input").cloned().unwrap_or(Value::Null);
+                    if !self.is_asking(&tool_use).await && !pend.early.contains_key(&tool_use) {
+                        // Its tool_use was not a question the session could show (the adapter
+                        // dropped it): nobody can answer, so it must not wait.
+                        let no = json!({ "behavior": "deny", "message": "The question could not be shown to the user." });
+                        let _ = p.child.send(&control_response(&rid, no)).await;
+                        return Ok(None);
+                    }
                     match pend.early.remove(&tool_use) {
                         Some(answers) => self.allow_question(&p.child, &rid, &input, answers).await,
                         None => {
@@ -336,6 +344,12 @@ impl<'r> Run<'r> {
         }
         self.claude_update_waiting(pend);
         Ok(None)
+    }
+
+    /// Whether the session's adapter shows AskUserQuestion `tool_use_id` as a waiting prompt.
+    async fn is_asking(&self, tool_use_id: &str) -> bool {
+        let log = self.s.log.lock().await;
+        matches!(log.provider.as_ref().map(|ps| &ps.adapter), Some(ProviderAdapter::Claude(a)) if a.is_asking(tool_use_id))
     }
 
     /// Claude's `session_id`, kept for `--resume` (it stays the same across a resume).

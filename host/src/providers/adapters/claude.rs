@@ -9,7 +9,7 @@
 //! | assistant `text` block | assistant text (never plan text), unless its message already streamed, or it is the CLI's `<synthetic>` error note (the `result` carries that error) |
 //! | assistant `thinking` block | reasoning (same rule) |
 //! | `tool_use` `AskUserQuestion` | `interaction/prompt-requested` + projection `interaction/userInput` |
-//! | `tool_use` `ExitPlanMode {plan}` | `plan/proposed` (source `native`) + projection `interaction/proposedPlan`, and steps parsed from the markdown's list as projection `interaction/plan` (source `synthesized`) |
+//! | `tool_use` `ExitPlanMode {plan}` | `plan/proposed` (source `native`) + projection `interaction/proposedPlan`, and steps parsed from the markdown's list as projection `interaction/plan` (source `synthesized`); `ExitPlanMode {}` (no plan file) proposes nothing |
 //! | other `tool_use` | tool call |
 //! | user `tool_result` of a pending AskUserQuestion | `interaction/prompt-resolved` (`cancelled` when `is_error`, else `answered` with the answers read back from the result) |
 //! | user `tool_result` of an ExitPlanMode | projection `interaction/proposedPlan` = `null` (handed off or rejected) |
@@ -503,6 +503,12 @@ impl ClaudeAdapter {
                 }
                 Err(e) => vec![diagnostic(PROVIDER, "assistant", format!("AskUserQuestion {id} dropped: {e}"))],
             },
+            // No plan file was written: Claude Code sends `{}`, a request to leave plan mode
+            // with nothing to propose (its permission still asks).
+            EXIT_PLAN_MODE if input.as_object().is_some_and(|o| !o.contains_key("plan")) => {
+                self.special.insert(id.to_string());
+                Vec::new()
+            }
             EXIT_PLAN_MODE => match serde_json::from_value::<ExitPlanInput>(input) {
                 Ok(p) => {
                     self.special.insert(id.to_string());
@@ -569,6 +575,11 @@ impl ClaudeAdapter {
 
     fn pending_ids(&self) -> Vec<String> {
         self.pending.ids()
+    }
+
+    /// Whether the AskUserQuestion `tool_use_id` is a prompt waiting for its answer.
+    pub fn is_asking(&self, tool_use_id: &str) -> bool {
+        self.pending.get(&prompt_id(tool_use_id)).is_some()
     }
 
     /// Answers a pending AskUserQuestion. `native_id` is the `tool_use` id; `result` is the
