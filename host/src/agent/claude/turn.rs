@@ -97,6 +97,20 @@ struct Pending<'w> {
     waiting: Option<Waiting<'w>>,
 }
 
+impl Pending<'_> {
+    fn new() -> Self {
+        Pending {
+            approvals: BTreeMap::new(),
+            questions: BTreeSet::new(),
+            asks: HashMap::new(),
+            early: HashMap::new(),
+            interrupted: false,
+            saw_init: false,
+            waiting: None,
+        }
+    }
+}
+
 /// The user message of a turn, as `--input-format stream-json` reads it.
 fn user_message(text: &str) -> Value {
     json!({
@@ -180,10 +194,17 @@ impl<'r> Run<'r> {
         let child = p.child.clone();
         let timeout = claude.config.request_timeout;
         let mut inbound = p.inbound.lock().await;
-        // What came while no turn ran: a permission request among it has nobody to answer it.
+        // What came while no turn ran: a permission request among it has nobody to answer it;
+        // a new process that is already done said why (a resume Claude refused).
+        let resuming = p.resuming.load(Ordering::Relaxed);
         while let Ok(queued) = inbound.try_recv() {
             match queued {
+                Inbound::Message(m) if resuming && m.get("type").and_then(Value::as_str) == Some("result") => {
+                    let none = Pending::new();
+                    return Ok(self.result_end(p, &m, &none));
+                }
                 Inbound::Message(m) => refuse_stale(&child, &m).await,
+                Inbound::Exited(why) if resuming => return Ok(Ended::Unresumable(why)),
                 Inbound::Exited(why) => return Ok(Ended::Failed(why)),
                 Inbound::Malformed(_) => {}
             }
@@ -202,15 +223,7 @@ impl<'r> Run<'r> {
         if let Err(e) = child.send(&user_message(&self.turn.text)).await {
             return Ok(Ended::Failed(e.to_string()));
         }
-        let mut pend = Pending {
-            approvals: BTreeMap::new(),
-            questions: BTreeSet::new(),
-            asks: HashMap::new(),
-            early: HashMap::new(),
-            interrupted: false,
-            saw_init: false,
-            waiting: None,
-        };
+        let mut pend = Pending::new();
         // Each waiting question or approval sends at most one answer.
         let (reply_tx, mut reply_rx) = mpsc::channel::<Reply>(REPLIES);
         let mut interrupt = self.interrupt.clone();
