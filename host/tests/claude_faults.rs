@@ -33,10 +33,7 @@ fn start(mode: &str, extra: &[&str]) -> Fake {
     let mut args = vec!["--agent", "claude", "--claude-bin", bin.to_str().expect("utf-8 path")];
     args.extend_from_slice(extra);
     let launch = Launch {
-        env: vec![
-            ("FAKE_CLAUDE_MODE".into(), mode.into()),
-            ("FAKE_CLAUDE_LOG".into(), log.display().to_string()),
-        ],
+        env: vec![("FAKE_CLAUDE_MODE".into(), mode.into()), ("FAKE_CLAUDE_LOG".into(), log.display().to_string())],
         stderr: Some(stderr.clone()),
     };
     let host = Host::launch(&args, launch);
@@ -133,7 +130,6 @@ fn starts(log: &[Value]) -> Vec<Vec<String>> {
         .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
         .collect()
 }
-
 
 #[test]
 fn missing_binary_names_the_path_and_the_install() {

@@ -261,7 +261,11 @@ fn plan_mode_question_proposed_plan_approved_then_implemented_with_one_approval(
     assert_eq!(kind, "completed", "{:?}", common::types(&events));
     assert!(Real::assistant_text(&events).contains("The plan is approved."), "{}", Real::assistant_text(&events));
     // Approving the plan left plan mode in the same turn (the CLI did too).
-    assert!(events.iter().any(|e| e["type"] == "plan/mode" && e["data"]["active"] == false), "{:?}", common::types(&events));
+    assert!(
+        events.iter().any(|e| e["type"] == "plan/mode" && e["data"]["active"] == false),
+        "{:?}",
+        common::types(&events)
+    );
     assert_eq!(r.host.call("session.planMode", json!({ "sessionId": sid }))["active"], false);
     let modes: Vec<&Value> =
         events.iter().filter(|e| e["type"] == "interaction/mode").map(|e| &e["data"]["native"]).collect();

@@ -154,7 +154,12 @@ function write(name, lines) {
 
 /** What the CLI sent the model, long texts cut (the system prompt and its notes run to 60 KB). */
 function summarize(rec) {
-  const cut = (t) => (typeof t === 'string' && t.length > 300 ? `${t.slice(0, 300)}… (${t.length} chars)` : t);
+  // Cut, but keep the sentence that names the plan file (the fake reads its path from it).
+  const cut = (t) => {
+    if (typeof t !== 'string' || t.length <= 300) return t;
+    const plan = /(create your plan at \S+|plan file already exists at \S+)/.exec(t);
+    return `${t.slice(0, 300)}… (${t.length} chars${plan ? `; …${plan[1]}…` : ''})`;
+  };
   const block = (b) => {
     if (!b || typeof b !== 'object') return b;
     const o = { ...b };

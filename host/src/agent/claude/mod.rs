@@ -101,12 +101,21 @@ pub struct Claude {
 
 impl Claude {
     pub fn new(config: ClaudeConfig) -> Claude {
-        Claude { config, procs: Mutex::new(HashMap::new()), started: AtomicU64::new(0), model: std::sync::Mutex::new(String::new()) }
+        Claude {
+            config,
+            procs: Mutex::new(HashMap::new()),
+            started: AtomicU64::new(0),
+            model: std::sync::Mutex::new(String::new()),
+        }
     }
 
     /// What the start-up line says about the agent.
     pub fn banner(&self) -> String {
-        format!("claude ({}, permission mode {} outside plan mode)", self.config.bin.display(), self.config.permission_mode)
+        format!(
+            "claude ({}, permission mode {} outside plan mode)",
+            self.config.bin.display(),
+            self.config.permission_mode
+        )
     }
 
     /// The model the last `system/init` named (`""` before any).
@@ -204,7 +213,10 @@ impl Claude {
         }
         let cwd = s.cwd.clone().map(PathBuf::from).unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
         if !cwd.is_dir() {
-            return Err(format!("cannot start claude: the session's directory {} is not a directory here", cwd.display()));
+            return Err(format!(
+                "cannot start claude: the session's directory {} is not a directory here",
+                cwd.display()
+            ));
         }
         let n = self.started.fetch_add(1, Ordering::Relaxed) + 1;
         let tag = format!("claude-{}-{n}", std::process::id());

@@ -132,7 +132,8 @@ impl<'r> Run<'r> {
         let want = if self.turn.plan_mode { "plan".to_string() } else { claude.config.permission_mode.clone() };
         {
             let mut log = self.s.log.lock().await;
-            let request = json!({ "type": "control_request", "request_id": "turn-start", "request": mode_request(&want) });
+            let request =
+                json!({ "type": "control_request", "request_id": "turn-start", "request": mode_request(&want) });
             crate::agent::provider::mode_at_turn_start(self.app, self.s, &mut log, &request)?;
         }
         self.log("step/start", json!({ "turn": self.turn.number, "step": 1 })).await?;
@@ -169,7 +170,9 @@ impl<'r> Run<'r> {
                     agent_error(
                         self.app,
                         self.s,
-                        format!("claude could not resume this session's conversation ({why}); it continues in a new one"),
+                        format!(
+                            "claude could not resume this session's conversation ({why}); it continues in a new one"
+                        ),
                     );
                     p.child.kill();
                     claude.drop_proc(self.s, &p).await;
@@ -310,7 +313,8 @@ impl<'r> Run<'r> {
                     if !self.is_asking(&tool_use).await && !pend.early.contains_key(&tool_use) {
                         // Its tool_use was not a question the session could show (the adapter
                         // dropped it): nobody can answer, so it must not wait.
-                        let no = json!({ "behavior": "deny", "message": "The question could not be shown to the user." });
+                        let no =
+                            json!({ "behavior": "deny", "message": "The question could not be shown to the user." });
                         let _ = p.child.send(&control_response(&rid, no)).await;
                         return Ok(None);
                     }
@@ -387,8 +391,11 @@ impl<'r> Run<'r> {
         if pend.interrupted {
             return Ended::Interrupted;
         }
-        let errors: Vec<&str> =
-            v.get("errors").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+        let errors: Vec<&str> = v
+            .get("errors")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
         let why = v
             .get("result")
             .and_then(Value::as_str)
@@ -478,7 +485,8 @@ impl<'r> Run<'r> {
                     let mut log = self.s.log.lock().await;
                     let reply = log.provider.as_mut().map(|ps| ps.adapter.respond_approval(&approval_id, outcome));
                     // The CLI leaves plan mode with this answer: so does the session, at once.
-                    if tool == EXIT_PLAN_MODE && outcome == ApprovalOutcome::AllowedOnce && matches!(reply, Some(Ok(_))) {
+                    if tool == EXIT_PLAN_MODE && outcome == ApprovalOutcome::AllowedOnce && matches!(reply, Some(Ok(_)))
+                    {
                         crate::log::plan::leave_now(self.app, self.s, &mut log)?;
                     }
                     reply

@@ -27,8 +27,8 @@
 //! `answers`, next to the original `questions`).
 
 use super::{
-    answer_strings, diagnostic, str_field, to_value, with_native, AnswerError, Answered, Canonical, ModeTracker,
-    ApprovalRequest, NativeError, PendingSet,
+    answer_strings, diagnostic, str_field, to_value, with_native, AnswerError, Answered, ApprovalRequest, Canonical,
+    ModeTracker, NativeError, PendingSet,
 };
 use agent_session_wire::interaction::{
     Answer, Capabilities, ModeState, OperatingMode, PlanStep, PlanSteps, PromptOption, PromptOutcome, PromptQuestion,
@@ -372,7 +372,9 @@ impl ClaudeAdapter {
                 Some(rid) => {
                     let id = approval_id(rid);
                     match self.approvals.remove(&id) {
-                        Some(_) => with_native(PROVIDER, ty, msg, vec![Canonical::ApprovalWithdrawn { approval_id: id }]),
+                        Some(_) => {
+                            with_native(PROVIDER, ty, msg, vec![Canonical::ApprovalWithdrawn { approval_id: id }])
+                        }
                         None => Vec::new(),
                     }
                 }
@@ -402,9 +404,15 @@ impl ClaudeAdapter {
             Some("content_block_delta") => {
                 let delta = event.get("delta").unwrap_or(&Value::Null);
                 match (str_field(delta, "type"), str_field(delta, "text"), str_field(delta, "thinking")) {
-                    (Some("text_delta"), Some(t), _) if !t.is_empty() => vec![Canonical::AssistantText { text: t.to_string() }],
-                    (Some("thinking_delta"), _, Some(t)) if !t.is_empty() => vec![Canonical::Reasoning { text: t.to_string() }],
-                    (Some("text_delta"), None, _) => vec![diagnostic(PROVIDER, "stream_event", "text_delta without text")],
+                    (Some("text_delta"), Some(t), _) if !t.is_empty() => {
+                        vec![Canonical::AssistantText { text: t.to_string() }]
+                    }
+                    (Some("thinking_delta"), _, Some(t)) if !t.is_empty() => {
+                        vec![Canonical::Reasoning { text: t.to_string() }]
+                    }
+                    (Some("text_delta"), None, _) => {
+                        vec![diagnostic(PROVIDER, "stream_event", "text_delta without text")]
+                    }
                     _ => Vec::new(),
                 }
             }
@@ -463,7 +471,8 @@ impl ClaudeAdapter {
             agent_session_wire::ApprovalOutcome::AllowedOnce => {
                 let mut allow = json!({ "behavior": "allow", "updatedInput": p.input });
                 if p.tool_name == EXIT_PLAN_MODE {
-                    allow["updatedPermissions"] = json!([{ "type": "setMode", "mode": "default", "destination": "session" }]);
+                    allow["updatedPermissions"] =
+                        json!([{ "type": "setMode", "mode": "default", "destination": "session" }]);
                 }
                 allow
             }

@@ -130,7 +130,8 @@ fn plan_turn_question_answer_exit_plan_mode_approval_and_the_implementation() {
     });
     let out = all(&steps);
     // Mode: plan from the first init; default after the approved ExitPlanMode.
-    let modes: Vec<String> = events(&out, EV_MODE_CHANGED).iter().map(|m| m["native"].as_str().unwrap().to_string()).collect();
+    let modes: Vec<String> =
+        events(&out, EV_MODE_CHANGED).iter().map(|m| m["native"].as_str().unwrap().to_string()).collect();
     assert_eq!(modes, ["plan", "default"]);
     assert_eq!(last_mode(&out).unwrap().mode, OperatingMode::Default);
 
@@ -141,7 +142,10 @@ fn plan_turn_question_answer_exit_plan_mode_approval_and_the_implementation() {
     let answers = &sent["response"]["response"]["updatedInput"]["answers"];
     assert_eq!(answers, &json!({ "How much should the change cover?": "Minimal" }));
     let mut b = ClaudeAdapter::new();
-    let prompt_step = steps.iter().position(|s| !events(&s.out, agent_session_wire::interaction::EV_PROMPT_REQUESTED).is_empty()).unwrap();
+    let prompt_step = steps
+        .iter()
+        .position(|s| !events(&s.out, agent_session_wire::interaction::EV_PROMPT_REQUESTED).is_empty())
+        .unwrap();
     for s in &steps[..=prompt_step] {
         b.ingest(&s.msg);
     }
@@ -178,7 +182,10 @@ fn plan_turn_question_answer_exit_plan_mode_approval_and_the_implementation() {
     c.ingest(exits[0]);
     let reply = c.respond_approval(&claude::approval_id(rid), ApprovalOutcome::AllowedOnce).unwrap();
     assert_eq!(reply, recorded_response(name, rid));
-    assert_eq!(c.respond_approval(&claude::approval_id(rid), ApprovalOutcome::AllowedOnce), Err(AnswerError::NotPending));
+    assert_eq!(
+        c.respond_approval(&claude::approval_id(rid), ApprovalOutcome::AllowedOnce),
+        Err(AnswerError::NotPending)
+    );
 
     // The implementation: one Bash approval with the command as its reason.
     let bash: Vec<ApprovalRequest> = approvals(&out).into_iter().filter(|x| x.tool_name == "Bash").collect();
@@ -285,4 +292,38 @@ fn stall_and_resume_transcripts_map_cleanly() {
             assert_eq!(texts(&out).concat(), "Hello from the fake model.");
         }
     }
+}
+
+/// What the CLI sent the model in the same recording (`model-requests.jsonl`, long texts cut):
+/// the facts the fake Messages server relies on.
+#[test]
+fn the_recorded_model_requests_are_what_the_fake_server_reads() {
+    let path = format!("{}/tests/fixtures/providers/claude/real/model-requests.jsonl", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let requests: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    assert!(requests.len() > 10, "{}", requests.len());
+    for r in &requests {
+        assert_eq!(
+            (r["method"].as_str(), r["path"].as_str(), r["query"].as_str()),
+            (Some("POST"), Some("/v1/messages"), Some("?beta=true"))
+        );
+        assert_eq!(r["stream"], true, "every call streams");
+        assert!(r["model"].as_str().is_some_and(|m| !m.is_empty()));
+    }
+    let tools = |r: &Value| {
+        r["tools"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
+    // ExitPlanMode is deferred: offered only once ToolSearch loaded it.
+    assert!(!tools(&requests[0]).iter().any(|t| t == claude::EXIT_PLAN_MODE));
+    assert!(tools(&requests[0]).iter().any(|t| t == "ToolSearch" || t == claude::ASK_USER_QUESTION));
+    assert!(tools(&requests[2]).iter().any(|t| t == claude::EXIT_PLAN_MODE), "{:?}", tools(&requests[2]));
+    // Plan mode names the plan file the model is to write.
+    let first = requests[0].to_string();
+    assert!(first.contains("create your plan at /") && first.contains("/.claude/plans/"), "the plan file's path");
+    // The answer comes back as AskUserQuestion's tool result.
+    let second = requests[1]["messages"].to_string();
+    assert!(second.contains(r#"\"How much should the change cover?\"=\"Minimal\""#), "{second}");
 }
