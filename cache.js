@@ -295,14 +295,19 @@ export class Cache {
 
 // ---- the store hook: the wasm calls it for every changed session it holds ----
 
-/** The cache of `options` for one `HostClient` (index.js passes the wasm a `__store` hook that
- *  forwards to `changed` once this module is in), or null without IndexedDB. */
-export function open(options) {
-  if (typeof indexedDB === 'undefined') return null
-  const c = options.cache
+/** Takes over the store hook of a `HostClient` with `options.cache` (index.js hands the wasm
+ *  `__store`, which calls `kept.f` once this module is in, and holds the sessions that changed
+ *  before it in `kept.w`): `kept.c` is the client's cache (none without IndexedDB). */
+export function attach(kept, options) {
+  const w = kept.w
+  kept.w = null
+  kept.f = () => {}
+  if (kept.gone || typeof indexedDB === 'undefined') return
   const base = String(options.baseUrl ?? location.origin).replace(/\/+$/, '')
   // `true` (or any truthy value that is not an object) has no `maxBytes`: the default.
-  return new Cache(base, c.maxBytes ?? MAX_BYTES)
+  const c = (kept.c = new Cache(base, options.cache.maxBytes ?? MAX_BYTES))
+  kept.f = (s) => changed(c, s)
+  for (const s of w) changed(c, s)
 }
 
 // What the hook keeps per Session object: whether this open read the cache, the entry it
@@ -310,7 +315,7 @@ export function open(options) {
 const state = new WeakMap()
 
 /** A session of `cache` changed (called by the wasm before its listeners run). */
-export function changed(cache, s) {
+function changed(cache, s) {
   // A collected `Session` (undefined) or a released one (no snapshot): nothing to keep.
   const w = cache.closed || s?.getSnapshot()
   if (!w?.nodes) return

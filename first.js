@@ -13,6 +13,7 @@ const COLD = {
   tailSeq: -1,
   hasMore: false,
   loadingOlder: false,
+  stale: false,
   nodes: EMPTY,
   partial: null,
   runningCalls: EMPTY,

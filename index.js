@@ -1,35 +1,26 @@
-// agent-session, the package entry: wasm-bindgen's classes with disposal, the lifetime rules
-// of docs/API.md ("Lifetimes": a Session's free and dispose do nothing), the local cache and
-// the many-tabs layer (both loaded on demand).
+// agent-session, the package entry: the wasm's classes, with the local cache and the many-tabs
+// layer (both loaded on demand) and the host's disposal (docs/API.md "Lifetimes").
 import init, { initSync, HostClient as Wasm, Session } from './pkg/agent_session.js'
 
 const cache = () => import('./cache.js')
-const g = globalThis
 
 class HostClient extends Wasm {
   constructor(options) {
-    // Tabs of one origin share one host connection where the browser can (share.js); opt-in
-    // until a shared client that nobody references can be collected (docs/API.md "Many tabs").
-    const link = options?.share === true && g.document && g.navigator?.locks && g.BroadcastChannel && g.crypto?.subtle && { w: [] }
+    // Tabs of one origin share one host connection where the browser can (share.js decides;
+    // elsewhere each connects alone); opt-in until a shared client that nobody references
+    // can be collected (docs/API.md "Many tabs").
+    const link = options?.share === true && { w: [] }
     // The local cache composes through the wasm's store hook: the sessions that change before
     // cache.js is in wait for it.
     const kept = options?.cache && { w: new Set() }
     if (link || kept) options = { ...options }
     if (link) options.__socket = (path, url) => link.m?.socket(path, url) ?? (link.w.push({ path, url, close() { this.gone = 1 } }), link.w.at(-1))
-    if (kept) options.__store = (s) => (kept.c ? kept.m.changed(kept.c, s) : kept.w?.add(s))
+    if (kept) options.__store = (s) => (kept.f ? kept.f(s) : kept.w.add(s))
     super(options)
     this.link = link
     this.kept = kept
     if (link) import('./share.js').then((m) => (link.m = m.join(options, link.w)))
-    if (kept) {
-      cache().then((m) => {
-        const w = kept.w
-        kept.w = null
-        if (kept.gone || !(kept.c = m.open(options))) return
-        kept.m = m
-        for (const s of w) m.changed(kept.c, s)
-      })
-    }
+    if (kept) cache().then((m) => m.attach(kept, options))
   }
 
   clearCache() {
@@ -37,7 +28,7 @@ class HostClient extends Wasm {
   }
 
   sharing() {
-    return this.link ? this.link.m?.state() ?? { role: 'starting' } : null
+    return this.link ? (this.link.m ? this.link.m.state() : { role: 'starting' }) : null
   }
 
   close() {
@@ -48,20 +39,19 @@ class HostClient extends Wasm {
       this.kept.c?.close()
     }
   }
-}
 
-const dispose = Symbol.dispose ?? Symbol.for('Symbol.dispose')
-const method = (value) => ({ value, configurable: true, writable: true })
-const freeHost = Wasm.prototype.free
-Object.defineProperty(HostClient.prototype, dispose, method(function () { this.close() }))
-Object.defineProperty(HostClient.prototype, 'free', method(function () {
-  if (this.__wbg_ptr) {
-    this.close()
-    freeHost.call(this)
+  // Both close at once, the many-tabs link too (a Session's are the wasm's no-op).
+  free() {
+    if (this.__wbg_ptr) {
+      this.close()
+      super.free()
+    }
   }
-}))
-Object.defineProperty(Session.prototype, dispose, method(() => {}))
-Object.defineProperty(Session.prototype, 'free', method(() => {}))
+
+  [Symbol.dispose]() {
+    this.close()
+  }
+}
 
 export default init
 export { init, initSync, HostClient, Session }

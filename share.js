@@ -272,9 +272,13 @@ export function join(options, waiting) {
     p.close = () => drop(p)
     socks.add(p)
   }
-  const base = new URL(options?.baseUrl ?? location.origin, location.href).href.replace(/\/+$/, '')
+  // Where the browser cannot share (no page, Web Locks, BroadcastChannel or digest), this tab
+  // connects alone: its sockets are its own, and `sharing()` says null.
+  const g = globalThis
+  const alone = !(g.document && g.navigator?.locks && g.BroadcastChannel && g.crypto?.subtle)
+  const base = alone ? '' : new URL(options?.baseUrl ?? location.origin, location.href).href.replace(/\/+$/, '')
   const token = new TextEncoder().encode(options?.token ?? '')
-  crypto.subtle.digest('SHA-256', token).then(
+  ;(alone ? Promise.reject() : crypto.subtle.digest('SHA-256', token)).then(
     (h) => {
       if (closed) return
       const hash = [...new Uint8Array(h)].slice(0, 16).map((b) => b.toString(16).padStart(2, '0')).join('')
@@ -301,7 +305,7 @@ export function join(options, waiting) {
         } else if (!hidden() && leaderHidden) post({ t: 'vis' })
       })
     },
-    // No digest (not a secure context): this tab connects alone.
+    // No digest (not a secure context), or no sharing here: this tab connects alone.
     () => {
       if (!closed) lead()
     },
@@ -309,7 +313,7 @@ export function join(options, waiting) {
 
   return {
     socket,
-    state: () => ({ ...stats }),
+    state: () => (alone ? null : { ...stats }),
     close() {
       if (closed) return
       leave()

@@ -3,6 +3,9 @@
 //! `serde_json::Value` (the native stand-in for the browser's `JSON.parse` floor).
 //! Prints figures; asserts only that every event arrived.
 //!
+//! Three shapes of 100k events besides 1k: long streamed turns (200 nodes), a message every
+//! 40 events (5,000 nodes) and the node-dense log (every event its own message node).
+//!
 //! Run: `cargo bench --bench core_open`
 
 mod common;
@@ -32,8 +35,17 @@ fn open(text: &str) -> usize {
 }
 
 fn main() {
-    for n in [1_000u64, 100_000] {
-        let text = common::body(n);
+    let shapes: [(&str, u64, Option<u64>); 4] = [
+        ("1k, long turns", 1_000, None),
+        ("100k, long turns", 100_000, None),
+        ("100k, a message every 40", 100_000, Some(40)),
+        ("100k, node-dense", 100_000, Some(2)),
+    ];
+    for (label, n, every) in shapes {
+        let text = match every {
+            None => common::body(n),
+            Some(e) => common::seeded_body(n, e),
+        };
         let runs = if n > 10_000 { 5 } else { 50 };
         let (floor, v) = best(runs, || serde_json::from_str::<serde_json::Value>(&text).expect("json"));
         assert_eq!(v["result"]["value"]["events"].as_array().map(Vec::len), Some(n as usize));
@@ -43,8 +55,7 @@ fn main() {
         let (whole, len) = best(runs, || open(&text));
         assert_eq!(len, n as usize);
         println!(
-            "core_open {:>7} events ({:.1} MB): Value floor {floor:.1} ms | envelope {envelope:.1} ms, page read {page:.1} ms, whole open {whole:.1} ms = {:.2}x the floor",
-            n,
+            "core_open {label:>26} ({:.1} MB): Value floor {floor:.1} ms | envelope {envelope:.1} ms, page read {page:.1} ms, whole open {whole:.1} ms = {:.2}x the floor",
             text.len() as f64 / 1e6,
             whole / floor
         );

@@ -7,9 +7,11 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT, cleanup, killHost, startHost, tempDir } from '../tests/support/host.mjs'
-import { NETWORK } from '../tests/support/guard.mjs'
+import { ROOT, admin, cleanup, killHost, startHost, tempDir } from '../tests/support/host.mjs'
+import { NETWORK, guardPage } from '../tests/support/guard.mjs'
 import { openDemo } from '../tests/support/demo.mjs'
+import { launch } from '../tests/support/browser.mjs'
+import { PAGES_DIST } from '../tests/support/pages.mjs'
 
 const DIST = join(ROOT, 'www', 'dist')
 const T = 20_000
@@ -138,5 +140,111 @@ describe('a message is never lost (demo, network cut by the browser)', () => {
     await new Promise((r) => setTimeout(r, 800))
     assert.deepEqual(await loggedPrompts(host.url, id), [text], 'still once')
     guard.assertClean()
+  })
+  it('what is typed and not sent survives a reload and a switch to another session', async () => {
+    const first = await newSession()
+    await page.getByTestId('composer-input').fill('A draft, not sent yet.')
+    await page.reload()
+    await page.waitForSelector('[data-testid="session-view"][data-open-state="open"]')
+    assert.equal(await page.getByTestId('composer-input').inputValue(), 'A draft, not sent yet.')
+    await newSession()
+    assert.equal(await page.getByTestId('composer-input').inputValue(), '', "another session's composer is its own")
+    await page.locator(`[data-session-id="${first}"].session-item`).click()
+    await page.waitForSelector(`[data-testid="session-view"][data-session-id="${first}"]`)
+    assert.equal(await page.getByTestId('composer-input').inputValue(), 'A draft, not sent yet.')
+    await send('A draft, not sent yet.')
+    await page.reload()
+    await page.waitForSelector('[data-testid="session-view"][data-open-state="open"]')
+    assert.equal(await page.getByTestId('composer-input').inputValue(), '', 'a sent message is no draft')
+    guard.assertClean()
+  })
+})
+
+describe('a prompt left by a gone tab is taken over by exactly one tab', () => {
+  let dir, host, browser
+
+  before(async () => {
+    dir = tempDir()
+    host = await startHost({ db: join(dir, 'host.sqlite'), staticDir: PAGES_DIST, chunkDelayMs: 2, faults: true })
+    browser = await launch()
+  })
+
+  after(async () => {
+    await browser?.close().catch(() => {})
+    await killHost(host)
+    cleanup(dir)
+  })
+
+  async function cachePage(context) {
+    const page = await context.newPage()
+    page.setDefaultTimeout(T)
+    const guard = (await guardPage(page)).expect(NETWORK)
+    await page.goto(`${host.url}/cache.html`)
+    await page.waitForFunction(() => document.getElementById('out')?.textContent === 'ready')
+    return { page, guard }
+  }
+
+  it('two tabs open the session at once after the tab that made the prompt went: one sends it, once', async () => {
+    const sid = (await admin(host.url, { command: 'seed', events: 4, messageEvery: 2 })).results[0].sessionId
+    const context = await browser.newContext()
+    const a = await cachePage(context)
+    await a.page.evaluate(async (sid) => {
+      const C = window.cachePage
+      const h = new C.HostClient({ baseUrl: location.origin, cache: true })
+      C.kept.h = h
+      await C.ready(h)
+      await h.session(sid).open()
+    }, sid)
+    await context.setOffline(true)
+    const id = await a.page.evaluate(async (sid) => {
+      const C = window.cachePage
+      const s = C.kept.h.session(sid)
+      s.prompt([{ type: 'text', text: 'Made in a tab that then went.' }])
+      const echo = s.getSnapshot().nodes.at(-1)
+      // The page's outbox record holds it before the tab goes.
+      await C.until(async () => {
+        const rows = await new Promise((ok) => {
+          const req = indexedDB.open('agent-session-cache')
+          req.onsuccess = () => {
+            const t = req.result.transaction('outbox').objectStore('outbox').getAll()
+            t.onsuccess = () => (req.result.close(), ok(t.result))
+          }
+        })
+        return rows.some((r) => r.prompts.some((p) => p.id === echo.id))
+      }, 'the outbox record')
+      return echo.id
+    }, sid)
+    a.guard.assertClean()
+    await a.page.close()
+    await context.setOffline(false)
+    const tabs = [await cachePage(context), await cachePage(context)]
+    // Both open the session at once: each reads the cache, only one takes the record over.
+    const saw = await Promise.all(
+      tabs.map(({ page }) =>
+        page.evaluate(
+          async ({ sid, id }) => {
+            const C = window.cachePage
+            const h = new C.HostClient({ baseUrl: location.origin, cache: true })
+            C.kept.h = h
+            await C.ready(h)
+            const s = h.session(sid)
+            let echoed = false
+            s.subscribe(() => (echoed ||= s.getSnapshot().nodes.some((n) => n.seq === -1 && n.id === id)))
+            await s.open()
+            await C.sleep(1500)
+            return echoed
+          },
+          { sid, id },
+        ),
+      ),
+    )
+    assert.equal(saw.filter(Boolean).length, 1, `exactly one tab took the prompt over: ${JSON.stringify(saw)}`)
+    const logged = await until(async () => {
+      const l = await loggedPrompts(host.url, sid)
+      return l.includes('Made in a tab that then went.') && l
+    }, 'the prompt in the host log')
+    assert.equal(logged.filter((t) => t === 'Made in a tab that then went.').length, 1)
+    for (const t of tabs) t.guard.assertClean()
+    await context.close()
   })
 })

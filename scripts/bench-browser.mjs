@@ -75,6 +75,9 @@ try {
   // and the big log again with a message every 20 events: ~1,000-event pages, 99 boundaries
   // (the shape of `cargo bench --bench core_paging`'s "one endless turn").
   const pagingBig = (await admin(host.url, { command: 'seed', events: BIG, messageEvery: 40 })).results[0]
+  // And node-dense: every event its own node (a user and an assistant message every 2 events),
+  // the shape of a conversation of many small messages.
+  const nodeDense = (await admin(host.url, { command: 'seed', events: BIG, messageEvery: 2 })).results[0]
   console.log(`[bench] seeded ${small.sessionId} (1k events), ${pagingSmall.sessionId} (1k events, dense messages), ${big.sessionId} (${BIG} events, ${big.elapsedMs.toFixed(0)} ms) and ${pagingBig.sessionId} (${BIG} events, dense messages)`)
 
   replay = await startReplay()
@@ -105,6 +108,7 @@ try {
       { label: `whole ${bigLabel}-event log as one response (host's pages joined, served in the page)`, sessionId: big.sessionId, assemble: true },
       { label: `tail page, ${bigLabel}-event session, over loopback`, sessionId: big.sessionId, loopback: true },
       { label: `whole ${bigLabel}-event log as one response, over loopback`, sessionId: big.sessionId, assemble: true, loopback: true },
+      { label: `whole ${bigLabel}-event log, every event its own node, over loopback`, sessionId: nodeDense.sessionId, assemble: true, loopback: true },
     ],
     replayUrl: replay.url,
     paging: [
@@ -256,7 +260,7 @@ try {
   }
   await browser.close()
   browser = null
-  const memory = process.env.BENCH_MEMORY === '0' ? null : await memoryBench(host.url, { small: small.sessionId, big: big.sessionId, dense: pagingBig.sessionId })
+  const memory = process.env.BENCH_MEMORY === '0' ? null : await memoryBench(host.url, { small: small.sessionId, big: big.sessionId, dense: pagingBig.sessionId, nodeDense: nodeDense.sessionId })
   console.log('')
   console.log(
     `bench-browser: ingest/raw ${results.map((r) => (r.ingestUsPerFrame / r.rawUsPerFrame).toFixed(2) + '×').join(' / ')} (goal ≤ 1.3×, ${worst <= 2 ? 'within' : 'OVER'} the 2× ceiling), window ${b.label.split('-')[0]}/${a.label.split('-')[0]} ${windowRatio.toFixed(2)}×, open/floor ${opens.map((r) => `${openTag(r)} ${ratio(r).toFixed(2)}×`).join(' / ')}, open/plain-JS ${opens.map((r) => `${openTag(r)} ${ratio(r, r.plainSamples).toFixed(2)}×`).join(' / ')}, paging/floor ${pagings.map((r) => `${k(r.events)} (${r.pages} pages) ${ratio(r).toFixed(2)}×`).join(' / ')}, reload to first nodes cache off / on / on with the answer held / over loopback ${reloads.map((r) => `${k(r.events)} ${ms(r.offMs)} / ${ms(r.onMs)} (cached ${r.cachedPaints}/${r.repeats}) / ${ms(r.heldMs)} (cached ${r.heldPaints}/${r.repeats}) / loopback off ${r.loopbackOffMs === undefined ? '—' : ms(r.loopbackOffMs)} on ${r.loopbackMs === undefined ? '—' : ms(r.loopbackMs)} (cached ${r.loopbackPaints}/${r.repeats})`).join(', ')}, wasm + JS ${kb(pkg.gz)} gzipped${memory ? `, memory: ${memory.summary}` : ''}`,

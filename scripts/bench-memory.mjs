@@ -72,7 +72,7 @@ const delta = (a, b) => ({ js: b.js - a.js, wasm: b.wasm - a.wasm, total: b.js -
  * Seeds what it needs besides `small` (1k events) and `big` (BIG events), runs every scenario
  * on `url` (a host with --faults serving the harness pages, target/pages) and prints the memory table.
  */
-export async function memoryBench(url, { small, big, dense }) {
+export async function memoryBench(url, { small, big, dense, nodeDense }) {
   const t0 = Date.now()
   const problems = []
   const seed = async (events) => (await admin(url, { command: 'seed', events, messageEvery: 1000 })).results[0].sessionId
@@ -92,7 +92,8 @@ export async function memoryBench(url, { small, big, dense }) {
     const windows = [
       { events: 1000, id: small, label: '' },
       { events: BIG, id: big, label: '' },
-      ...(dense ? [{ events: BIG, id: dense, label: ', dense messages', dense: true }] : []),
+      ...(dense ? [{ events: BIG, id: dense, label: ', dense messages', dense: 40 }] : []),
+      ...(nodeDense ? [{ events: BIG, id: nodeDense, label: ', every event its own node', dense: 2 }] : []),
     ]
     // (a) and (b): JS only
     const rows = []
@@ -104,7 +105,7 @@ export async function memoryBench(url, { small, big, dense }) {
         const r = await p.ev(([fn, id]) => window.mem[fn](id), [kind, w.id])
         if (r.events !== primed.events) throw new Error(`${kind} saw ${r.events} events, the page holds ${primed.events}`)
         const m1 = await p.measure()
-        rows.push({ kind, dense: !!w.dense, events: r.events, nodes: r.nodes, pageChars: primed.chars, ...delta(m0, m1) })
+        rows.push({ kind, dense: w.dense ?? 0, events: r.events, nodes: r.nodes, pageChars: primed.chars, ...delta(m0, m1) })
         await p.close()
       }
     }
@@ -118,7 +119,7 @@ export async function memoryBench(url, { small, big, dense }) {
       const r = await p.ev((id) => window.mem.open(id), w.id)
       if (r.events !== primed.events) throw new Error(`open installed ${r.events} events, the page holds ${primed.events}`)
       const m1 = await p.measure()
-      rows.push({ kind: 'open', dense: !!w.dense, ...r, pageChars: primed.chars, initWasm: conn.wasm, memories: conn.memories, base: m0, after: m1, ...delta(m0, m1) })
+      rows.push({ kind: 'open', dense: w.dense ?? 0, ...r, pageChars: primed.chars, initWasm: conn.wasm, memories: conn.memories, base: m0, after: m1, ...delta(m0, m1) })
       await p.close()
     }
     section('c')
@@ -171,7 +172,7 @@ export async function memoryBench(url, { small, big, dense }) {
     section('f')
     if (problems.length) throw new Error(`the memory bench pages reported: ${problems.join('; ')}`)
 
-    const find = (kind, events, dense = false) => rows.find((r) => r.kind === kind && r.events === events && r.dense === dense)
+    const find = (kind, events, dense = 0) => rows.find((r) => r.kind === kind && r.events === events && r.dense === dense)
     const sec = (Date.now() - t0) / 1000
     console.log('')
     console.log(
@@ -181,9 +182,9 @@ export async function memoryBench(url, { small, big, dense }) {
     console.log('| what | events | JS heap | wasm memory | total | × parsed page | × plain-JS client |')
     console.log('|---|---:|---:|---:|---:|---:|---:|')
     for (const w of windows) {
-      const floor = find('floor', w.events, !!w.dense)
-      const plainRow = find('plainOpen', w.events, !!w.dense)
-      const open = find('open', w.events, !!w.dense)
+      const floor = find('floor', w.events, w.dense ?? 0)
+      const plainRow = find('plainOpen', w.events, w.dense ?? 0)
+      const open = find('open', w.events, w.dense ?? 0)
       const n = `${w.events.toLocaleString('en')}${w.label}`
       console.log(`| (a) parsed page: the history page \`JSON.parse\`d and kept (${mb(floor.pageChars)} of JSON) | ${n} | ${mb(floor.js)} | — | ${mb(floor.total)} | 1.00× | ${x(floor.total, plainRow.total)} |`)
       console.log(`| (b) plain-JS client: parsed events kept + ${plainRow.nodes} nodes | ${n} | ${mb(plainRow.js)} | — | ${mb(plainRow.total)} | ${x(plainRow.total, floor.total)} | 1.00× |`)
@@ -206,15 +207,18 @@ export async function memoryBench(url, { small, big, dense }) {
     const big100 = find('open', BIG)
     console.log('')
     for (const w of windows.slice(1)) {
-      const o = find('open', w.events, !!w.dense)
+      const o = find('open', w.events, w.dense ?? 0)
       console.log(
         `open stages (wasm memory length, ${k(w.events)} window${w.label}): ${mb(o.initWasm)} after init + connect (${o.memories} WebAssembly.Memory), ${mb(o.before)} before open(), ${mb(o.opened)} once open() resolved, ${mb(o.exported)} after the first snapshot (its ${o.nodes} nodes as JSON: ${mb(o.nodesJsonChars)})`,
       )
     }
     const sorted = [...plateau.ms].sort((a, b) => a - b)
     console.log(`reconnects: ${plateau.calls} history calls in ${RECONNECTS} reconnects of the watched session; drop-streams → established → resynced and quiet: median ${sorted[sorted.length >> 1]?.toFixed(0)} ms`)
-    const denseOpen = find('open', BIG, true)
-    const denseNote = denseOpen ? ` (dense messages ${x(denseOpen.total, find('floor', BIG, true).total)} / ${x(denseOpen.total, find('plainOpen', BIG, true).total)})` : ''
+    const note = (dense, what) => {
+      const o = find('open', BIG, dense)
+      return o ? ` (${what} ${x(o.total, find('floor', BIG, dense).total)} / ${x(o.total, find('plainOpen', BIG, dense).total)})` : ''
+    }
+    const denseNote = note(40, 'dense messages') + note(2, 'every event its own node')
     const summary = `open ${k(BIG)} ${x(big100.total, find('floor', BIG).total)} the parsed page (${x(big100.total, find('plainOpen', BIG).total)} plain-JS)${denseNote}, ${kb(va.total)} per visited session (plain-JS ${kb(vp.total)}), ${rc.calls} history calls on one reconnect, reconnect plateau ≤ ${mb(Math.max(...plateau.total))}`
     return { rows, visit, plateau, summary }
   } finally {
@@ -232,7 +236,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const small = (await admin(host.url, { command: 'seed', events: 1000, messageEvery: 1000 })).results[0].sessionId
     const big = (await admin(host.url, { command: 'seed', events: BIG, messageEvery: 1000 })).results[0].sessionId
     const dense = (await admin(host.url, { command: 'seed', events: BIG, messageEvery: 40 })).results[0].sessionId
-    const { summary } = await memoryBench(host.url, { small, big, dense })
+    const nodeDense = (await admin(host.url, { command: 'seed', events: BIG, messageEvery: 2 })).results[0].sessionId
+    const { summary } = await memoryBench(host.url, { small, big, dense, nodeDense })
     console.log('')
     console.log(`bench-memory: ${summary}`)
   } catch (e) {

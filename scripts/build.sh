@@ -28,10 +28,12 @@ wasm-bindgen --target web --out-dir pkg --out-name agent_session --remove-produc
 # scripts/size.mjs measures; GNU gzip -9 showed -2.1 KB). Ordering by call
 # count instead (--reorder-functions) grew it by 5 KB. -O2 --converge was the smallest gzipped
 # of -Oz, -Os, -O2, -O3, -O4 (0.2-0.5 KB apart; -Oz and -Os are smaller only before gzip).
+# --low-memory-unused lets it fold constant addresses into loads and stores: rustc's wasm32
+# layout puts the stack, then the data, from 1 MiB up, so the low 1 KiB is never used (-50 B).
 features="--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals
   --enable-reference-types --enable-multivalue --enable-simd"
 # shellcheck disable=SC2086 # $features is a word list
-node_modules/.bin/wasm-opt -O2 -fimfs=0 -ocimfs=0 -aimfs=0 --converge --reorder-functions-by-name $features \
+node_modules/.bin/wasm-opt -O2 -fimfs=0 -ocimfs=0 -aimfs=0 --converge --low-memory-unused --reorder-functions-by-name $features \
   pkg/agent_session_bg.wasm -o pkg/agent_session_bg.wasm
 # Import, export and import-module names shortened (wasm-bindgen's carry 16 hex digits each),
 # the glue renamed to match and checked by scripts/minify-names.mjs: measured -1.9 KB gzipped on
@@ -42,17 +44,23 @@ node_modules/.bin/wasm-opt --minify-imports-and-exports-and-modules --strip-targ
 node scripts/minify-names.mjs pkg/names.json pkg/agent_session.js pkg/agent_session_bg.wasm
 rm pkg/names.json
 # The glue is shipped minified (names of exported classes kept): measured 5.9 -> 4.1 KB gzipped.
-node_modules/.bin/terser pkg/agent_session.js --module --compress --mangle --keep-classnames \
+# Its console.warn calls go (pure_funcs): wasm-bindgen's notices of the positional init forms
+# and of a .wasm served without the application/wasm type, both of which still load (the
+# latter compiled from its bytes); measured -177 B gzipped.
+node_modules/.bin/terser pkg/agent_session.js --module --compress pure_funcs=console.warn --mangle --keep-classnames \
   --output pkg/agent_session.js
 # The shell's JS module (src/wasm/shell.js, a wasm-bindgen snippet) ships too: minified the same way.
 for snippet in $(find pkg/snippets -name "*.js"); do
   node_modules/.bin/terser "$snippet" --module --compress --mangle --output "$snippet"
 done
-# The browser entry ships minified too (pkg/index.js, the package's "default" export), its
-# imports re-pointed from the package root to pkg/; the readable index.js stays the source (and
-# what node.js builds on): measured 1,097 -> 698 B gzipped.
-node_modules/.bin/terser index.js --module --compress --mangle --keep-classnames \
-  | sed -e 's#\./pkg/#./#g' -e 's#\./cache\.js#../cache.js#g' -e 's#\./share\.js#../share.js#g' > pkg/index.js
+# The browser entry ships minified too (pkg/index.js, the package's "default" export) with the
+# two modules it loads on demand (pkg/cache.js, pkg/share.js), its imports re-pointed from the
+# package root to pkg/; the readable index.js, cache.js and share.js stay the source (and what
+# node.js builds on): measured 1,097 -> 698 B gzipped for the entry.
+node_modules/.bin/terser index.js --module --compress --mangle --keep-classnames | sed -e 's#\./pkg/#./#g' > pkg/index.js
+for m in cache share; do
+  node_modules/.bin/terser "$m.js" --module --compress --mangle --output "pkg/$m.js"
+done
 grep -q '"./agent_session.js"\|'"'"'./agent_session.js'"'"'' pkg/index.js || { echo "build: pkg/index.js does not import ./agent_session.js" >&2; exit 1; }
 # The hand-written types/index.d.ts is the package's typing; drop the generated ones.
 rm -f pkg/*.d.ts pkg/package.json pkg/.gitignore

@@ -38,7 +38,7 @@ try {
   const files = info.files.map((f) => f.path)
   // Exactly these files: the entries, the local cache and the many-tabs layer (loaded on demand), the glue and its one
   // snippet, the module, the typings.
-  const expected = ['README.md', 'cache.js', 'first.js', 'index.js', 'node.js', 'package.json', 'pkg/agent_session.js', 'pkg/agent_session_bg.wasm', 'pkg/index.js', 'pkg/snippets/*/src/wasm/shell.js', 'react/index.d.ts', 'react/index.js', 'share.js', 'svelte/index.d.ts', 'svelte/index.js', 'types/index.d.ts', 'vue/index.d.ts', 'vue/index.js']
+  const expected = ['README.md', 'cache.js', 'first.js', 'index.js', 'node.js', 'package.json', 'pkg/agent_session.js', 'pkg/agent_session_bg.wasm', 'pkg/cache.js', 'pkg/index.js', 'pkg/share.js', 'pkg/snippets/*/src/wasm/shell.js', 'react/index.d.ts', 'react/index.js', 'share.js', 'svelte/index.d.ts', 'svelte/index.js', 'types/index.d.ts', 'vue/index.d.ts', 'vue/index.js']
   const shipped = files.map((f) => f.replace(/^pkg\/snippets\/[^/]+\//, 'pkg/snippets/*/')).sort()
   if (JSON.stringify(shipped) !== JSON.stringify(expected)) fail(`tarball files differ from the expected list:\n  got:      ${shipped.join(', ')}\n  expected: ${expected.join(', ')}`)
 

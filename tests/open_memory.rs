@@ -2,6 +2,8 @@
 //! never the body beside the window (wasm memory never shrinks, so a tab would pay that for
 //! good). Counted by the allocator of this test binary, natively.
 
+// The benches' other logs are not opened here.
+#[allow(dead_code)]
 #[path = "../benches/common/mod.rs"]
 mod common;
 

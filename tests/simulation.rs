@@ -88,7 +88,7 @@ fn random_schedules() {
     let p = &total.prompts;
     println!(
         "simulation prompts: {} schedules, {} prompts ({} made offline); drops met: {} requests lost before the host, \
-         {} answers lost after it, {} accepted-not-logged at a disconnect, {} in flight at a restart, {} at a lossy \
+         {} answers lost after it, {} never answered, {} accepted-not-logged at a disconnect, {} in flight at a restart, {} at a lossy \
          restart; {} landed once, {} failed with the host's reason, {} lost with the log by a lossy restart; \
          {} resent, {} found by look-up; duplicates {}, lost {}",
         total.schedules,
@@ -96,6 +96,7 @@ fn random_schedules() {
         p.made_offline,
         p.lost_before_host,
         p.answer_lost,
+        p.never_answered,
         p.accepted_not_logged_at_drop,
         p.at_restart,
         p.at_lossy_restart,

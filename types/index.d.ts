@@ -34,7 +34,7 @@ export type PlanModeState = { active: boolean; pending?: boolean }
 
 /** A programmer error thrown synchronously (bad argument types, use after `close()`). */
 export interface AgentSessionError extends Error {
-  /** `'not-initialized'`: outside a browser, a client was used before the module was loaded. */
+  /** `'not-initialized'`: the Node entry's `init()` found no `.wasm` to load (a rejection). */
   code: 'bad-argument' | 'closed' | 'not-initialized'
 }
 
@@ -63,7 +63,7 @@ export interface HostClientOptions {
    */
   transport?: Transport
   backoff?: { baseMs?: number; maxMs?: number }
-  /** Unary call timeout (also bounds how long a connection attempt may take). Default 30000. */
+  /** Unary call timeout, `0`: none (also bounds how long a connection attempt may take). Default 30000. */
   requestTimeoutMs?: number
   /** Largest unary response body read, in bytes; a larger one fails the call with a `transport` error naming the limit. Default 67108864 (64 MiB). */
   maxResponseBytes?: number
@@ -392,6 +392,9 @@ export interface ConversationSnapshot {
   readonly sessionId: string
   readonly openState: 'cold' | 'loading' | 'open' | 'error'
   readonly openError: RpcError | null
+  /** The window no longer follows the host's log: its connection ended and no fresh tail page
+   * has replaced it yet (a session nobody watches keeps it through a reconnect until watched). */
+  readonly stale: boolean
   /** Oldest seq in the window (0 when empty). */
   readonly baseSeq: number
   /** Newest seq in the window (-1 when empty). */

@@ -15,6 +15,9 @@ pub enum Agent {
     /// The real Claude Code (`claude -p`, one process per session): needs ANTHROPIC_API_KEY,
     /// a Claude login, or a cloud provider of its own.
     Claude,
+    /// Any Agent Client Protocol agent over stdio: its command line after `--`
+    /// (e.g. `--agent acp -- agents/node_modules/.bin/claude-code-acp`).
+    Acp,
 }
 
 /// Reference agent host for agent-session: the host wire contract over a durable SQLite log,
@@ -124,6 +127,14 @@ pub struct Cli {
     /// recently used idle one makes room).
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub claude_max_processes: u64,
+    /// Milliseconds the ACP agent may take to answer one request (all but `session/prompt`,
+    /// which lasts the turn) before the turn fails.
+    #[arg(long, value_name = "MS", default_value_t = 60_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub acp_request_timeout_ms: u64,
+
+    /// The ACP agent's command line (`--agent acp -- <command…>`).
+    #[arg(last = true, value_name = "COMMAND")]
+    pub agent_command: Vec<String>,
 
     /// Internal: run as the reaper of the codex process tree tagged TAG (the host starts it).
     #[arg(long, value_name = "TAG", hide = true)]

@@ -49,6 +49,8 @@ enum RunError {
     Listen(String, std::io::Error),
     Router(trust::security::BadOrigin),
     Io(std::io::Error),
+    /// `--agent acp` without the agent's command after `--`.
+    NoAgentCommand,
 }
 
 impl std::fmt::Display for RunError {
@@ -60,6 +62,10 @@ impl std::fmt::Display for RunError {
             RunError::Listen(addr, e) => f.write_str(&listen_error(addr, e)),
             RunError::Router(e) => write!(f, "{e}"),
             RunError::Io(e) => write!(f, "{e}"),
+            RunError::NoAgentCommand => f.write_str(
+                "--agent acp needs the agent's command after `--`, e.g. \
+                 --agent acp -- agents/node_modules/.bin/claude-code-acp",
+            ),
         }
     }
 }
@@ -88,7 +94,7 @@ async fn run(cli: cli::Cli) -> Result<(), RunError> {
         }))
     });
     let codex = match cli.agent {
-        cli::Agent::Script | cli::Agent::Claude => None,
+        cli::Agent::Script | cli::Agent::Claude | cli::Agent::Acp => None,
         cli::Agent::Codex => Some(Arc::new(agent::codex::Codex::new(agent::codex::CodexConfig {
             bin: agent::codex::CodexConfig::resolve_bin(cli.codex_bin.clone()),
             approval_policy: cli.codex_approval_policy.clone(),
@@ -96,10 +102,19 @@ async fn run(cli: cli::Cli) -> Result<(), RunError> {
             request_timeout: Duration::from_millis(cli.codex_request_timeout_ms),
         }))),
     };
-    let runtime: Arc<dyn agent::turns::Runtime> = match (&codex, &claude) {
-        (Some(c), _) => c.clone(),
-        (None, Some(c)) => c.clone(),
-        (None, None) => Arc::new(agent::script::Scripted),
+    let acp = match cli.agent {
+        cli::Agent::Acp if cli.agent_command.is_empty() => return Err(RunError::NoAgentCommand),
+        cli::Agent::Acp => Some(Arc::new(agent::acp::Acp::new(agent::acp::AcpConfig {
+            command: cli.agent_command.clone(),
+            request_timeout: Duration::from_millis(cli.acp_request_timeout_ms),
+        }))),
+        _ => None,
+    };
+    let runtime: Arc<dyn agent::turns::Runtime> = match (&codex, &acp, &claude) {
+        (Some(c), _, _) => c.clone(),
+        (None, Some(a), _) => a.clone(),
+        (None, None, Some(c)) => c.clone(),
+        (None, None, None) => Arc::new(agent::script::Scripted),
     };
     let app = Arc::new(App::new(store, options, cli.faults, runtime.clone()).map_err(RunError::Open)?);
     // Accepted prompts that waited for a turn when the host went down run now.
@@ -132,6 +147,11 @@ async fn run(cli: cli::Cli) -> Result<(), RunError> {
             eprintln!("agent-session-host: {hint}");
         }
     }
+    if let Some(a) = &acp {
+        eprintln!("agent-session-host: agent {}", a.banner());
+        let warm = a.clone();
+        tokio::spawn(async move { warm.warm().await });
+    }
     let r = tokio::select! {
         r = http::serve::serve(listener, router, cli.timeouts()) => r.map_err(RunError::Io),
         // Every commit is already durable: on a signal there is nothing to flush, and
@@ -145,6 +165,9 @@ async fn run(cli: cli::Cli) -> Result<(), RunError> {
     }
     if let Some(c) = &claude {
         c.shutdown().await;
+    }
+    if let Some(a) = &acp {
+        a.shutdown().await;
     }
     r
 }

@@ -1,10 +1,11 @@
 //! `HostClient` constructor options: where the host is (the [`Endpoint`] the I/O uses) and
-//! the core's [`Config`]. Read once, at construction; the request timeout's default is the core's
-//! ([`DEFAULT_TIMEOUT_MS`]).
+//! the core's [`Config`]. Read once, at construction; the request timeout's and the body
+//! bound's defaults are the core's ([`DEFAULT_TIMEOUT_MS`], [`DEFAULT_MAX_RESPONSE_BYTES`]).
 
 use super::js;
-use crate::core::client::host::DEFAULT_TIMEOUT_MS;
-use crate::core::client::{Backoff, Config, Retention, Transport};
+use crate::core::client::host::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS};
+use crate::core::client::{Backoff, Carrier, Config, Retention, Transport};
+use std::sync::atomic::{AtomicBool, Ordering};
 use wasm_bindgen::prelude::*;
 
 /// Where and how the fetch I/O reaches the host.
@@ -13,16 +14,16 @@ pub(crate) struct Endpoint {
     /// The origin and path prefix, without a trailing slash.
     pub(crate) base: String,
     pub(crate) token: Option<String>,
-    /// Each unary call is aborted after this long (the core's connect timeout, too).
-    pub(crate) timeout_ms: f64,
-    /// Largest unary response body read; a larger one is a transport error naming the limit.
-    pub(crate) max_response_bytes: f64,
+    /// The client connects at construction: where there is a DOM (a page, jsdom, happy-dom).
+    /// Without one (Node, a server render) it connects at its first `subscribe` or operation,
+    /// so a render that only reads snapshots never connects.
+    pub(crate) eager: bool,
     /// The entry's `__socket(path, url)`: makes each WebSocket downlink (the many-tabs layer
     /// lends one tab's sockets to the others); `new WebSocket(url)` without it.
     pub(crate) socket: Option<js_sys::Function>,
     /// The entry's `__store(session)`: called before the listeners of every session that
-    /// changed (resident, its `Session` object held by the page) (the local cache composes through it: it reads the snapshot, paints a loading
-    /// one with `__cache`, writes what the host confirmed).
+    /// changed whose `Session` object the page holds (the local cache composes through it: it
+    /// reads the snapshot, paints a loading one with `__cache`, writes what the host confirmed).
     pub(crate) store: Option<js_sys::Function>,
 }
 
@@ -33,9 +34,6 @@ impl Endpoint {
     }
 }
 
-/// Default bound on a unary response body: a 100k-event history page is ~15 MB.
-const MAX_RESPONSE_BYTES: f64 = (64 << 20) as f64;
-
 fn positive(opts: &JsValue, key: &str) -> Result<Option<f64>, JsValue> {
     let v = js::get(opts, key);
     if v.is_undefined() {
@@ -44,6 +42,39 @@ fn positive(opts: &JsValue, key: &str) -> Result<Option<f64>, JsValue> {
     match v.as_f64() {
         Some(n) if n.is_finite() && n >= 0.0 => Ok(Some(n)),
         _ => Err(js::bad_argument(&format!("{key} must be a non-negative finite number"))),
+    }
+}
+
+/// Set by the Node entry (`node.js`) under jsdom or happy-dom: their WebSockets and events do
+/// not work with Node's own `fetch` and `AbortSignal` (uncaught errors, then a late fallback).
+/// Told by the entry that knows where it runs, so a browser's module carries no such check.
+static SIMULATED_DOM: AtomicBool = AtomicBool::new(false);
+
+/// The Node entry's word that the page is simulated (jsdom, happy-dom): `'auto'` takes SSE.
+#[wasm_bindgen(js_name = __simulatedDom)]
+pub fn simulated_dom() {
+    SIMULATED_DOM.store(true, Ordering::Relaxed);
+}
+
+/// The `transport` option, checked, with what `'auto'` means where the client runs: SSE at
+/// once where no WebSocket works (none at all, as in Node 20, or a simulated page's).
+fn transport(option: &JsValue) -> Result<Transport, JsValue> {
+    let global: JsValue = js_sys::global().into();
+    let sockets = js::is_function(&js::get(&global, "WebSocket")).is_some();
+    let simulated = SIMULATED_DOM.load(Ordering::Relaxed);
+    let named = if option.is_undefined() {
+        Some(Transport::Auto)
+    } else {
+        option.as_string().and_then(|t| Transport::parse(&t))
+    };
+    match named {
+        Some(Transport::Auto) if !sockets || simulated => Ok(Transport::Only(Carrier::Sse)),
+        // Without a WebSocket a forced one would be retried forever.
+        Some(Transport::Only(Carrier::WebSocket)) if !sockets => {
+            Err(js::bad_argument("transport 'websocket' needs a global WebSocket"))
+        }
+        Some(t) => Ok(t),
+        None => Err(js::bad_argument("transport must be 'auto', 'websocket' or 'sse'")),
     }
 }
 
@@ -72,7 +103,8 @@ pub(crate) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Config), JsValu
         Some(token.as_string().ok_or_else(|| js::bad_argument("token must be a string"))?)
     };
     let timeout_ms = positive(&opts, "requestTimeoutMs")?.unwrap_or(DEFAULT_TIMEOUT_MS);
-    let max_response_bytes = positive(&opts, "maxResponseBytes")?.unwrap_or(MAX_RESPONSE_BYTES);
+    // A fractional bound is the whole bytes below it (a body is over 1.5 bytes when over 1).
+    let max_response_bytes = positive(&opts, "maxResponseBytes")?.map_or(DEFAULT_MAX_RESPONSE_BYTES, |n| n as u64);
     let mut backoff = Backoff::default();
     let b = js::get(&opts, "backoff");
     if !b.is_undefined() {
@@ -86,15 +118,7 @@ pub(crate) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Config), JsValu
             backoff.max_ms = v;
         }
     }
-    let transport = js::get(&opts, "transport");
-    let transport = if transport.is_undefined() {
-        Transport::Auto
-    } else {
-        transport
-            .as_string()
-            .and_then(|t| Transport::parse(&t))
-            .ok_or_else(|| js::bad_argument("transport must be 'auto', 'websocket' or 'sse'"))?
-    };
+    let transport = transport(&js::get(&opts, "transport"))?;
     // The local cache is the entry's (`cache.js`): `cache` is on when truthy, and its bound,
     // when it is an object, is checked here with the other numbers.
     positive(&js::get(&opts, "cache"), "maxBytes")?;
@@ -113,6 +137,8 @@ pub(crate) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Config), JsValu
         transport,
         backoff,
         connect_timeout_ms: timeout_ms,
+        request_timeout_ms: timeout_ms,
+        max_response_bytes,
         authenticated: token.is_some(),
         rpc_prefix: format!("c{seed}-"),
         seed: seed ^ ((js::random() * 4_294_967_296.0) as u64) << 32,
@@ -120,5 +146,6 @@ pub(crate) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Config), JsValu
     };
     let socket = js::is_function(&js::get(&opts, "__socket"));
     let store = js::is_function(&js::get(&opts, "__store"));
-    Ok((Endpoint { base, token, timeout_ms, max_response_bytes, socket, store }, cfg))
+    let eager = !js::get(&js_sys::global().into(), "document").is_undefined();
+    Ok((Endpoint { base, token, eager, socket, store }, cfg))
 }

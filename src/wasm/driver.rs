@@ -264,7 +264,11 @@ impl Inner {
                 }
                 Output::HostChanged => self.notify_host = true,
                 Output::SessionChanged(id) => {
-                    self.per_session.get_or_insert_with(id.as_str(), SessionJs::default).export.changes += 1;
+                    let export = &mut self.per_session.get_or_insert_with(id.as_str(), SessionJs::default).export;
+                    export.changes += 1;
+                    if let Some(s) = self.core.session(&id) {
+                        export.let_go(s);
+                    }
                     if !self.notify_sessions.contains(&id) {
                         self.notify_sessions.push(id);
                     }
@@ -384,27 +388,21 @@ pub(crate) fn flush_listeners(weak: &WeakShared) {
     let calls: Vec<(Function, JsValue)> = {
         let mut g = shared.borrow_mut();
         g.microtask_queued = false;
-        let ids = std::mem::take(&mut g.notify_sessions);
         let mut calls = Vec::new();
-        // The store hook first, once per changed session whose `Session` object a page holds:
-        // what it lends (cached node objects) is in the snapshot the listeners read.
-        if let Some(store) = &g.ep.store {
-            for id in &ids {
-                if let Some(o) = g.per_session.get(id).and_then(|s| s.obj.as_ref()) {
-                    calls.push((store.clone(), o.deref()));
-                }
-            }
-        }
         if std::mem::take(&mut g.notify_host) {
             for (_, f) in &g.host_listeners.items {
                 calls.push((f.clone(), JsValue::UNDEFINED));
             }
         }
-        for id in &ids {
-            if let Some(s) = g.per_session.get(id) {
-                for (_, f) in &s.listeners.items {
-                    calls.push((f.clone(), JsValue::UNDEFINED));
-                }
+        for id in std::mem::take(&mut g.notify_sessions) {
+            let Some(s) = g.per_session.get(&id) else { continue };
+            // The store hook first, for a session whose `Session` object a page holds: what it
+            // lends (cached node objects) is in the snapshot its listeners read.
+            if let (Some(store), Some(o)) = (&g.ep.store, &s.obj) {
+                calls.push((store.clone(), o.deref()));
+            }
+            for (_, f) in &s.listeners.items {
+                calls.push((f.clone(), JsValue::UNDEFINED));
             }
         }
         if g.core.is_closed() {

@@ -19,11 +19,8 @@ function init(body, token, signal) {
 
 // A readable message from a thrown value.
 export function describe(e) {
-  if (typeof e === 'string') return e
-  const name = e?.name
-  const message = e?.message
-  if (typeof message !== 'string') return 'unknown error'
-  return typeof name === 'string' ? `${name}: ${message}` : message
+  const m = e?.message
+  return typeof e == 'string' ? e : typeof m != 'string' ? 'unknown error' : typeof e.name == 'string' ? `${e.name}: ${m}` : m
 }
 
 // One request: a unary POST of `body`, or (`body` undefined) the GET of an SSE stream. Its
@@ -31,30 +28,22 @@ export function describe(e) {
 // network, the parse then overlaps the transfer a plain `JSON.parse` client waits for):
 // `feed(0)` once a 2xx answer came, `feed(1, chunk)` for every chunk, then once
 // `feed(2, status, why)`: status 0 and no `why` when the body ended, a non-2xx status, or
-// `why` for a failure (abort, network, no body on a stream, a body over `max` bytes, or the
-// `ms` timeout, which aborts through `ctrl`; 0: none). `feed` returns false once the core no
-// longer wants the body: reading stops there.
-export async function request(url, body, token, ms, max, ctrl, feed) {
+// `why` for a failure (abort, network, no body on a stream). `feed` returns false once the
+// core no longer wants the body: reading stops there. A call's deadline and its body bound
+// are the core's: it aborts through `ctrl` (then `feed` is told of the abort, and ignores it).
+export async function request(url, body, token, ctrl, feed) {
   await null
-  let timedOut = false
-  const timer = ms > 0 && setTimeout(() => {
-    timedOut = true
-    ctrl.abort()
-  }, ms)
   let reader
   try {
     const res = await fetch(url, init(body, token, ctrl.signal))
     if (!res.ok) return feed(2, res.status)
     if (!res.body && body === undefined) return feed(2, 0, 'no body')
     reader = res.body?.getReader()
-    for (let n = 0, c, wanted = feed(0); wanted; wanted = feed(1, c.value)) {
+    for (let c, wanted = feed(0); wanted; wanted = feed(1, c.value)) {
       if (!reader || (c = await reader.read()).done) return feed(2, 0)
-      if ((n += c.value.length) > max) throw `response body over the ${max}-byte limit (maxResponseBytes)`
     }
   } catch (e) {
-    feed(2, 0, timedOut ? `timed out after ${Math.trunc(ms)} ms` : describe(e))
-  } finally {
-    clearTimeout(timer)
+    feed(2, 0, describe(e))
   }
   // Nobody waits on the cancel: it rejects when the body was already aborted.
   reader?.cancel().catch(() => {})
@@ -72,11 +61,14 @@ export function parseFrozen(t) {
   return deepFreeze(JSON.parse(t))
 }
 
-// `old[..start] ++ middle ++ old[end..]`, frozen, in one call.
+// `old[..start] ++ middle ++ old[end..]`, frozen, in one call. A node of `middle` that
+// replaces an echo of `old[start..end]` (its `clientId` is the echo's id) keeps the echo's
+// `content` object when equal: what the UI drew of the message does not change.
 export function spliceFrozen(old, start, end, middle) {
-  if (start === 0 && end === old.length) return middle
-  const a = old.slice(0, start)
-  for (const x of middle) a.push(x)
-  for (let i = end; i < old.length; i++) a.push(old[i])
-  return Object.freeze(a)
+  for (let i = start; i < end; i++) {
+    const e = old[i]
+    if (e.seq === -1) middle = middle.map((n) => (n.clientId === e.id && JSON.stringify(e.content) === JSON.stringify(n.content) ? Object.freeze({ ...n, content: e.content }) : n))
+  }
+  if (start === 0 && end === old.length) return Object.freeze(middle)
+  return Object.freeze(old.slice(0, start).concat(middle, old.slice(end)))
 }

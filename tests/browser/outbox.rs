@@ -35,12 +35,16 @@ async fn a_prompt_shows_at_once_and_prompts_made_offline_arrive_once_in_order() 
     assert_eq!(path(&echo, &["source", "rpcId"]).as_string(), Some(client_id.clone()));
     let r = wait(p).await;
     assert_eq!(get(&r, "ok"), JsValue::TRUE, "prompt: {}", json(&r));
+    let echo_content = get(&echo, "content");
     until("the host's node replaces the echo", 10_000.0, || {
         nodes(&s).iter().any(|n| {
             get(&n, "clientId").as_string().as_deref() == Some(&client_id) && get(&n, "delivery").is_undefined()
         })
     })
     .await;
+    // The content did not change through the swap: it is the echo's object.
+    let node = nodes(&s).iter().find(|n| get(n, "clientId").as_string().as_deref() == Some(&client_id)).expect("it");
+    assert!(js_sys::Object::is(&get(&node, "content"), &echo_content), "the echo's content object is kept");
     until("turn 1 finished", 20_000.0, || !get(&snap(&s), "running").as_bool().unwrap_or(true)).await;
 
     // Offline: the streams drop, and the first prompt's answer is replaced by a carrier

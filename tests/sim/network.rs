@@ -3,8 +3,9 @@
 //! - Unary requests wait until the host "processes" them (in any order); their responses
 //!   then wait to be delivered (in any order, interleaved with mux frames).
 //! - A request can be lost before the host sees it, or its response lost after the host
-//!   acted on it; either way the client eventually gets a carrier failure (the shell's
-//!   timeout), so every request is answered exactly once.
+//!   acted on it; either way the client gets a carrier failure, so every request is
+//!   answered exactly once. Or its answer never comes at all (a host or proxy that holds
+//!   it open): then nothing but the client's own deadline ends it, through its timer table.
 //! - The mux stream is ordered, but the adversary may drop event frames (gaps) and
 //!   re-deliver old ones (duplicates). A disconnect ends the stream; the client's next
 //!   connection generation opens a new one, which starts with `session/subscribed {lastSeq}`
@@ -25,6 +26,8 @@ pub enum Fate {
     LostBeforeHost,
     /// The host acts on it but the response is lost: answered by a carrier failure.
     LostAfterHost,
+    /// The host acts on it and never answers: the network reports nothing, ever.
+    Unanswered,
 }
 
 /// What a request asks, read back from the body the client wrote.
@@ -46,6 +49,8 @@ pub struct Request {
     pub rpc_id: Option<String>,
     pub target: Target,
     pub fate: Fate,
+    /// When the client sent it (the world's clock).
+    pub sent_at: f64,
 }
 
 impl Request {
@@ -113,6 +118,11 @@ pub struct Network {
     pub requests: Vec<Request>,
     pub responses: Vec<Response>,
     pub downlinks: Vec<Downlink>,
+    /// Calls whose answer never comes, with the instant each was sent: the client must give
+    /// each up by its deadline (its `Output::Abort`).
+    pub hung: Vec<(CallId, f64)>,
+    /// Calls the client gave up because no answer came by their deadline.
+    pub timed_out: u64,
     /// Frames of the current mux stream not yet delivered, in stream order.
     pub stream: VecDeque<Tagged>,
     /// Event frames already delivered on this mux stream (duplicate candidates).
@@ -128,6 +138,8 @@ impl Network {
             requests: Vec::new(),
             responses: Vec::new(),
             downlinks: Vec::new(),
+            hung: Vec::new(),
+            timed_out: 0,
             stream: VecDeque::new(),
             delivered: Vec::new(),
             frame_ids: 0,

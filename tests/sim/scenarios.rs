@@ -228,7 +228,7 @@ fn a_repair_that_fails_is_bounded() {
             break;
         }
         let i = w.net.requests.iter().position(|r| r.call().is_some_and(history_tail)).unwrap();
-        w.act(|w| w.lose(i)).process(history_tail).deliver(history_tail);
+        w.act(|w| w.lose(i, false)).process(history_tail).deliver(history_tail);
     }
     assert!(w.session().diagnostics().repairs <= agent_session::core::session::MAX_REPAIRS_PER_TAIL as u64);
     assert!(w.net.requests.is_empty(), "no repair loop");
@@ -422,4 +422,77 @@ fn a_warm_unwatched_session_misses_a_generation_and_resyncs_when_watched_again()
     assert!(w.net.requests.iter().any(|r| r.call().is_some_and(history_tail)), "watched again: it resyncs");
     w.process(history_tail).deliver(history_tail).all_frames();
     w.quiesce_and_check();
+}
+
+/// The requests the client is waiting on whose answer never comes (the world's `hung`).
+fn hang(w: &mut World, pred: fn(&Call) -> bool) {
+    let i = w.net.requests.iter().position(|r| r.call().is_some_and(pred)).expect("scenario: no such request");
+    w.net.requests[i].fate = super::network::Fate::Unanswered;
+    w.host_process(i);
+    w.check();
+}
+
+/// Time passes to the client's timers until no call hangs; returns when the last went.
+fn until_given_up(w: &mut World) -> f64 {
+    while !w.net.hung.is_empty() {
+        assert!(w.time_passes(), "a call hangs and no timer is armed for it");
+        w.check();
+    }
+    w.now
+}
+
+#[test]
+fn a_request_never_answered_times_out_on_the_clients_timer_and_the_session_recovers() {
+    use agent_session::core::client::host::DEFAULT_TIMEOUT_MS;
+    let mut w = world(true);
+    let sent = w.now;
+    w.act(|w| w.ui_open());
+    hang(&mut w, history_tail);
+    let deadline = sent + DEFAULT_TIMEOUT_MS;
+    assert!(
+        w.client.poll_timeout().is_some_and(|at| at.as_ms() <= deadline),
+        "the call's deadline is in the one timer table"
+    );
+    assert_eq!(until_given_up(&mut w), deadline, "given up exactly at its deadline");
+    assert_eq!(w.net.timed_out, 1, "through the client's abort");
+    assert_eq!(w.session().open_state(), OpenState::Error);
+    let why = &w.session().open_error().expect("the open failed").message;
+    assert_eq!(why, "session.history: timed out after 30000 ms", "the shell's words, now the core's");
+    assert_eq!(w.client.diagnostics().inflight_calls, 0);
+    // As after any failed request: the UI opens again and the session converges.
+    w.opened();
+    assert_eq!(w.session().open_state(), OpenState::Open);
+    // A prompt whose answer never comes: the outbox looks it up and it lands exactly once.
+    w.act(|w| w.ui_prompt());
+    hang(&mut w, prompt);
+    until_given_up(&mut w);
+    w.quiesce_and_check();
+    assert_eq!(w.host().logged_prompts().count(), 1, "the prompt landed once");
+}
+
+#[test]
+fn a_response_body_over_max_response_bytes_is_aborted_and_the_session_recovers() {
+    take_trace();
+    let cfg = SimConfig { max_response_bytes: 2048, ..SimConfig::single(true) };
+    let mut w = World::new(0x5eed, cfg);
+    w.host_mut().page_size = Some(1000);
+    // The host's log grows past what one page may carry under the bound.
+    while w.host().log.len() < 60 {
+        host_turn(&mut w);
+    }
+    w.act(|w| w.ui_open()).process(history_tail);
+    let call = w.net.responses.iter().find(|r| r.call().is_some_and(history_tail)).expect("the page").id;
+    // The page arrives in pieces; past the bound the client gives the call up.
+    while let Some(i) = w.net.responses.iter().position(|r| r.id == call) {
+        w.deliver_piece(i);
+        w.check();
+    }
+    assert_eq!(w.session().open_state(), OpenState::Error, "the page was never installed");
+    let why = &w.session().open_error().expect("the open failed").message;
+    assert_eq!(why, "session.history: response body over the 2048-byte limit (maxResponseBytes)");
+    assert!(w.session().window().is_empty(), "nothing of the oversized page is kept");
+    // A host that pages within the bound: the UI opens again and the session converges.
+    w.host_mut().page_size = Some(4);
+    w.quiesce_and_check();
+    assert_eq!(w.session().open_state(), OpenState::Open);
 }

@@ -3,6 +3,7 @@
 
 use super::network::Conn;
 use super::world::{trace, SimConfig, World};
+use agent_session::core::client::host::DEFAULT_MAX_RESPONSE_BYTES;
 use agent_session::core::client::{Carrier, Retention, Transport};
 
 /// What the run covered, summed over schedules.
@@ -30,6 +31,8 @@ pub struct Stats {
     pub releases: u64,
     /// Deliveries that met a body begun in pieces.
     pub pieces: u64,
+    /// Calls never answered that the client gave up at their deadline.
+    pub timed_out: u64,
     /// What happened to the prompts made.
     pub prompts: super::world::PromptStats,
 }
@@ -57,11 +60,13 @@ impl Stats {
         self.unwatches += o.unwatches;
         self.releases += o.releases;
         self.pieces += o.pieces;
+        self.timed_out += o.timed_out;
         let (p, q) = (&mut self.prompts, &o.prompts);
         p.made += q.made;
         p.made_offline += q.made_offline;
         p.lost_before_host += q.lost_before_host;
         p.answer_lost += q.answer_lost;
+        p.never_answered += q.never_answered;
         p.at_restart += q.at_restart;
         p.at_lossy_restart += q.at_lossy_restart;
         p.accepted_not_logged_at_drop += q.accepted_not_logged_at_drop;
@@ -115,7 +120,11 @@ pub fn run(seed: u64) -> Stats {
         let keep_warm = [0, 1, 4][r.below(3)];
         let release_after_ms = [0.0, 3_000.0, 60_000.0][r.below(3)];
         let retention = Retention { keep_warm, release_after_ms };
-        World::new(seed, SimConfig { service: !r.chance(0.2), sessions, transport, sse_only, retention })
+        let max_response_bytes = DEFAULT_MAX_RESPONSE_BYTES;
+        World::new(
+            seed,
+            SimConfig { service: !r.chance(0.2), sessions, transport, sse_only, retention, max_response_bytes },
+        )
     };
     trace(format!("== seed {seed} {:?}", w.cfg));
     let mut stats = Stats { schedules: 1, ..Stats::default() };
@@ -217,7 +226,7 @@ pub fn run(seed: u64) -> Stats {
                 let n = w.net.requests.len() + w.net.responses.len();
                 if n > 0 {
                     let i = w.rng.below(n);
-                    w.lose(i);
+                    w.lose(i, true);
                 }
             }
             Action::Disconnect => {
@@ -253,6 +262,7 @@ pub fn run(seed: u64) -> Stats {
         stats.plan_changes += sim.checker.plan_changes;
     }
     stats.generations = w.client.connection().generation();
+    stats.timed_out = w.net.timed_out;
     stats.prompts = w.prompt_stats.clone();
     stats
 }

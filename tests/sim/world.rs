@@ -10,6 +10,7 @@ use super::invariants::{check_converged, check_nodes_match_a_full_fold, check_wi
 use super::model_host::{prompts_of, Meta, ModelHost};
 use super::network::{Conn, Downlink, Fate, Network, Request, Response, Tagged, Target};
 use super::rng::Rng;
+use agent_session::core::client::host::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS};
 use agent_session::core::client::{
     CallId, Carrier, Config, HostClient, Input, Instant, Output, Reply, Retention, SessionOp, Settlement, StreamKind,
     Token, Transport,
@@ -57,6 +58,8 @@ pub struct SimConfig {
     pub sse_only: bool,
     /// The client's retention rule (sessions nobody watches are released).
     pub retention: Retention,
+    /// The client's bound on a unary response body (`maxResponseBytes`).
+    pub max_response_bytes: u64,
 }
 
 impl SimConfig {
@@ -68,6 +71,7 @@ impl SimConfig {
             transport: Transport::Only(Carrier::Sse),
             sse_only: false,
             retention: Retention::default(),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         }
     }
 }
@@ -102,6 +106,8 @@ pub struct PromptStats {
     pub lost_before_host: u64,
     /// Prompt requests the host took whose answer was lost.
     pub answer_lost: u64,
+    /// Prompt requests the host took and never answered (given up by the client's deadline).
+    pub never_answered: u64,
     /// Prompt requests unanswered when the host restarted.
     pub at_restart: u64,
     /// … a restart that lost part of the log.
@@ -165,6 +171,7 @@ impl World {
             rpc_prefix: "c-".into(),
             seed: seed ^ 0x5eed,
             retention: cfg.retention,
+            max_response_bytes: cfg.max_response_bytes,
             ..Config::default()
         });
         let mut w = World {
@@ -237,6 +244,12 @@ impl World {
         while let Some(out) = pending.pop_front() {
             self.perform(out, what);
         }
+        // A call nobody answered is given up by its deadline, through the client's own timer.
+        let mut unanswered = self.net.hung.iter().copied().chain(self.net.requests.iter().map(|r| (r.id, r.sent_at)));
+        if let Some((call, at)) = unanswered.find(|h| h.1 + DEFAULT_TIMEOUT_MS <= self.now) {
+            let now = self.now;
+            self.fail(&format!("{what}: {call:?}, sent at {at} ms, unanswered, is still waited for at {now} ms"));
+        }
         let established = self.client.connection().established_count();
         if established != self.established_seen {
             self.established_seen = established;
@@ -253,13 +266,19 @@ impl World {
         match out {
             Output::Send { call, path, body } => {
                 self.next_call_seen = self.next_call_seen.max(call.0 + 1);
-                let request = self.decode(call, path, &body);
+                let mut request = self.decode(call, path, &body);
+                request.sent_at = self.now;
                 trace(format!("    -> send {call:?} {}", target_name(&request.target)));
                 self.net.requests.push(request);
             }
             Output::Abort { call } => {
                 self.net.requests.retain(|r| r.id != call);
                 self.net.responses.retain(|r| r.id != call);
+                if let Some(i) = self.net.hung.iter().position(|h| h.0 == call) {
+                    trace(format!("    -> abort {call:?} (never answered)"));
+                    self.net.hung.remove(i);
+                    self.net.timed_out += 1;
+                }
             }
             Output::OpenStream { stream, kind, carrier, ticket } => {
                 if ticket.is_some() {
@@ -326,7 +345,7 @@ impl World {
         if v["type"] != "client-request" || v["method"] != path {
             self.fail(&format!("{path}: not a client-request for its path: {body}"));
         }
-        Request { id, rpc_id, target, fate: Fate::Normal }
+        Request { id, rpc_id, target, fate: Fate::Normal, sent_at: 0.0 }
     }
 
     /// The host answers the streams the client asked for: SSE always, WebSockets unless the
@@ -670,6 +689,10 @@ impl World {
             (_, Fate::LostBeforeHost) => (ModelHost::transport_error("request lost"), Meta::default()),
             (Target::Session { sim, call }, fate) => {
                 let (result, meta) = self.sims[*sim].host.process(call, &mut self.rng);
+                if fate == Fate::Unanswered {
+                    trace(format!("host processes {:?} {} and never answers", r.id, target_name(&r.target)));
+                    return self.net.hung.push((r.id, r.sent_at));
+                }
                 if fate == Fate::LostAfterHost {
                     (ModelHost::transport_error("response lost"), Meta::default())
                 } else {
@@ -688,6 +711,7 @@ impl World {
                     .collect();
                 (Ok(json!({ "items": items })), Meta::default())
             }
+            (_, Fate::Unanswered) => return self.net.hung.push((r.id, r.sent_at)),
             (_, Fate::LostAfterHost) => (ModelHost::transport_error("response lost"), Meta::default()),
         };
         let lost = r.fate != Fate::Normal;
@@ -803,14 +827,21 @@ impl World {
         self.feed_frame(t, "DUP frame");
     }
 
-    /// The request or response at `i` (requests first) will be answered by a carrier failure.
-    pub fn lose(&mut self, i: usize) {
+    /// The request or response at `i` (requests first) will be answered by a carrier
+    /// failure, or (`may_hang`: a request, one time in four) never answered at all.
+    pub fn lose(&mut self, i: usize, may_hang: bool) {
         if i < self.net.requests.len() {
-            let fate = if self.rng.bool() { Fate::LostBeforeHost } else { Fate::LostAfterHost };
+            let fate = match self.rng.below(4) {
+                0 if may_hang => Fate::Unanswered,
+                0 => Fate::LostBeforeHost,
+                1 => Fate::LostBeforeHost,
+                _ => Fate::LostAfterHost,
+            };
             trace(format!("LOSE request {:?} ({fate:?})", self.net.requests[i].id));
             if matches!(self.net.requests[i].target, Target::Session { call: Call::Prompt { .. }, .. }) {
                 match fate {
                     Fate::LostBeforeHost => self.prompt_stats.lost_before_host += 1,
+                    Fate::Unanswered => self.prompt_stats.never_answered += 1,
                     _ => self.prompt_stats.answer_lost += 1,
                 }
             }
@@ -835,7 +866,7 @@ impl World {
         let n = self.net.requests.len() + self.net.responses.len();
         for i in 0..n {
             if self.rng.chance(p_lose) {
-                self.lose(i);
+                self.lose(i, true);
             }
         }
         self.net.stream.clear();
@@ -1009,6 +1040,9 @@ impl World {
             if let Some((op, _)) = sim.ops.iter().find(|(_, s)| s.is_none()) {
                 self.fail(&format!("{}: operation {op:?} never settled", sim.id));
             }
+        }
+        if let Some((call, at)) = self.net.hung.first() {
+            self.fail(&format!("{call:?}, sent at {at} ms and never answered, was never given up"));
         }
         self.check_prompts_final();
         self.focus = 0;

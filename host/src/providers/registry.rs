@@ -6,10 +6,13 @@ pub enum Provider {
     Codex,
     Claude,
     Cursor,
+    /// Any ACP agent the host drives (`--agent acp`); its adapter is the ACP one, its
+    /// capabilities what the agent advertises. Only an `--agent acp` host offers it.
+    Acp,
 }
 
 /// What `session.create`'s `provider` accepts.
-pub const NAMES: &[&str] = &["default", "codex", "claude", "cursor"];
+pub const NAMES: &[&str] = &["default", "codex", "claude", "cursor", "acp"];
 
 /// A `provider` that names no profile.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +34,7 @@ impl Provider {
             Some("codex") => Ok(Some(Provider::Codex)),
             Some("claude") => Ok(Some(Provider::Claude)),
             Some("cursor") => Ok(Some(Provider::Cursor)),
+            Some("acp") => Ok(Some(Provider::Acp)),
             Some(other) => Err(UnknownProvider(other.to_string())),
         }
     }
@@ -41,6 +45,7 @@ impl Provider {
             Provider::Codex => "codex",
             Provider::Claude => "claude",
             Provider::Cursor => "cursor",
+            Provider::Acp => "acp",
         }
     }
 }

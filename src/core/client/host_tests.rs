@@ -1,6 +1,6 @@
 //! Native tests of the sans-IO host client as a driver sees it, named after the scenario.
 
-use super::host::{MAX_MESSAGE_BYTES, RESEED_MS, UPGRADE_TIMEOUT_MS};
+use super::host::{DEFAULT_TIMEOUT_MS, MAX_MESSAGE_BYTES, RESEED_MS, UPGRADE_TIMEOUT_MS};
 use super::test_driver::*;
 use super::*;
 use crate::core::session::OpenState;
@@ -230,16 +230,18 @@ fn a_session_wake_comes_back_through_the_one_timer() {
 fn a_wake_no_longer_wanted_is_cancelled_not_left_in_the_timer_table() {
     let mut d = Driver::sse();
     d.establish();
+    d.seed();
     d.open(1, "s1");
     d.answer("session.history", &tail_page(0, 1));
-    assert_eq!(d.client.poll_timeout(), None, "established and idle: nothing is due");
+    let plan_deadline = Some(Instant::from_ms(d.now + DEFAULT_TIMEOUT_MS));
+    assert_eq!(d.client.poll_timeout(), plan_deadline, "established: only the plan query's deadline is due");
     let (call, _) = d.take("session.planMode");
     d.input(Input::Response { call, reply: Reply::Failed("network".into()) });
-    assert!(d.client.poll_timeout().is_some(), "the retry wake is armed");
+    assert!(d.client.poll_timeout() < plan_deadline, "the retry wake is armed, its deadline gone");
     // A live event asks again at once: the wake is no longer wanted and is cancelled.
     d.frame(json!({"type":"server-request","rpcId":"e1","method":"session/event","payload":{"type":"session/event","sessionId":"s1","event":{"type":"user/message","seq":1,"time":1.0,"data":{"content":[],"source":{"kind":"user"}}}}}));
     assert!(d.sent.iter().any(|s| s.1 == "session.planMode"), "asked again on the live event");
-    assert_eq!(d.client.poll_timeout(), None, "no deadline left behind");
+    assert_eq!(d.client.poll_timeout(), plan_deadline, "no wake left behind: the new query's deadline only");
 }
 
 #[test]
@@ -298,6 +300,7 @@ fn a_websocket_upgrade_that_hangs_counts_as_refused_after_the_upgrade_timeout() 
     assert_eq!(d.closed.len(), 2, "the hanging sockets are closed");
     assert_eq!(d.opened.iter().filter(|o| o.2 == Carrier::Sse).count(), 2, "SSE in the same generation");
     d.establish();
+    d.seed();
     assert_eq!(d.client.transport(), Some(Carrier::Sse));
     assert_eq!(d.client.poll_timeout(), None, "no stale upgrade deadline is left");
 }
@@ -306,6 +309,7 @@ fn a_websocket_upgrade_that_hangs_counts_as_refused_after_the_upgrade_timeout() 
 fn an_opened_websocket_drops_its_upgrade_deadline() {
     let mut d = Driver::new(Config::default());
     d.establish();
+    d.seed();
     assert_eq!(d.client.transport(), Some(Carrier::WebSocket));
     assert_eq!(d.client.poll_timeout(), None);
 }
@@ -375,4 +379,85 @@ fn a_handover_close_starts_the_next_generation_at_once_without_counting_an_attem
     assert_eq!(d.client.connection().last_error(), Some(&GenerationEnd::Handover));
     d.advance_to_timeout();
     assert!(d.opened.iter().all(|o| o.2 == Carrier::WebSocket));
+}
+
+/// The carrier-failure message a host call settled with.
+fn failure(d: &Driver, token: u64) -> String {
+    match d.settlement(token) {
+        Some(Settlement::Result(Err(e))) => e.message.clone(),
+        other => panic!("expected a failed result, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_call_unanswered_past_the_request_timeout_is_aborted_and_fails_with_the_timeout() {
+    let mut d = Driver::sse();
+    d.establish();
+    d.seed();
+    let sent_at = d.now;
+    d.input(Input::Host { token: Token(7), call: HostCall::List });
+    let (call, _) = d.take("session.list");
+    let deadline = Instant::from_ms(sent_at + DEFAULT_TIMEOUT_MS);
+    assert_eq!(d.client.poll_timeout(), Some(deadline), "the call's deadline is the one timer");
+    d.advance_to_timeout();
+    assert_eq!(d.aborted, vec![call], "the driver is told to abort it");
+    assert_eq!(failure(&d, 7), "session.list: timed out after 30000 ms");
+    assert_eq!(d.client.poll_timeout(), None, "nothing left to time");
+    // Its late answer is not read.
+    d.input(Input::Response { call, reply: Reply::Body(String::new()) });
+    assert_eq!(d.settled.len(), 1);
+}
+
+#[test]
+fn an_answered_call_leaves_no_deadline_and_a_zero_timeout_arms_none() {
+    let mut d = Driver::sse();
+    d.establish();
+    d.seed();
+    d.input(Input::Host { token: Token(7), call: HostCall::List });
+    d.answer("session.list", r#"{"items":[]}"#);
+    assert_eq!(d.client.poll_timeout(), None, "the deadline went with the answer");
+    let mut d =
+        Driver::new(Config { transport: Transport::Only(Carrier::Sse), request_timeout_ms: 0.0, ..Config::default() });
+    d.establish();
+    d.input(Input::Host { token: Token(7), call: HostCall::List });
+    assert_eq!(d.client.poll_timeout(), None, "requestTimeoutMs 0: no call deadline");
+}
+
+#[test]
+fn a_body_past_max_response_bytes_is_aborted_and_fails_naming_the_limit() {
+    let mut d =
+        Driver::new(Config { transport: Transport::Only(Carrier::Sse), max_response_bytes: 16, ..Config::default() });
+    d.establish();
+    d.seed();
+    d.input(Input::Host { token: Token(7), call: HostCall::List });
+    let (call, _) = d.take("session.list");
+    d.input(Input::ResponseBytes { call, bytes: vec![b' '; 16] });
+    assert!(d.aborted.is_empty() && d.settled.is_empty(), "16 bytes are within the bound");
+    d.input(Input::ResponseBytes { call, bytes: vec![b' '] });
+    assert_eq!(d.aborted, vec![call], "the 17th byte: the driver is told to abort it");
+    assert_eq!(failure(&d, 7), "session.list: response body over the 16-byte limit (maxResponseBytes)");
+    assert_eq!(d.client.poll_timeout(), None, "its deadline went with it");
+    d.input(Input::ResponseBytes { call, bytes: vec![b' '] });
+    d.input(Input::Response { call, reply: Reply::Failed("AbortError".into()) });
+    assert_eq!((d.aborted.len(), d.settled.len()), (1, 1), "nothing more is read of it");
+}
+
+#[test]
+fn a_client_only_made_resident_never_connects_until_its_first_other_input() {
+    let mut client = HostClient::new(Config::default());
+    let now = Instant::from_ms(5.0);
+    assert_eq!(client.poll_timeout(), None, "not started: no timer");
+    client.handle_input(now, Input::Ensure { session: "s1".into() });
+    assert!(client.session("s1").is_some(), "resident");
+    assert_eq!(client.connection().generation(), 0, "a server render's only input starts nothing");
+    assert_eq!(client.poll_timeout(), None);
+    assert!(std::iter::from_fn(|| client.poll_output())
+        .all(|o| !matches!(o, Output::OpenStream { .. } | Output::Send { .. })));
+    client.handle_input(now, Input::Watch { session: "s1".into(), listeners: true });
+    assert_eq!(client.connection().generation(), 1, "a subscriber starts it");
+    assert!(std::iter::from_fn(|| client.poll_output()).any(|o| matches!(o, Output::OpenStream { .. })));
+    let mut closed = HostClient::new(Config::default());
+    closed.handle_input(now, Input::Close);
+    assert!(closed.is_closed());
+    assert_eq!(closed.connection().generation(), 0, "closed before it started: it never connected");
 }

@@ -10,6 +10,7 @@ fn driver(keep_warm: usize, release_after_ms: f64) -> Driver {
     let retention = Retention { keep_warm, release_after_ms };
     let mut d = Driver::new(Config { transport: Transport::Only(Carrier::Sse), retention, ..Config::default() });
     d.establish();
+    d.seed();
     d
 }
 
@@ -61,6 +62,8 @@ fn an_unwatched_session_beyond_the_warm_set_is_released_on_the_next_timer_turn()
 fn a_warm_session_is_released_when_its_grace_ends() {
     let mut d = driver(4, 10_000.0);
     open_with_window(&mut d, 1, "a");
+    // The open's plan query stays unanswered: its deadline is the one timer left at the end.
+    let plan_deadline = Some(Instant::from_ms(d.now + Config::default().request_timeout_ms));
     unwatch(&mut d, "a");
     later(&mut d, 9_999.0);
     assert_eq!(state(&d, "a"), OpenState::Open);
@@ -68,7 +71,7 @@ fn a_warm_session_is_released_when_its_grace_ends() {
     d.now = at.as_ms();
     d.input(Input::Timeout);
     assert_eq!(state(&d, "a"), OpenState::Cold);
-    assert_eq!(d.client.poll_timeout(), None, "nothing left to sweep");
+    assert_eq!(d.client.poll_timeout(), plan_deadline, "nothing left to sweep");
 }
 
 #[test]
@@ -165,4 +168,29 @@ fn an_operation_on_a_session_that_missed_a_generation_resyncs_it_first() {
     d.input(Input::Session { token: Token(9), session: "a".into(), op: SessionOp::Open });
     assert_eq!(history_calls(&d), before + 1);
     assert_eq!(d.settlement(9), Some(&Settlement::Done), "the old window is shown meanwhile");
+}
+
+#[test]
+fn a_warm_unwatched_session_says_its_window_is_stale_through_a_reconnect_until_resynced() {
+    let mut d = driver(8, 600_000.0);
+    open_with_window(&mut d, 1, "w");
+    open_with_window(&mut d, 2, "u");
+    unwatch(&mut d, "u");
+    let stale = |d: &Driver, id: &str| d.client.session(id).unwrap().stale();
+    assert!(!stale(&d, "u") && !stale(&d, "w"), "both follow the host's log");
+    let mux = d.mux();
+    d.input(Input::StreamEnded { stream: mux, why: "gone".into() });
+    assert!(stale(&d, "u") && stale(&d, "w"), "the connection that built them ended");
+    d.advance_to_timeout();
+    d.establish();
+    // The watched session resyncs at once; the unwatched one keeps its window, behind.
+    d.answer("session.history", &tail_page(0, 5));
+    assert!(!stale(&d, "w"), "resynced");
+    assert!(stale(&d, "u"), "not re-fetched while nobody watches it");
+    assert_eq!(state(&d, "u"), OpenState::Open, "its old window is still shown");
+    watch(&mut d, "u");
+    assert!(stale(&d, "u"), "resyncing: the fresh tail page is not in yet");
+    d.answer("session.history", &tail_page(0, 6));
+    assert!(!stale(&d, "u"), "the resync installed the host's window");
+    assert_eq!(d.client.session("u").unwrap().tail_seq(), 5);
 }

@@ -4,8 +4,8 @@
 
 use crate::core::time::Instant;
 
-/// Deadlines by key. A handful at a time (one per generation, per session retry, the
-/// connection's and the retention sweep), so a vector is the whole structure.
+/// Deadlines by key: one per unary call in flight, per generation, per session retry, the
+/// connection's and the retention sweep. Tens at a time, so a vector is the whole structure.
 #[derive(Debug)]
 pub struct TimerTable<K> {
     entries: Vec<(K, Instant)>,

@@ -354,6 +354,13 @@ impl Session {
     pub fn lifecycle(&self) -> &Lifecycle {
         &self.life
     }
+    /// The window no longer follows the host's log: the connection that built it ended and
+    /// no fresh tail page has replaced it yet (snapshot `stale`). A session nobody watches
+    /// keeps its old window through a reconnect until it is watched again, so a UI listing
+    /// warm sessions can say their windows may be behind.
+    pub fn stale(&self) -> bool {
+        matches!(self.life, Lifecycle::Open(Freshness::Stale | Freshness::Resyncing))
+    }
     /// Why opening failed, while it has.
     pub fn open_error(&self) -> Option<&RpcError> {
         match &self.life {

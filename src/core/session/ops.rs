@@ -146,6 +146,7 @@ impl Session {
         self.buffer.clear();
         if matches!(self.life, Lifecycle::Open(Freshness::Live | Freshness::Resyncing)) {
             self.life = Lifecycle::Open(Freshness::Stale);
+            self.meta_changed();
             if let Some(req) = self.repair_in_flight() {
                 self.inflight.remove(&req);
             }

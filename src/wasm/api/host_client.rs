@@ -21,10 +21,13 @@ impl HostClient {
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<HostClient, JsValue> {
         let (ep, cfg) = parse_options(&options)?;
+        let eager = ep.eager;
         let shared = Inner::create(ep, cfg);
-        // The first input starts the first connection generation.
-        // (Through `feed_weak`'s copy of `run`: one fewer generic instance.)
-        feed_weak(&Rc::downgrade(&shared), Input::Timeout);
+        if eager {
+            // The first input starts the first connection generation.
+            // (Through `feed_weak`'s copy of `run`: one fewer generic instance.)
+            feed_weak(&Rc::downgrade(&shared), Input::Timeout);
+        }
         Ok(HostClient { shared })
     }
 
@@ -41,12 +44,19 @@ impl HostClient {
 
     pub fn subscribe(&self, listener: JsValue) -> Result<JsValue, JsValue> {
         let f = js::is_function(&listener).ok_or_else(|| js::bad_argument("listener must be a function"))?;
+        let weak = Rc::downgrade(&self.shared);
         let mut g = self.shared.borrow_mut();
         let id = g.next_id();
         if !g.core.is_closed() {
             g.host_listeners.items.push((id, f));
         }
-        Ok(make_unsubscribe(Rc::downgrade(&self.shared), None, id))
+        // A client not started yet (no DOM) starts at its first subscriber.
+        let start = g.core.connection().generation() == 0 && !g.core.is_closed();
+        drop(g);
+        if start {
+            feed_weak(&weak, Input::Timeout);
+        }
+        Ok(make_unsubscribe(weak, None, id))
     }
 
     pub fn describe(&self) -> Result<Promise, JsValue> {

@@ -214,6 +214,13 @@ impl JsSession {
         Ok(make_unsubscribe(Rc::downgrade(&self.shared), Some(self.id.clone()), id))
     }
 
+    /// Does nothing (docs/API.md "Lifetimes"): a `Session` is shared by everyone who asked
+    /// its host for it, so none of them frees it; it is collected with its last reference.
+    /// Declared here, it replaces the `free` wasm-bindgen writes (the class body's later
+    /// method wins), and wasm-bindgen's `Symbol.dispose` is this one too.
+    #[wasm_bindgen(js_name = free)]
+    pub fn keep(&self) {}
+
     /// The core's drop counters for this session (diagnostics and tests).
     pub fn diagnostics(&self) -> JsValue {
         let g = self.shared.borrow();

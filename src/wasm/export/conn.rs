@@ -17,7 +17,9 @@ impl ConnExport {
     pub(crate) fn snapshot(&mut self, c: &Connection, transport: Option<Carrier>) -> JsValue {
         let key = (
             c.state().as_str(),
-            c.generation(),
+            // A client not started yet (no DOM, nothing asked) shows the frame it starts with
+            // (generation 1, connecting): a server render and the page that hydrates it agree.
+            c.generation().max(1),
             c.attempt(),
             c.retry_at().map(|at| at.as_ms().to_bits()),
             c.last_error().map(ToString::to_string),

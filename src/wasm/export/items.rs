@@ -70,6 +70,13 @@ impl Items {
 }
 
 impl Items {
+    /// Forgets the last export unless it is the list at `rev` (see `SessionExport::let_go`).
+    pub(crate) fn let_go(&mut self, rev: u64) {
+        if self.array.as_ref().is_some_and(|(r, _)| *r != rev) {
+            *self = Items::default();
+        }
+    }
+
     /// Takes `array` as the last export when it holds as many items (the shell's cache made
     /// them equal to what it replaces, docs/API.md "Local cache"), so later exports splice
     /// from its objects; `false` when it does not fit.

@@ -14,6 +14,8 @@ use wasm_bindgen::JsValue;
 #[derive(Clone, PartialEq)]
 struct Key {
     changes: u64,
+    /// Moves whenever `stale`, `baseSeq`, `tailSeq`, `hasMore` or `running` does (every change of the window or of
+    /// its freshness is a meta change), so those are read, not kept here.
     meta: u64,
     nodes: u64,
     partial: u64,
@@ -25,11 +27,7 @@ struct Key {
     queue: u64,
     commands: u64,
     state: &'static str,
-    base: i64,
-    tail: i64,
-    has_more: bool,
     loading_older: bool,
-    running: bool,
 }
 
 #[derive(Default)]
@@ -231,6 +229,18 @@ impl SessionExport {
         }
     }
 
+    /// Lets go of the JS objects of a window that went (a released session is `cold`) now,
+    /// not at its next snapshot: nobody may ask for one, as an unwatched session is what
+    /// gets released, and its nodes would stay alive here for the tab's life. Only parts
+    /// whose rev moved go, so the next snapshot would have built them anew anyway.
+    pub fn let_go(&mut self, s: &Session) {
+        if s.open_state() != crate::core::session::OpenState::Cold {
+            return;
+        }
+        self.snapshot = None;
+        self.nodes.let_go(s.shown_rev());
+    }
+
     pub fn snapshot(&mut self, s: &Session) -> JsValue {
         let key = Key {
             changes: self.changes,
@@ -245,11 +255,7 @@ impl SessionExport {
             queue: s.queue_rev(),
             commands: s.commands_rev(),
             state: s.open_state().as_str(),
-            base: s.base_seq(),
-            tail: s.tail_seq(),
-            has_more: s.has_more(),
             loading_older: s.loading_older(),
-            running: s.running(),
         };
         if let Some((k, snap)) = &self.snapshot {
             if *k == key {
@@ -363,16 +369,17 @@ impl SessionExport {
             ("sessionId", s.id().into()),
             ("openState", key.state.into()),
             ("openError", open_error),
-            ("baseSeq", num(key.base as f64)),
-            ("tailSeq", num(key.tail as f64)),
-            ("hasMore", key.has_more.into()),
+            ("stale", s.stale().into()),
+            ("baseSeq", num(s.base_seq() as f64)),
+            ("tailSeq", num(s.tail_seq() as f64)),
+            ("hasMore", s.has_more().into()),
             ("loadingOlder", key.loading_older.into()),
             ("nodes", nodes),
             ("partial", partial),
             ("runningCalls", running_calls),
             ("pending", pending),
             ("planMode", plan),
-            ("running", key.running.into()),
+            ("running", s.running().into()),
             ("promptError", prompt_error),
             ("lastAgentError", opt_str(s.last_agent_error())),
             ("projections", projections),

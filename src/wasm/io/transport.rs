@@ -13,15 +13,7 @@ use wasm_bindgen::JsCast;
 #[wasm_bindgen(module = "/src/wasm/shell.js")]
 extern "C" {
     #[wasm_bindgen(js_name = request)]
-    fn js_request(
-        url: &str,
-        body: Option<String>,
-        token: Option<String>,
-        ms: f64,
-        max: f64,
-        ctrl: &AbortController,
-        feed: JsValue,
-    );
+    fn js_request(url: &str, body: Option<String>, token: Option<String>, ctrl: &AbortController, feed: JsValue);
 }
 
 /// Bytes of a body handed to the core at a time: a fetch chunk can be megabytes, and the
@@ -33,9 +25,10 @@ const PIECE: u32 = 64 * 1024;
 /// `(2, status, why)` the end; the answer says whether reading goes on.
 type Feed = dyn FnMut(u32, JsValue, Option<String>) -> bool;
 
-/// Starts one request; `feed` gets what it reports. `ctrl` aborts it (close, generation end).
-fn request(url: &str, body: Option<String>, ep: &Endpoint, ms: f64, max: f64, ctrl: &AbortController, feed: Box<Feed>) {
-    js_request(url, body, ep.token.clone(), ms, max, ctrl, Closure::wrap(feed).into_js_value());
+/// Starts one request; `feed` gets what it reports. `ctrl` aborts it (the core's `Abort` or
+/// `CloseStream`: a close, a generation's end, a call's deadline or body bound).
+fn request(url: &str, body: Option<String>, ep: &Endpoint, ctrl: &AbortController, feed: Box<Feed>) {
+    js_request(url, body, ep.token.clone(), ctrl, Closure::wrap(feed).into_js_value());
 }
 
 /// The status `request` reported at the end (0: none).
@@ -60,7 +53,8 @@ fn pieces(chunk: JsValue, mut each: impl FnMut(Vec<u8>)) {
 }
 
 /// Starts one unary call; its body is fed to the core as it arrives, then its outcome as the
-/// response to `call`. `ctrl` aborts it (close, generation end); the timeout aborts it too.
+/// response to `call`. `ctrl` aborts it when the core gives it up (its deadline and its body
+/// bound are the core's: nothing here counts or times).
 pub(crate) fn unary(ep: &Endpoint, sink: impl Sink, call: CallId, path: &str, body: &str, ctrl: &AbortController) {
     let feed = move |what: u32, arg: JsValue, why: Option<String>| {
         match (what, why) {
@@ -77,7 +71,7 @@ pub(crate) fn unary(ep: &Endpoint, sink: impl Sink, call: CallId, path: &str, bo
         }
         true
     };
-    request(&ep.url(path), Some(body.to_owned()), ep, ep.timeout_ms, ep.max_response_bytes, ctrl, Box::new(feed));
+    request(&ep.url(path), Some(body.to_owned()), ep, ctrl, Box::new(feed));
 }
 
 /// Starts reading the SSE body at `path` for the core's `stream` until it ends or the core
@@ -91,12 +85,13 @@ pub(crate) fn read_sse(ep: &Endpoint, sink: impl Sink, stream: StreamId, path: &
                 let why = match (why, status(&arg)) {
                     (Some(why), _) => why,
                     (None, 0) => "stream ended".to_owned(),
-                    (None, status) => format!("HTTP {status}"),
+                    // As a `u32`: the `u16` formatter would be code of its own in the module.
+                    (None, status) => format!("HTTP {}", u32::from(status)),
                 };
                 sink.feed(Input::StreamEnded { stream, why })
             }
         }
         sink.reads(stream)
     };
-    request(&ep.url(path), None, ep, 0.0, f64::INFINITY, ctrl, Box::new(feed));
+    request(&ep.url(path), None, ep, ctrl, Box::new(feed));
 }

@@ -20,8 +20,33 @@ interface Props {
   commands: readonly CommandInfo[] | null
 }
 
+// What was typed and not sent yet, per session, kept in this tab's sessionStorage: a reload
+// (or a switch to another session and back) finds the draft where it was left.
+const draftKey = (s: Session) => `agent-session-demo:draft:${s.sessionId}`
+function readDraft(s: Session): string {
+  try {
+    return sessionStorage.getItem(draftKey(s)) ?? ''
+  } catch {
+    return ''
+  }
+}
+function keepDraft(s: Session, text: string) {
+  try {
+    if (text) sessionStorage.setItem(draftKey(s), text)
+    else sessionStorage.removeItem(draftKey(s))
+  } catch {
+    // Storage refused (private mode, quota): the draft lives in the page only.
+  }
+}
+
 export function Composer({ session, running, promptError, disabled, connGeneration, onStopped, commands }: Props) {
-  const [text, setText] = useState('')
+  const [text, setTextState] = useState(() => readDraft(session))
+  const setText = (t: string | ((t: string) => string)) =>
+    setTextState((old) => {
+      const next = typeof t === 'function' ? t(old) : t
+      keepDraft(session, next)
+      return next
+    })
   const [images, setImages] = useState<Attached[]>([])
   const [note, setNote] = useState<string | null>(null)
   const [sending, setSending] = useState(false)
@@ -31,8 +56,10 @@ export function Composer({ session, running, promptError, disabled, connGenerati
   const [dismissed, setDismissed] = useState<unknown>(null)
   const ref = useRef<HTMLTextAreaElement>(null)
 
-  // The composer takes focus when a session opens (after "New session" in particular).
+  // The composer takes focus when a session opens (after "New session" in particular), with
+  // that session's draft.
   useEffect(() => {
+    setTextState(readDraft(session))
     ref.current?.focus()
   }, [session])
 

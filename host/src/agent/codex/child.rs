@@ -1,5 +1,7 @@
-//! One `codex app-server` process: its JSON lines over stdio, the host's requests and their
-//! answers, and the routing of everything else to the thread it names.
+//! One agent process speaking JSON-RPC in JSON lines over stdio (`codex app-server`, and any
+//! ACP agent: the ACP runtime shares this peer, described by a [`Peer`]): the host's requests
+//! and their answers, and the routing of everything else to the thread (Codex) or session (ACP)
+//! it names.
 //!
 //! - Every line is read the same way whichever request is outstanding (an answer and the
 //!   notification after it can arrive in one read).
@@ -8,7 +10,7 @@
 //! - stderr is kept as a bounded tail ([`STDERR_TAIL_BYTES`]) for the error a crash reports,
 //!   and echoed to the host's stderr at most [`STDERR_ECHO_LINES`] lines per process.
 //! - The child runs in its own process group and gets SIGKILL when the host dies (the parent-
-//!   death signal), so no codex outlives the host, SIGKILL of the host included.
+//!   death signal), so no agent process outlives the host, SIGKILL of the host included.
 
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
@@ -20,9 +22,9 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, Command};
 use tokio::sync::{mpsc, oneshot, watch};
 
-/// A line of codex's stdout longer than this is dropped (and reported).
+/// A line of the agent's stdout longer than this is dropped (and reported).
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
-/// How much of codex's stderr is kept for a crash report.
+/// How much of the agent's stderr is kept for a crash report.
 pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
 /// stderr lines echoed to the host's own stderr per process (the rest only kept in the tail).
 pub const STDERR_ECHO_LINES: usize = 200;
@@ -30,6 +32,26 @@ pub const STDERR_ECHO_LINES: usize = 200;
 /// [`ROUTE_WAIT`] for room, then drops the message and counts it.
 const THREAD_QUEUE: usize = 4096;
 const ROUTE_WAIT: Duration = Duration::from_secs(5);
+
+/// What kind of peer a child is: how its messages are named, routed and framed.
+#[derive(Debug, Clone, Copy)]
+pub struct Peer {
+    /// How reports name the process (`codex app-server`, `acp agent`).
+    pub name: &'static str,
+    /// The prefix of its echoed stderr lines and of what it wrote that was dropped.
+    pub label: &'static str,
+    /// The JSON pointer of the id a message is routed by (`/params/threadId`).
+    pub route: &'static str,
+    /// Every message the host writes carries `"jsonrpc": "2.0"` (ACP requires it; Codex's
+    /// app-server omits it).
+    pub jsonrpc: bool,
+}
+
+impl Peer {
+    /// The Codex app-server: routed by thread, no `jsonrpc` member.
+    pub const CODEX: Peer =
+        Peer { name: "codex app-server", label: "codex", route: "/params/threadId", jsonrpc: false };
+}
 
 /// What a thread's subscriber receives.
 #[derive(Debug)]
@@ -42,13 +64,13 @@ pub enum Inbound {
     Exited(String),
 }
 
-/// Why a request to codex did not get a result.
+/// Why a request to the agent did not get a result.
 #[derive(Debug, Clone)]
 pub enum RequestError {
     /// Codex answered with a JSON-RPC error.
     Rpc { code: i64, message: String },
-    /// No answer within the deadline.
-    Timeout(&'static str),
+    /// No answer within the deadline: who, and to which method.
+    Timeout { peer: &'static str, method: &'static str },
     /// The process is gone.
     Exited(String),
 }
@@ -57,7 +79,7 @@ impl std::fmt::Display for RequestError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RequestError::Rpc { code, message } => write!(f, "{message} (code {code})"),
-            RequestError::Timeout(method) => write!(f, "codex did not answer {method} in time"),
+            RequestError::Timeout { peer, method } => write!(f, "{peer} did not answer {method} in time"),
             RequestError::Exited(why) => f.write_str(why),
         }
     }
@@ -67,6 +89,7 @@ type Answer = Result<Value, RequestError>;
 
 /// What the reader and the exit watcher share with the handle.
 struct Shared {
+    peer: Peer,
     /// The child's stdin, also for the reader's refusals of server requests nobody serves.
     stdin: Arc<tokio::sync::Mutex<ChildStdin>>,
     pending: Mutex<HashMap<u64, oneshot::Sender<Answer>>>,
@@ -98,7 +121,7 @@ impl Shared {
     }
 }
 
-/// A running (or ended) codex process.
+/// A running (or ended) agent process.
 pub struct Child {
     /// Distinguishes this process's server-request ids from an earlier one's.
     pub scope: String,
@@ -111,8 +134,19 @@ pub struct Child {
 impl Child {
     /// Starts `bin app-server` with the given environment additions.
     pub fn spawn(bin: &std::path::Path, env: &[(String, String)], scope: String) -> std::io::Result<Arc<Child>> {
-        let mut cmd = Command::new(bin);
-        cmd.arg("app-server")
+        Child::spawn_peer(bin, &["app-server".to_string()], env, scope, Peer::CODEX)
+    }
+
+    /// Starts `program args…` as a `peer`, with the given environment additions.
+    pub fn spawn_peer(
+        program: &std::path::Path,
+        args: &[String],
+        env: &[(String, String)],
+        scope: String,
+        peer: Peer,
+    ) -> std::io::Result<Arc<Child>> {
+        let mut cmd = Command::new(program);
+        cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -137,9 +171,10 @@ impl Child {
         let pid = child.id();
         let (stdin, stdout, stderr) = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
             (Some(i), Some(o), Some(e)) => (i, o, e),
-            _ => return Err(std::io::Error::other("codex started without its stdio pipes")),
+            _ => return Err(std::io::Error::other(format!("{} started without its stdio pipes", peer.name))),
         };
         let shared = Arc::new(Shared {
+            peer,
             stdin: Arc::new(tokio::sync::Mutex::new(stdin)),
             pending: Mutex::new(HashMap::new()),
             threads: Mutex::new(HashMap::new()),
@@ -162,9 +197,9 @@ impl Child {
             };
             let tail = watcher.stderr_tail();
             let why = if tail.is_empty() {
-                format!("codex app-server exited ({status})")
+                format!("{} exited ({status})", peer.name)
             } else {
-                format!("codex app-server exited ({status}); its last words: {}", last_lines(&tail, 3))
+                format!("{} exited ({status}); its last words: {}", peer.name, last_lines(&tail, 3))
             };
             let (malformed, dropped) =
                 (watcher.malformed.load(Ordering::Relaxed), watcher.dropped.load(Ordering::Relaxed));
@@ -203,13 +238,28 @@ impl Child {
     }
 
     async fn write(&self, msg: &Value) -> Result<(), RequestError> {
-        write_line(&self.shared.stdin, msg)
+        let peer = self.shared.peer;
+        write_line(&self.shared.stdin, msg, peer.jsonrpc)
             .await
-            .map_err(|e| RequestError::Exited(self.exited().unwrap_or_else(|| format!("codex stdin: {e}"))))
+            .map_err(|e| RequestError::Exited(self.exited().unwrap_or_else(|| format!("{} stdin: {e}", peer.label))))
     }
 
     /// A request; its answer or why there is none within `timeout`.
     pub async fn request(&self, method: &'static str, params: Value, timeout: Duration) -> Result<Value, RequestError> {
+        let call = self.call(method, params).await?;
+        let id = call.id;
+        match tokio::time::timeout(timeout, call.answer()).await {
+            Ok(answer) => answer,
+            Err(_) => {
+                self.shared.pending.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+                Err(RequestError::Timeout { peer: self.shared.peer.name, method })
+            }
+        }
+    }
+
+    /// A request sent now whose answer is awaited later (with no deadline of its own: ACP's
+    /// `session/prompt` answers when the turn ends).
+    pub async fn call(&self, method: &'static str, params: Value) -> Result<Call, RequestError> {
         if let Some(why) = self.exited() {
             return Err(RequestError::Exited(why));
         }
@@ -220,14 +270,7 @@ impl Child {
             self.shared.pending.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
             return Err(e);
         }
-        match tokio::time::timeout(timeout, rx).await {
-            Ok(Ok(answer)) => answer,
-            Ok(Err(_)) => Err(RequestError::Exited(self.exited().unwrap_or_else(|| "codex went away".into()))),
-            Err(_) => {
-                self.shared.pending.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
-                Err(RequestError::Timeout(method))
-            }
-        }
+        Ok(Call { id, rx, shared: self.shared.clone() })
     }
 
     /// A notification (no answer).
@@ -252,6 +295,26 @@ impl Child {
             }
         }
         self.shared.release_guard();
+    }
+}
+
+/// A request whose answer is still to come ([`Child::call`]).
+pub struct Call {
+    id: u64,
+    rx: oneshot::Receiver<Answer>,
+    shared: Arc<Shared>,
+}
+
+impl Call {
+    /// The answer, or why there is none (the process ended).
+    pub async fn answer(self) -> Result<Value, RequestError> {
+        let Call { rx, shared, .. } = self;
+        match rx.await {
+            Ok(answer) => answer,
+            Err(_) => Err(RequestError::Exited(
+                shared.exited.borrow().clone().unwrap_or_else(|| format!("{} went away", shared.peer.name)),
+            )),
+        }
     }
 }
 
@@ -287,8 +350,15 @@ fn spawn_guard(tag: &str) -> Option<tokio::process::ChildStdin> {
     stdin
 }
 
-async fn write_line(stdin: &tokio::sync::Mutex<ChildStdin>, msg: &Value) -> std::io::Result<()> {
-    let mut line = msg.to_string();
+async fn write_line(stdin: &tokio::sync::Mutex<ChildStdin>, msg: &Value, jsonrpc: bool) -> std::io::Result<()> {
+    let mut line = match msg {
+        Value::Object(m) if jsonrpc && !m.contains_key("jsonrpc") => {
+            let mut m = m.clone();
+            m.insert("jsonrpc".into(), Value::from("2.0"));
+            Value::Object(m).to_string()
+        }
+        _ => msg.to_string(),
+    };
     line.push('\n');
     let mut stdin = stdin.lock().await;
     stdin.write_all(line.as_bytes()).await?;
@@ -351,7 +421,7 @@ async fn read_stderr(stderr: impl AsyncRead + Unpin, shared: Arc<Shared>) {
                     if b == b'\n' {
                         if !line_echoed && echoed < STDERR_ECHO_LINES {
                             echoed += 1;
-                            eprintln!("codex: {}", String::from_utf8_lossy(&line));
+                            eprintln!("{}: {}", shared.peer.label, String::from_utf8_lossy(&line));
                         }
                         line.clear();
                         line_echoed = false;
@@ -361,7 +431,7 @@ async fn read_stderr(stderr: impl AsyncRead + Unpin, shared: Arc<Shared>) {
                         line_echoed = true;
                         if echoed < STDERR_ECHO_LINES {
                             echoed += 1;
-                            eprintln!("codex: {}…", String::from_utf8_lossy(&line));
+                            eprintln!("{}: {}…", shared.peer.label, String::from_utf8_lossy(&line));
                         }
                     }
                 }
@@ -371,7 +441,7 @@ async fn read_stderr(stderr: impl AsyncRead + Unpin, shared: Arc<Shared>) {
         reader.consume(used);
     }
     if !line.is_empty() && !line_echoed && echoed < STDERR_ECHO_LINES {
-        eprintln!("codex: {}", String::from_utf8_lossy(&line));
+        eprintln!("{}: {}", shared.peer.label, String::from_utf8_lossy(&line));
     }
 }
 
@@ -418,7 +488,7 @@ async fn read_stdout(stdout: impl AsyncRead + Unpin, shared: Arc<Shared>) {
 
 async fn malformed(shared: &Shared, what: String) {
     shared.malformed.fetch_add(1, Ordering::Relaxed);
-    eprintln!("agent-session-host: codex wrote {what}; dropped");
+    eprintln!("agent-session-host: {} wrote {what}; dropped", shared.peer.label);
     for tx in shared.subscribers() {
         let _ = tx.try_send(Inbound::Malformed(what.clone()));
     }
@@ -448,16 +518,16 @@ async fn route(shared: &Shared, line: Vec<u8>) {
         let _ = tx.send(answer);
         return;
     }
-    let thread = msg.pointer("/params/threadId").and_then(Value::as_str).map(str::to_owned);
+    let thread = msg.pointer(shared.peer.route).and_then(Value::as_str).map(str::to_owned);
     let tx = thread.as_ref().and_then(|t| shared.threads.lock().unwrap_or_else(|e| e.into_inner()).get(t).cloned());
     let Some(tx) = tx else {
         // Process-wide news (account, config, rate limits) or a thread nobody follows. A
         // server request among them would leave codex waiting forever: refuse it now (from a
         // task, so a child that does not read its stdin cannot stall this reader).
         if let (Some(id), Some(method)) = (msg.get("id"), method) {
-            let (stdin, answer) = (shared.stdin.clone(), refusal(id, method));
+            let (stdin, answer, jsonrpc) = (shared.stdin.clone(), refusal(id, method), shared.peer.jsonrpc);
             tokio::spawn(async move {
-                let _ = write_line(&stdin, &answer).await;
+                let _ = write_line(&stdin, &answer, jsonrpc).await;
             });
         }
         return;
@@ -465,6 +535,6 @@ async fn route(shared: &Shared, line: Vec<u8>) {
     if tokio::time::timeout(ROUTE_WAIT, tx.send(Inbound::Message(msg))).await.is_err() {
         shared.dropped.fetch_add(1, Ordering::Relaxed);
         let thread = thread.unwrap_or_default();
-        eprintln!("agent-session-host: codex thread {thread}: queue full, a message was dropped");
+        eprintln!("agent-session-host: {} {thread}: queue full, a message was dropped", shared.peer.label);
     }
 }

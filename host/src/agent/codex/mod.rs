@@ -16,7 +16,7 @@
 //! committed plan mode, the thread's messages through the session's Codex adapter) and `guard`
 //! (the reaper of a codex process tree when the child ends or the host dies).
 
-mod child;
+pub(crate) mod child;
 pub mod guard;
 mod turn;
 

@@ -109,7 +109,7 @@ impl<'r> Run<'r> {
         }
         let started = child.request("turn/start", params, codex.config.request_timeout).await.map_err(|e| {
             // A child that stopped answering is ended, so the next prompt starts a fresh one.
-            if matches!(e, RequestError::Timeout(_)) {
+            if matches!(e, RequestError::Timeout { .. }) {
                 child.kill();
             }
             Stop::Agent(format!("codex turn/start: {e}"))

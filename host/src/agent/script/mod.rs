@@ -29,7 +29,12 @@ impl Runtime for Scripted {
     }
 
     fn session_provider(&self, asked: Option<Provider>) -> Result<Option<Provider>, String> {
-        Ok(asked)
+        match asked {
+            Some(Provider::Acp) => {
+                Err("provider \"acp\" is a real ACP agent: start the host with --agent acp -- <command>".into())
+            }
+            other => Ok(other),
+        }
     }
 
     fn describe(&self) -> (String, String) {

@@ -39,6 +39,10 @@ impl ProviderState {
 }
 
 fn ingest_initial(adapter: &mut ProviderAdapter, profile: Provider, ctx: &Ctx, plan: bool) -> Vec<Canonical> {
+    if profile == Provider::Acp {
+        // A real agent's modes are known from its `session/new` answer, at the first turn.
+        return Vec::new();
+    }
     let payload = profiles::initial_payload(profile, ctx, plan);
     match adapter {
         ProviderAdapter::Cursor(a) => a.ingest_session_result(&payload),

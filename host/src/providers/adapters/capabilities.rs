@@ -72,3 +72,21 @@ pub fn cursor() -> Capabilities {
         supports_exit_plan_mode: false,
     }
 }
+
+/// Any real ACP agent (`--agent acp`) before its `session/new` answer: what ACP itself offers.
+/// Plan and ask mode follow the modes the agent advertises (read from `session/new`); an
+/// exit-plan-mode is claimed once the agent asks to approve a plan (a `switch_mode` call's
+/// permission, as `claude-code-acp`'s ExitPlanMode does).
+pub fn acp() -> Capabilities {
+    Capabilities {
+        supports_plan_mode: false,
+        supports_ask_mode: false,
+        // ACP's `plan` update exists, but no agent here sends it (`claude-code-acp` did not).
+        supports_structured_plan_updates: false,
+        supports_plan_text_streaming: false,
+        // ACP has no user-input request (`claude-code-acp` disables AskUserQuestion).
+        supports_structured_user_input: false,
+        supports_freeform_user_input: false,
+        supports_exit_plan_mode: false,
+    }
+}

@@ -29,13 +29,16 @@
 //! Modules: [`codex`], [`claude`], [`acp`], [`capabilities`], `canonical` (the outputs and
 //! helpers they share), `provider` (the three behind one interface); tests: `tests` (the
 //! provider fixtures), `codex_real_tests` (transcripts of the real `codex app-server`) and
-//! `claude_real_tests` (transcripts of the real Claude Code).
+//! `claude_real_tests` (transcripts of the real Claude Code) and `acp_real_tests` (transcripts of
+//! the real `claude-code-acp`).
 
 // The provider profiles (`crate::providers::scripted`) use the Codex, Claude and Cursor adapters; parts of
 // this API (approvals, per-adapter accessors) are exercised only by the tests.
 #![allow(dead_code)]
 
 pub mod acp;
+#[cfg(test)]
+mod acp_real_tests;
 mod canonical;
 pub mod capabilities;
 pub mod claude;

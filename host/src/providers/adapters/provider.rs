@@ -11,6 +11,7 @@ use serde_json::Value;
 pub enum ProviderAdapter {
     Codex(codex::CodexAdapter),
     Claude(claude::ClaudeAdapter),
+    /// ACP: the scripted Cursor profile, and any real ACP agent (`Provider::Acp`).
     Cursor(acp::AcpAdapter),
 }
 
@@ -21,6 +22,7 @@ impl ProviderAdapter {
             Provider::Codex => ProviderAdapter::Codex(codex::CodexAdapter::new()),
             Provider::Claude => ProviderAdapter::Claude(claude::ClaudeAdapter::new()),
             Provider::Cursor => ProviderAdapter::Cursor(acp::AcpAdapter::cursor()),
+            Provider::Acp => ProviderAdapter::Cursor(acp::AcpAdapter::agent()),
         }
     }
 

@@ -10,7 +10,7 @@ pub fn mode_payload(p: Profile, ctx: &Ctx, plan: bool) -> Value {
     match p {
         Profile::Codex => codex::turn_start(ctx, plan),
         Profile::Claude => claude::system_init(ctx, plan),
-        Profile::Cursor => cursor::mode_update(ctx, plan),
+        Profile::Cursor | Profile::Acp => cursor::mode_update(ctx, plan),
     }
 }
 
@@ -18,7 +18,7 @@ pub fn mode_payload(p: Profile, ctx: &Ctx, plan: bool) -> Value {
 /// mode the session is in. Its canonical events are not logged, its projections are kept.
 pub fn initial_payload(p: Profile, ctx: &Ctx, plan: bool) -> Value {
     match p {
-        Profile::Cursor => cursor::session_new_result(ctx, plan),
+        Profile::Cursor | Profile::Acp => cursor::session_new_result(ctx, plan),
         _ => mode_payload(p, ctx, plan),
     }
 }
@@ -27,7 +27,7 @@ pub fn opening(p: Profile, ctx: &Ctx) -> Vec<Value> {
     match p {
         Profile::Codex => codex::opening(ctx),
         Profile::Claude => claude::opening(ctx),
-        Profile::Cursor => cursor::turn(ctx),
+        Profile::Cursor | Profile::Acp => cursor::turn(ctx),
     }
 }
 
@@ -37,7 +37,7 @@ pub fn closing(p: Profile, ctx: &Ctx, reply: &Value) -> Vec<Value> {
     match p {
         Profile::Codex => codex::closing(ctx, reply),
         Profile::Claude => claude::closing(ctx, reply),
-        Profile::Cursor => Vec::new(),
+        Profile::Cursor | Profile::Acp => Vec::new(),
     }
 }
 
@@ -46,6 +46,6 @@ pub fn withdrawn(p: Profile, ctx: &Ctx) -> Option<Value> {
     match p {
         Profile::Codex => Some(codex::request_resolved(ctx)),
         Profile::Claude => Some(claude::question_declined(ctx)),
-        Profile::Cursor => None,
+        Profile::Cursor | Profile::Acp => None,
     }
 }

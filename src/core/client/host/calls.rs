@@ -27,8 +27,19 @@ impl HostClient {
         let call = CallId(self.next_id());
         let page = path == wire::SESSION_HISTORY && matches!(what, CallFor::Session { .. });
         let reading = if page { Body::Page(Box::default()) } else { Body::Bytes(Vec::new()) };
-        self.calls.insert(call, PendingCall { what, form, path, body: reading });
+        self.calls.insert(call, PendingCall { what, form, path, body: reading, received: 0 });
         self.outputs.push_back(Output::Send { call, path, body });
+        let ms = self.cfg.request_timeout_ms;
+        if ms > 0.0 {
+            self.timers.set(Timer::Call(call), self.now.after_ms(ms));
+        }
+    }
+
+    /// Gives up a call in flight (its deadline passed, or its body outgrew the bound): the
+    /// driver aborts it, and it fails with `why` as a carrier failure does.
+    pub(super) fn give_up(&mut self, call: CallId, why: String) {
+        self.outputs.push_back(Output::Abort { call });
+        self.on_response(call, Reply::Failed(why));
     }
 
     /// Reads a reply in its call's form: every carrier failure is a transport error.
@@ -45,18 +56,26 @@ impl HostClient {
         }
     }
 
-    /// The next piece of a call's body (`close()` gives every call up, so none is read after it).
+    /// The next piece of a call's body (`close()` gives every call up, so none is read after
+    /// it). Past [`Config::max_response_bytes`] of pieces the call is given up: nothing more
+    /// is read (a driver that hands a whole body over in [`Reply::Body`] has read it already).
     pub(super) fn on_response_bytes(&mut self, call: CallId, bytes: &[u8]) {
-        match self.calls.get_mut(&call).map(|p| &mut p.body) {
-            Some(Body::Bytes(b)) => b.extend_from_slice(bytes),
-            Some(Body::Page(r)) => r.feed(bytes),
-            None => {}
+        let max = self.cfg.max_response_bytes;
+        let Some(p) = self.calls.get_mut(&call) else { return };
+        p.received += bytes.len() as u64;
+        if p.received > max {
+            return self.give_up(call, format!("response body over the {max}-byte limit (maxResponseBytes)"));
+        }
+        match &mut p.body {
+            Body::Bytes(b) => b.extend_from_slice(bytes),
+            Body::Page(r) => r.feed(bytes),
         }
     }
 
     /// A reply to a call in flight (`close()` gives every call up, so none is read after it).
     pub(super) fn on_response(&mut self, call: CallId, reply: Reply) {
         let Some(mut p) = self.calls.remove(&call) else { return };
+        self.timers.cancel(&Timer::Call(call));
         let reply = match (std::mem::replace(&mut p.body, Body::Bytes(Vec::new())), reply) {
             // A history page: read as it arrived, its envelope now.
             (Body::Page(mut reader), Reply::Body(text)) => {

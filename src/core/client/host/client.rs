@@ -36,6 +36,8 @@ pub(super) struct PendingCall {
     pub(super) path: &'static str,
     /// The body as it has arrived ([`Input::ResponseBytes`]).
     pub(super) body: Body,
+    /// Bytes of the body received so far (held against [`Config::max_response_bytes`]).
+    pub(super) received: u64,
 }
 
 /// A reply body arriving in pieces.
@@ -93,6 +95,8 @@ pub(super) enum Timer {
     Upgrade { gen: u64, stream: StreamId },
     /// Apply the retention rule again (a warm session's grace ends).
     Sweep,
+    /// A unary call not answered by now is given up ([`Config::request_timeout_ms`]).
+    Call(CallId),
 }
 
 /// Operations waiting for their session to settle them: (session, op) → (token, kind).
@@ -193,12 +197,9 @@ impl HostClient {
 
     /// When [`Input::Timeout`] is due next (`None`: nothing is scheduled).
     pub fn poll_timeout(&self) -> Option<Instant> {
-        if self.is_closed() {
+        // Closed, or not started (nothing is due before the input that starts it): no timer.
+        if self.is_closed() || self.conn.generation() == 0 {
             return None;
-        }
-        if self.conn.generation() == 0 {
-            // Not started: the first input starts it.
-            return Some(self.now);
         }
         self.timers.next()
     }
@@ -210,8 +211,12 @@ impl HostClient {
         if now > self.now {
             self.now = now;
         }
-        // The first input starts the first generation (idempotent, nothing after close).
-        self.conn.start(self.now);
+        // The first input starts the first generation (idempotent, nothing after close), but
+        // for making a session resident or closing: a client that is only read (a server
+        // render: `host.session(id)` and snapshots) never connects.
+        if !matches!(input, Input::Ensure { .. } | Input::Close) {
+            self.conn.start(self.now);
+        }
         match input {
             Input::Timeout => self.on_timeout(),
             Input::Response { call, reply } => self.on_response(call, reply),
@@ -323,6 +328,10 @@ impl HostClient {
                     }
                 }
                 Timer::Reseed { gen } => self.seed_sessions(gen),
+                Timer::Call(call) => {
+                    let why = format!("timed out after {} ms", self.cfg.request_timeout_ms as u64);
+                    self.give_up(call, why);
+                }
                 Timer::Sweep => self.sweep_due = true,
                 Timer::Upgrade { gen, stream } => {
                     let hanging = self.stream_index(stream).map(|i| &self.streams[i]);

@@ -60,6 +60,7 @@ impl HostClient {
         }
         for call in calls {
             self.calls.remove(&call);
+            self.timers.cancel(&Timer::Call(call));
             self.outputs.push_back(Output::Abort { call });
         }
     }

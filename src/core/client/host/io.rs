@@ -21,8 +21,12 @@ pub struct StreamId(pub u64);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Token(pub u64);
 
-/// The default of [`Config::connect_timeout_ms`], which is the shell's request timeout too.
+/// The default of [`Config::connect_timeout_ms`] and [`Config::request_timeout_ms`] (one
+/// option of the shell's sets both).
 pub const DEFAULT_TIMEOUT_MS: f64 = 30_000.0;
+
+/// The default of [`Config::max_response_bytes`]: a 100k-event history page is ~15 MB.
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 64 << 20;
 
 /// Construction parameters.
 #[derive(Debug, Clone)]
@@ -31,8 +35,15 @@ pub struct Config {
     pub transport: Transport,
     /// The reconnect delays.
     pub backoff: Backoff,
-    /// How long a generation may take to be established (the shell's request timeout).
+    /// How long a generation may take to be established.
     pub connect_timeout_ms: f64,
+    /// How long a unary call may go unanswered: past it the call is aborted
+    /// ([`Output::Abort`]) and fails as `timed out after N ms` (0: no deadline).
+    pub request_timeout_ms: f64,
+    /// The largest unary response body read: once more has arrived in
+    /// [`Input::ResponseBytes`] the call is aborted and fails naming the limit
+    /// (`maxResponseBytes`, the shell's option).
+    pub max_response_bytes: u64,
     /// A bearer token is configured: each WebSocket first mints a one-time ticket.
     pub authenticated: bool,
     /// Prefix of every minted envelope `rpcId` (unique per client instance).
@@ -49,6 +60,8 @@ impl Default for Config {
             transport: Transport::Auto,
             backoff: Backoff::default(),
             connect_timeout_ms: DEFAULT_TIMEOUT_MS,
+            request_timeout_ms: DEFAULT_TIMEOUT_MS,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             authenticated: false,
             rpc_prefix: "c-".into(),
             seed: 0x9e37_79b9_7f4a_7c15,
@@ -65,7 +78,8 @@ pub enum Reply {
     Body(String),
     /// A non-2xx status.
     Status(u16),
-    /// The call never got an answer: network error, abort or timeout (the driver's words).
+    /// The call never got an answer: network error or abort (the driver's words; the client
+    /// words its own deadline and body bound the same way).
     Failed(String),
 }
 
@@ -269,7 +283,8 @@ pub enum Output {
         /// The JSON body.
         body: String,
     },
-    /// Give up a call sent earlier (its result is no longer wanted).
+    /// Give up a call sent earlier: its result is no longer wanted, its deadline passed, or
+    /// its body outgrew [`Config::max_response_bytes`]. Nothing more is read of it.
     Abort {
         /// The call to give up.
         call: CallId,

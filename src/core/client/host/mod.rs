@@ -8,8 +8,9 @@
 //! timer at [`HostClient::poll_timeout`].
 //!
 //! Methods, in the order a driver uses them:
-//! - [`HostClient::new`], then [`HostClient::handle_input`] for every event (its first call
-//!   may be [`Input::Timeout`], which starts the first connection generation);
+//! - [`HostClient::new`], then [`HostClient::handle_input`] for every event: the first
+//!   input other than [`Input::Ensure`] and [`Input::Close`] starts the first connection
+//!   generation ([`Input::Timeout`] does, for a client that connects at once);
 //! - [`HostClient::poll_output`] until it returns `None`, performing each output;
 //! - [`HostClient::poll_timeout`]: when to feed [`Input::Timeout`] next;
 //! - accessors ([`HostClient::connection`], [`HostClient::session`], [`HostClient::sessions`],
