@@ -12,6 +12,9 @@ pub enum Agent {
     /// The real Codex (`codex app-server`): needs OPENAI_API_KEY, a Codex login, or a model
     /// provider of your own in CODEX_HOME's config.toml.
     Codex,
+    /// The real Claude Code (`claude -p`, one process per session): needs ANTHROPIC_API_KEY,
+    /// a Claude login, or a cloud provider of its own.
+    Claude,
     /// Any Agent Client Protocol agent over stdio: its command line after `--`
     /// (e.g. `--agent acp -- agents/node_modules/.bin/claude-code-acp`).
     Acp,
@@ -82,7 +85,8 @@ pub struct Cli {
     #[arg(long, value_name = "MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub idle_timeout_ms: u64,
 
-    /// What plays the turns: the scripted agent or the real Codex app-server.
+    /// What plays the turns: the scripted agent, the real Codex app-server or the real Claude
+    /// Code.
     #[arg(long, value_enum, default_value_t = Agent::Script, env = "AGENT_SESSION_AGENT")]
     pub agent: Agent,
 
@@ -104,6 +108,25 @@ pub struct Cli {
     #[arg(long, value_name = "MS", default_value_t = 60_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub codex_request_timeout_ms: u64,
 
+    /// The `claude` binary (default: the project's pinned install under agents/, else `claude`
+    /// on PATH).
+    #[arg(long, value_name = "PATH")]
+    pub claude_bin: Option<PathBuf>,
+
+    /// Claude Code's permission mode outside plan mode (`default` asks before edits and
+    /// commands).
+    #[arg(long, value_name = "MODE", default_value = "default", value_parser = ["default", "acceptEdits", "auto", "dontAsk", "bypassPermissions", "manual"])]
+    pub claude_permission_mode: String,
+
+    /// Milliseconds claude may take to answer one control request (interrupt, mode change)
+    /// before the turn fails and the process is ended.
+    #[arg(long, value_name = "MS", default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub claude_request_timeout_ms: u64,
+
+    /// Claude processes running at once (one per session with a recent turn; the least
+    /// recently used idle one makes room).
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub claude_max_processes: u64,
     /// Milliseconds the ACP agent may take to answer one request (all but `session/prompt`,
     /// which lasts the turn) before the turn fails.
     #[arg(long, value_name = "MS", default_value_t = 60_000, value_parser = clap::value_parser!(u64).range(1..))]

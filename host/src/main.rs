@@ -85,8 +85,16 @@ async fn run(cli: cli::Cli) -> Result<(), RunError> {
         ticket_ttl: Duration::from_millis(cli.ticket_ttl_ms),
         wire: cli.wire,
     };
+    let claude = (cli.agent == cli::Agent::Claude).then(|| {
+        Arc::new(agent::claude::Claude::new(agent::claude::ClaudeConfig {
+            bin: agent::claude::ClaudeConfig::resolve_bin(cli.claude_bin.clone()),
+            permission_mode: cli.claude_permission_mode.clone(),
+            request_timeout: Duration::from_millis(cli.claude_request_timeout_ms),
+            max_processes: usize::try_from(cli.claude_max_processes).unwrap_or(8),
+        }))
+    });
     let codex = match cli.agent {
-        cli::Agent::Script | cli::Agent::Acp => None,
+        cli::Agent::Script | cli::Agent::Claude | cli::Agent::Acp => None,
         cli::Agent::Codex => Some(Arc::new(agent::codex::Codex::new(agent::codex::CodexConfig {
             bin: agent::codex::CodexConfig::resolve_bin(cli.codex_bin.clone()),
             approval_policy: cli.codex_approval_policy.clone(),
@@ -102,10 +110,11 @@ async fn run(cli: cli::Cli) -> Result<(), RunError> {
         }))),
         _ => None,
     };
-    let runtime: Arc<dyn agent::turns::Runtime> = match (&codex, &acp) {
-        (Some(c), _) => c.clone(),
-        (None, Some(a)) => a.clone(),
-        (None, None) => Arc::new(agent::script::Scripted),
+    let runtime: Arc<dyn agent::turns::Runtime> = match (&codex, &acp, &claude) {
+        (Some(c), _, _) => c.clone(),
+        (None, Some(a), _) => a.clone(),
+        (None, None, Some(c)) => c.clone(),
+        (None, None, None) => Arc::new(agent::script::Scripted),
     };
     let app = Arc::new(App::new(store, options, cli.faults, runtime.clone()).map_err(RunError::Open)?);
     // Accepted prompts that waited for a turn when the host went down run now.
@@ -132,6 +141,12 @@ async fn run(cli: cli::Cli) -> Result<(), RunError> {
         let warm = c.clone();
         tokio::spawn(async move { warm.warm().await });
     }
+    if let Some(c) = &claude {
+        eprintln!("agent-session-host: agent {}", c.banner());
+        if let Some(hint) = c.credential_hint() {
+            eprintln!("agent-session-host: {hint}");
+        }
+    }
     if let Some(a) = &acp {
         eprintln!("agent-session-host: agent {}", a.banner());
         let warm = a.clone();
@@ -146,6 +161,9 @@ async fn run(cli: cli::Cli) -> Result<(), RunError> {
     // The agent's process group goes with the host (a SIGKILL of the host is covered by the
     // child's parent-death signal).
     if let Some(c) = &codex {
+        c.shutdown().await;
+    }
+    if let Some(c) = &claude {
         c.shutdown().await;
     }
     if let Some(a) = &acp {

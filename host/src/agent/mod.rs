@@ -1,9 +1,10 @@
 //! What answers a prompt: the turn runner every agent shares (`turns`), the scripted agent
-//! (`script`, model-free and deterministic), the real Codex runtime (`codex`), any ACP agent (`acp`), the logging of
-//! an adapter's canonical outputs as the origin's events (`outputs`) and the glue for
-//! projections and answers (`provider`).
+//! (`script`, model-free and deterministic), the real Codex runtime (`codex`), the real Claude
+//! Code runtime (`claude`), any ACP agent (`acp`), the logging of an adapter's canonical outputs
+//! as the origin's events (`outputs`) and the glue for projections and answers (`provider`).
 
 pub mod acp;
+pub mod claude;
 pub mod codex;
 pub mod outputs;
 pub mod provider;

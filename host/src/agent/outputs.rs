@@ -49,6 +49,14 @@ impl Out {
     pub fn real(model: &str) -> Out {
         Out { real_model: Some(model.to_string()), ..Out::new() }
     }
+
+    /// The model a real agent reported once its turn started (Claude Code names it in each
+    /// turn's `system/init`).
+    pub fn set_model(&mut self, model: &str) {
+        if self.real_model.is_some() {
+            self.real_model = Some(model.to_string());
+        }
+    }
 }
 
 impl Run<'_> {

@@ -31,7 +31,8 @@ pub enum Canonical {
     Approval(ApprovalRequest),
     /// A pending approval the provider closed without our answer (Codex `serverRequest/resolved`
     /// of an approval request nobody answered through the adapter, e.g. the turn was
-    /// interrupted): the host resolves `approval_id` as cancelled. Only the Codex adapter emits it.
+    /// interrupted; Claude Code's `control_cancel_request`): the host resolves `approval_id` as
+    /// cancelled.
     ApprovalWithdrawn { approval_id: String },
     /// Why a payload (or a part of it) was dropped or degraded.
     Diagnostic { message: String },
@@ -196,6 +197,11 @@ impl PendingSet {
             None => self.items.push((prompt, handle)),
         }
         vec![event, self.projection()]
+    }
+
+    /// The ids of the prompts waiting, in the order asked.
+    pub fn ids(&self) -> Vec<String> {
+        self.items.iter().map(|(p, _)| p.prompt_id.clone()).collect()
     }
 
     pub fn get(&self, prompt_id: &str) -> Option<&(UserInputPrompt, Value)> {

@@ -1,25 +1,34 @@
-//! Claude Agent SDK messages (`SDKMessage`: `system`, `assistant`, `user`, ...).
+//! Claude Code's stream-json messages (the CLI's `-p --output-format stream-json`, the same
+//! `SDKMessage`s the Agent SDK reads: `system`, `assistant`, `user`, `stream_event`, and the
+//! control protocol's `control_request` / `control_cancel_request`).
 //!
 //! | native | canonical |
 //! |---|---|
 //! | `system` (`init`, `status`) with `permissionMode` | `interaction/mode` (on change): `plan`->plan, `default`->default, `acceptEdits`/`bypassPermissions`->execute, else unknown |
-//! | assistant `text` block | assistant text (never plan text) |
-//! | assistant `thinking` block | reasoning |
+//! | `stream_event` `content_block_delta` `text_delta` / `thinking_delta` | assistant text / reasoning, as it streams |
+//! | assistant `text` block | assistant text (never plan text), unless its message already streamed, or it is the CLI's `<synthetic>` error note (the `result` carries that error) |
+//! | assistant `thinking` block | reasoning (same rule) |
 //! | `tool_use` `AskUserQuestion` | `interaction/prompt-requested` + projection `interaction/userInput` |
-//! | `tool_use` `ExitPlanMode {plan}` | `plan/proposed` (source `native`) + projection `interaction/proposedPlan`, and steps parsed from the markdown's list as projection `interaction/plan` (source `synthesized`) |
+//! | `tool_use` `ExitPlanMode {plan}` | `plan/proposed` (source `native`) + projection `interaction/proposedPlan`, and steps parsed from the markdown's list as projection `interaction/plan` (source `synthesized`); `ExitPlanMode {}` (no plan file) proposes nothing |
 //! | other `tool_use` | tool call |
 //! | user `tool_result` of a pending AskUserQuestion | `interaction/prompt-resolved` (`cancelled` when `is_error`, else `answered` with the answers read back from the result) |
 //! | user `tool_result` of an ExitPlanMode | projection `interaction/proposedPlan` = `null` (handed off or rejected) |
 //! | other user `tool_result` | tool result |
+//! | `control_request` `can_use_tool` of any tool but AskUserQuestion | [`Canonical::Approval`] (id `claude-<request_id>`), answered with [`ClaudeAdapter::respond_approval`] |
+//! | `control_cancel_request` of a pending approval | [`Canonical::ApprovalWithdrawn`] |
+//! | the host's own `control_request` `set_permission_mode {mode}` | `interaction/mode`, as `permissionMode` |
 //!
-//! `stream_event` partial messages are not mapped (the whole `assistant` message carries the
-//! same text, mapping both would duplicate it); `result` and the rest carry nothing canonical.
-//! Answers go back as `{answers: {[question text]: "label" | "label1, label2"}}`, the shape
-//! AskUserQuestion reads (the SDK passes it in the tool input's `answers`).
+//! AskUserQuestion's own `can_use_tool` is not an approval: the question is the prompt of its
+//! `tool_use`, and the answer goes back as that request's `allow` (the runtime pairs them).
+//! With partial messages on, a message's text arrives twice (its `stream_event` deltas, then
+//! the whole block in an `assistant` message of the same id): only the deltas are mapped.
+//! `result` and the rest carry nothing canonical. Answers go back as `{answers: {[question
+//! text]: "label" | "label1, label2"}}`, the shape AskUserQuestion reads (in the tool input's
+//! `answers`, next to the original `questions`).
 
 use super::{
-    answer_strings, diagnostic, str_field, to_value, with_native, AnswerError, Answered, Canonical, ModeTracker,
-    NativeError, PendingSet,
+    answer_strings, diagnostic, str_field, to_value, with_native, AnswerError, Answered, ApprovalRequest, Canonical,
+    ModeTracker, NativeError, PendingSet,
 };
 use agent_session_wire::interaction::{
     Answer, Capabilities, ModeState, OperatingMode, PlanStep, PlanSteps, PromptOption, PromptOutcome, PromptQuestion,
@@ -27,12 +36,16 @@ use agent_session_wire::interaction::{
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 pub const PROVIDER: &str = "claude";
 pub const PROMPT_SOURCE: &str = "claude:AskUserQuestion";
 pub const ASK_USER_QUESTION: &str = "AskUserQuestion";
 pub const EXIT_PLAN_MODE: &str = "ExitPlanMode";
+/// The model name Claude Code gives the assistant messages it makes up itself (API errors).
+const SYNTHETIC_MODEL: &str = "<synthetic>";
+/// An approval's reason is cut to this many characters.
+const REASON_CHARS: usize = 300;
 
 // ---- native shapes (unknown fields ignored) ----
 
@@ -77,6 +90,16 @@ pub fn mode_from_permission(permission_mode: &str) -> ModeState {
         _ => OperatingMode::Unknown,
     };
     ModeState { mode, native: Some(permission_mode.to_string()) }
+}
+
+/// The approval id of a `can_use_tool` request: `claude-<request_id>`.
+pub fn approval_id(request_id: &str) -> String {
+    format!("claude-{request_id}")
+}
+
+/// A successful `control_response` to the CLI's request `request_id`.
+pub fn control_response(request_id: &str, response: Value) -> Value {
+    json!({ "type": "control_response", "response": { "subtype": "success", "request_id": request_id, "response": response } })
 }
 
 /// The prompt id of an AskUserQuestion `tool_use`: `claude-<tool_use id>`.
@@ -249,7 +272,34 @@ pub fn steps_from_markdown(markdown: &str) -> Vec<PlanStep> {
         .collect()
 }
 
+/// What an approval asks, in a line: the command, the file, or the tool's own description.
+pub fn approval_reason(tool_name: &str, input: &Value, description: Option<&str>) -> Option<String> {
+    let field = |k: &str| str_field(input, k).filter(|v| !v.is_empty());
+    let text = match tool_name {
+        EXIT_PLAN_MODE => Some("Leave plan mode and carry out the proposed plan".to_string()),
+        _ => match (field("command"), field("file_path").or_else(|| field("notebook_path")), description) {
+            (Some(cmd), _, Some(d)) if !d.is_empty() => Some(format!("{d}: {cmd}")),
+            (Some(cmd), _, _) => Some(cmd.to_string()),
+            (None, Some(path), _) => Some(format!("{tool_name} {path}")),
+            (None, None, Some(d)) if !d.is_empty() => Some(d.to_string()),
+            _ => None,
+        },
+    }?;
+    Some(match text.char_indices().nth(REASON_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    })
+}
+
 // ---- the adapter ----
+
+/// A `can_use_tool` request waiting for the user's decision.
+#[derive(Debug, Clone)]
+struct PendingApproval {
+    request_id: String,
+    tool_name: String,
+    input: Value,
+}
 
 #[derive(Debug, Default)]
 pub struct ClaudeAdapter {
@@ -259,6 +309,10 @@ pub struct ClaudeAdapter {
     special: HashSet<String>,
     /// ExitPlanMode tool_use ids whose proposal is still shown.
     proposals: HashSet<String>,
+    /// Approvals waiting for an answer, by approval id.
+    approvals: HashMap<String, PendingApproval>,
+    /// The message whose content is streaming as `stream_event`s (its whole copy is skipped).
+    streamed: Option<String>,
 }
 
 impl ClaudeAdapter {
@@ -293,10 +347,38 @@ impl ClaudeAdapter {
             }
             "assistant" => match msg.pointer("/message/content").and_then(Value::as_array) {
                 Some(blocks) => {
-                    let outputs = blocks.iter().flat_map(|b| self.assistant_block(b)).collect();
+                    let id = msg.pointer("/message/id").and_then(Value::as_str);
+                    let model = msg.pointer("/message/model").and_then(Value::as_str);
+                    // Its text already streamed, or it is the CLI's own error note.
+                    let text_done = (id.is_some() && id == self.streamed.as_deref()) || model == Some(SYNTHETIC_MODEL);
+                    let outputs = blocks
+                        .iter()
+                        .filter(|b| !text_done || !matches!(str_field(b, "type"), Some("text" | "thinking")))
+                        .flat_map(|b| self.assistant_block(b))
+                        .collect();
                     with_native(PROVIDER, ty, msg, outputs)
                 }
                 None => vec![diagnostic(PROVIDER, ty, "message.content is not a list")],
+            },
+            "stream_event" => match msg.get("event") {
+                Some(event) => {
+                    let outputs = self.stream_event(event);
+                    with_native(PROVIDER, ty, msg, outputs)
+                }
+                None => vec![diagnostic(PROVIDER, ty, "no event")],
+            },
+            "control_request" => self.control_request(msg),
+            "control_cancel_request" => match str_field(msg, "request_id") {
+                Some(rid) => {
+                    let id = approval_id(rid);
+                    match self.approvals.remove(&id) {
+                        Some(_) => {
+                            with_native(PROVIDER, ty, msg, vec![Canonical::ApprovalWithdrawn { approval_id: id }])
+                        }
+                        None => Vec::new(),
+                    }
+                }
+                None => vec![diagnostic(PROVIDER, ty, "no request_id")],
             },
             "user" => match msg.pointer("/message/content") {
                 // Plain user text is logged by the host itself.
@@ -309,6 +391,94 @@ impl ClaudeAdapter {
             },
             _ => Vec::new(),
         }
+    }
+
+    /// A partial-message event: text and thinking deltas; `message_start` names the message
+    /// whose whole copy is then skipped.
+    fn stream_event(&mut self, event: &Value) -> Vec<Canonical> {
+        match str_field(event, "type") {
+            Some("message_start") => {
+                self.streamed = event.pointer("/message/id").and_then(Value::as_str).map(str::to_owned);
+                Vec::new()
+            }
+            Some("content_block_delta") => {
+                let delta = event.get("delta").unwrap_or(&Value::Null);
+                match (str_field(delta, "type"), str_field(delta, "text"), str_field(delta, "thinking")) {
+                    (Some("text_delta"), Some(t), _) if !t.is_empty() => {
+                        vec![Canonical::AssistantText { text: t.to_string() }]
+                    }
+                    (Some("thinking_delta"), _, Some(t)) if !t.is_empty() => {
+                        vec![Canonical::Reasoning { text: t.to_string() }]
+                    }
+                    (Some("text_delta"), None, _) => {
+                        vec![diagnostic(PROVIDER, "stream_event", "text_delta without text")]
+                    }
+                    _ => Vec::new(),
+                }
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// A control request from the CLI: a tool's permission becomes an approval (except
+    /// AskUserQuestion's: its question is already the prompt).
+    fn control_request(&mut self, msg: &Value) -> Vec<Canonical> {
+        let kind = "control_request";
+        let (Some(rid), Some(req)) = (str_field(msg, "request_id"), msg.get("request")) else {
+            return vec![diagnostic(PROVIDER, kind, "no request_id or request")];
+        };
+        match str_field(req, "subtype") {
+            Some("can_use_tool") => {}
+            // The host's own request (the mode a turn starts in).
+            Some("set_permission_mode") => {
+                return match str_field(req, "mode") {
+                    Some(mode) => {
+                        let outputs = self.mode.set(mode_from_permission(mode));
+                        with_native(PROVIDER, "set_permission_mode", msg, outputs)
+                    }
+                    None => vec![diagnostic(PROVIDER, kind, "set_permission_mode without a mode")],
+                };
+            }
+            _ => return Vec::new(),
+        }
+        let Some(tool_name) = str_field(req, "tool_name") else {
+            return vec![diagnostic(PROVIDER, kind, format!("can_use_tool {rid} without tool_name"))];
+        };
+        if tool_name == ASK_USER_QUESTION {
+            return Vec::new();
+        }
+        let input = req.get("input").cloned().unwrap_or(Value::Null);
+        let approval = ApprovalRequest {
+            approval_id: approval_id(rid),
+            tool_name: tool_name.to_string(),
+            call_id: str_field(req, "tool_use_id").map(str::to_owned),
+            reason: approval_reason(tool_name, &input, str_field(req, "description")),
+        };
+        let pending = PendingApproval { request_id: rid.to_string(), tool_name: tool_name.to_string(), input };
+        self.approvals.insert(approval.approval_id.clone(), pending);
+        with_native(PROVIDER, kind, msg, vec![Canonical::Approval(approval)])
+    }
+
+    /// The whole `control_response` for a pending approval: `allow` with the tool's input
+    /// unchanged (ExitPlanMode also leaves plan mode for the session's default mode), or `deny`.
+    pub fn respond_approval(
+        &mut self,
+        approval_id: &str,
+        outcome: agent_session_wire::ApprovalOutcome,
+    ) -> Result<Value, AnswerError> {
+        let p = self.approvals.remove(approval_id).ok_or(AnswerError::NotPending)?;
+        let response = match outcome {
+            agent_session_wire::ApprovalOutcome::AllowedOnce => {
+                let mut allow = json!({ "behavior": "allow", "updatedInput": p.input });
+                if p.tool_name == EXIT_PLAN_MODE {
+                    allow["updatedPermissions"] =
+                        json!([{ "type": "setMode", "mode": "default", "destination": "session" }]);
+                }
+                allow
+            }
+            _ => json!({ "behavior": "deny", "message": "The user did not allow this tool call." }),
+        };
+        Ok(control_response(&p.request_id, response))
     }
 
     fn assistant_block(&mut self, b: &Value) -> Vec<Canonical> {
@@ -342,6 +512,12 @@ impl ClaudeAdapter {
                 }
                 Err(e) => vec![diagnostic(PROVIDER, "assistant", format!("AskUserQuestion {id} dropped: {e}"))],
             },
+            // No plan file was written: Claude Code sends `{}`, a request to leave plan mode
+            // with nothing to propose (its permission still asks).
+            EXIT_PLAN_MODE if input.as_object().is_some_and(|o| !o.contains_key("plan")) => {
+                self.special.insert(id.to_string());
+                Vec::new()
+            }
             EXIT_PLAN_MODE => match serde_json::from_value::<ExitPlanInput>(input) {
                 Ok(p) => {
                     self.special.insert(id.to_string());
@@ -392,6 +568,27 @@ impl ClaudeAdapter {
             let answers = answers_from_native(&prompt, &content);
             self.pending.resolve(&pid, answers, PromptOutcome::Answered)
         }
+    }
+
+    /// Everything still pending, withdrawn (the turn ended without an answer): each prompt
+    /// resolved `cancelled`, the approvals forgotten.
+    pub fn withdraw_all(&mut self) -> Vec<Canonical> {
+        self.approvals.clear();
+        let ids: Vec<String> = self.pending_ids();
+        let mut out = Vec::new();
+        for id in ids {
+            out.extend(self.pending.resolve(&id, Vec::new(), PromptOutcome::Cancelled));
+        }
+        out
+    }
+
+    fn pending_ids(&self) -> Vec<String> {
+        self.pending.ids()
+    }
+
+    /// Whether the AskUserQuestion `tool_use_id` is a prompt waiting for its answer.
+    pub fn is_asking(&self, tool_use_id: &str) -> bool {
+        self.pending.get(&prompt_id(tool_use_id)).is_some()
     }
 
     /// Answers a pending AskUserQuestion. `native_id` is the `tool_use` id; `result` is the

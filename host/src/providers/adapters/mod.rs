@@ -20,15 +20,17 @@
 //! - State is kept only where the protocol needs it: plan text per item, pending prompts and
 //!   approvals (to answer and resolve them), and the last mode (mode events on change only).
 //! - Capabilities are the honest per-provider sets of [`capabilities`]; adapters never claim
-//!   more. User-input prompts and approvals are separate: only ACP's `session/request_permission`
-//!   and Codex's `item/commandExecution/requestApproval` / `item/fileChange/requestApproval`
-//!   become [`Canonical::Approval`] (answered with `respond_approval`); a Codex approval closed
-//!   by the agent without our answer is [`Canonical::ApprovalWithdrawn`].
+//!   more. User-input prompts and approvals are separate: only ACP's `session/request_permission`,
+//!   Codex's `item/commandExecution/requestApproval` / `item/fileChange/requestApproval` and
+//!   Claude Code's `can_use_tool` (of any tool but AskUserQuestion) become
+//!   [`Canonical::Approval`] (answered with `respond_approval`); an approval closed by the agent
+//!   without our answer is [`Canonical::ApprovalWithdrawn`].
 //!
 //! Modules: [`codex`], [`claude`], [`acp`], [`capabilities`], `canonical` (the outputs and
 //! helpers they share), `provider` (the three behind one interface); tests: `tests` (the
 //! provider fixtures), `codex_real_tests` (transcripts of the real `codex app-server`) and
-//! `acp_real_tests` (transcripts of the real `claude-code-acp`).
+//! `claude_real_tests` (transcripts of the real Claude Code) and `acp_real_tests` (transcripts of
+//! the real `claude-code-acp`).
 
 // The provider profiles (`crate::providers::scripted`) use the Codex, Claude and Cursor adapters; parts of
 // this API (approvals, per-adapter accessors) are exercised only by the tests.
@@ -40,6 +42,8 @@ mod acp_real_tests;
 mod canonical;
 pub mod capabilities;
 pub mod claude;
+#[cfg(test)]
+mod claude_real_tests;
 pub mod codex;
 #[cfg(test)]
 mod codex_real_tests;

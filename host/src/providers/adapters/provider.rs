@@ -51,9 +51,9 @@ impl ProviderAdapter {
         }
     }
 
-    /// The whole JSON-RPC response to write to the agent for a pending approval (ACP's
-    /// `session/request_permission`, Codex's command/file-change approval requests; Claude has
-    /// no approvals mapped: always `NotPending`).
+    /// The whole response to write to the agent for a pending approval (ACP's
+    /// `session/request_permission`, Codex's command/file-change approval requests, Claude
+    /// Code's `can_use_tool` control requests).
     pub fn respond_approval(
         &mut self,
         approval_id: &str,
@@ -62,7 +62,7 @@ impl ProviderAdapter {
         match self {
             ProviderAdapter::Codex(a) => a.respond_approval(approval_id, outcome),
             ProviderAdapter::Cursor(a) => a.respond_approval(approval_id, outcome),
-            ProviderAdapter::Claude(_) => Err(AnswerError::NotPending),
+            ProviderAdapter::Claude(a) => a.respond_approval(approval_id, outcome),
         }
     }
 

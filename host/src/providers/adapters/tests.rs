@@ -556,7 +556,7 @@ fn claude_bad_block_is_dropped_but_the_rest_of_the_message_is_mapped() {
     let mut a = ClaudeAdapter::new();
     let msg = json!({"type": "assistant", "message": {"id": "m", "content": [
         {"type": "text", "text": "Two things."},
-        {"type": "tool_use", "id": "toolu_x", "name": "ExitPlanMode", "input": {}},
+        {"type": "tool_use", "id": "toolu_x", "name": "ExitPlanMode", "input": {"plan": 7}},
         {"type": "server_tool_use", "id": "srv_1", "name": "web_search", "input": {}}
     ]}});
     let out = a.ingest(&msg);
@@ -564,6 +564,20 @@ fn claude_bad_block_is_dropped_but_the_rest_of_the_message_is_mapped() {
     assert_eq!(texts(&out), ["Two things."]);
     assert_eq!(diagnostics(&out).len(), 2);
     assert!(events(&out, EV_PLAN_PROPOSED).is_empty());
+}
+
+#[test]
+fn claude_exit_plan_mode_without_a_plan_file_proposes_nothing_and_its_result_is_no_tool_result() {
+    // Claude Code sends `{}` when the model wrote no plan file.
+    let mut a = ClaudeAdapter::new();
+    let call = json!({"type": "assistant", "message": {"id": "m", "content": [
+        {"type": "tool_use", "id": "toolu_e", "name": "ExitPlanMode", "input": {}}
+    ]}});
+    assert!(a.ingest(&call).is_empty());
+    let result = json!({"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_e", "content": "User has approved exiting plan mode."}
+    ]}});
+    assert!(a.ingest(&result).is_empty());
 }
 
 #[test]
