@@ -69,9 +69,10 @@ describe('a real ACP agent (claude-code-acp) behind the host, through the demo U
     await tid('composer-input').fill(text)
     await tid('send').click()
   }
-  const users = () => tid('msg-user').count()
+  // The host's user rows (an echo, shown while its prompt is on its way, is not one yet).
+  const users = () => page.locator('[data-testid="msg-user"]:not(.echo)').count()
   async function waitUsers(n) {
-    await page.waitForFunction((k) => document.querySelectorAll('[data-testid="msg-user"]').length === k, n)
+    await page.waitForFunction((k) => document.querySelectorAll('[data-testid="msg-user"]:not(.echo)').length === k, n)
   }
   async function waitAssistant(re) {
     await page.waitForFunction(

@@ -69,9 +69,10 @@ describe('real Claude Code behind the host, through the demo UI', () => {
     await tid('send').click()
   }
 
-  const users = () => tid('msg-user').count()
+  // The host's user rows (an echo, shown while its prompt is on its way, is not one yet).
+  const users = () => page.locator('[data-testid="msg-user"]:not(.echo)').count()
   async function waitUsers(n) {
-    await page.waitForFunction((k) => document.querySelectorAll('[data-testid="msg-user"]').length === k, n)
+    await page.waitForFunction((k) => document.querySelectorAll('[data-testid="msg-user"]:not(.echo)').length === k, n)
   }
   async function waitAssistant(re) {
     await page.waitForFunction(

@@ -69,9 +69,10 @@ describe('real codex behind the host, through the demo UI', () => {
     await tid('send').click()
   }
 
-  const users = () => tid('msg-user').count()
+  // The host's user rows (an echo, shown while its prompt is on its way, is not one yet).
+  const users = () => page.locator('[data-testid="msg-user"]:not(.echo)').count()
   async function waitUsers(n) {
-    await page.waitForFunction((k) => document.querySelectorAll('[data-testid="msg-user"]').length === k, n)
+    await page.waitForFunction((k) => document.querySelectorAll('[data-testid="msg-user"]:not(.echo)').length === k, n)
   }
   async function waitAssistant(re) {
     await page.waitForFunction(
@@ -140,7 +141,7 @@ describe('real codex behind the host, through the demo UI', () => {
     const n = await users()
     await tid('implement').click()
     await waitUsers(n + 1)
-    assert.equal((await tid('msg-user').last().innerText()).trim(), 'Implement the plan.')
+    assert.equal((await page.locator('[data-testid="msg-user"]:not(.echo)').last().innerText()).trim(), 'Implement the plan.')
     await page.waitForSelector('[data-testid="plan-chip"][data-plan="off"]')
     // update_plan → the step list; the shell command waits on an approval.
     const approval = tid('approval-card')
