@@ -19,7 +19,7 @@ import { join } from 'node:path'
 import { killHost, startHost, startHostOn } from '../tests/support/host.mjs'
 import { demoAndPages } from '../tests/support/pages.mjs'
 import { shot } from '../tests/support/browser.mjs'
-import { openDemo } from '../tests/support/demo.mjs'
+import { conversation, openDemo } from '../tests/support/demo.mjs'
 import { NETWORK } from '../tests/support/guard.mjs'
 import { claudeProcesses, startClaudeFixture, waitNoClaude } from '../tests/support/claude.mjs'
 
@@ -64,38 +64,7 @@ describe('real Claude Code behind the host, through the demo UI', () => {
     assert.ok(procs.length <= 1, `more than one claude child: ${JSON.stringify(procs)}`)
   })
 
-  async function send(text) {
-    await tid('composer-input').fill(text)
-    await tid('send').click()
-  }
-
-  // The host's user rows (an echo, shown while its prompt is on its way, is not one yet).
-  const users = () => page.locator('[data-testid="msg-user"]:not(.echo)').count()
-  async function waitUsers(n) {
-    await page.waitForFunction((k) => document.querySelectorAll('[data-testid="msg-user"]:not(.echo)').length === k, n)
-  }
-  async function waitAssistant(re) {
-    await page.waitForFunction(
-      (src) => [...document.querySelectorAll('[data-testid="msg-assistant"]')].some((e) => new RegExp(src).test(e.textContent ?? '')),
-      re.source,
-    )
-  }
-  /** A prompt that streams `[fake:long]` text, once a few deltas are on the page. */
-  async function startLong() {
-    const n = await users()
-    await send('Tell me a long story [fake:long]')
-    await waitUsers(n + 1)
-    await page.waitForFunction(() => /word5 of the long answer/.test(document.querySelector('[data-testid="msg-partial"]')?.textContent ?? ''))
-  }
-  async function hello() {
-    const before = await tid('msg-assistant').filter({ hasText: 'Hello from the fake model.' }).count()
-    await send('Say hello [fake:hello]')
-    await page.waitForFunction(
-      (k) => [...document.querySelectorAll('[data-testid="msg-assistant"]')].filter((e) => /Hello from the fake model\./.test(e.textContent ?? '')).length === k + 1,
-      before,
-    )
-    await tid('status-idle').waitFor()
-  }
+  const { send, users, waitUsers, waitAssistant, startLong, hello } = conversation(() => page)
 
   it('offers only the host\'s agent in the picker, and the header names the agent', async () => {
     await page.waitForSelector('[data-testid="provider-select"]:not([disabled])')
