@@ -57,7 +57,9 @@ export function prepare() {
   if (!existsSync(join(ROOT, 'pkg', 'agent_session_bg.wasm'))) run('npm', ['run', 'build'])
   build(www, DEMO_DIST, 'index.html')
   build(pages, PAGES_DIST, 'bench.html')
-  if (!existsSync(hostBinary())) run('cargo', ['build', '-p', 'agent-session-host'])
+  // Built unless a binary is handed in: cargo's own check keeps a stale one from being tested
+  // (a no-op when it is fresh).
+  if (!process.env.AGENT_SESSION_HOST_BIN || !existsSync(hostBinary())) run('cargo', ['build', '-p', 'agent-session-host'])
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) prepare()
