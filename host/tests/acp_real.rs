@@ -12,78 +12,21 @@
 mod common;
 
 use agent_session_wire::Frame;
+use common::fake_model::{pinned, FakeServer};
 use common::{FrameStream, Host, Launch};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Real agent turns (a node agent starting a native CLI) take longer than the scripted agent's.
 const TURN_WAIT: Duration = Duration::from_secs(60);
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// The pinned `claude-code-acp` and the native claude it is pointed at.
-fn agent_bins() -> (PathBuf, PathBuf) {
-    let acp = root().join("agents/node_modules/.bin/claude-code-acp");
-    let claude = root().join("agents/node_modules/@anthropic-ai/claude-code-linux-x64/claude");
-    for bin in [&acp, &claude] {
-        assert!(
-            bin.exists(),
-            "{} is not installed: run `bash scripts/bootstrap.sh` (it runs `npm ci --prefix agents`)",
-            bin.display()
-        );
-    }
-    (acp, claude)
-}
-
-/// The fake Messages server; killed on drop.
-struct FakeServer {
-    child: Child,
-    url: String,
-    requests: PathBuf,
-}
-
-impl FakeServer {
-    fn start(dir: &Path) -> FakeServer {
-        let requests = dir.join("model-requests.jsonl");
-        let mut child = Command::new("node")
-            .arg(root().join("tests/fake-models/anthropic-messages.mjs"))
-            .args(["--port", "0", "--requests-log"])
-            .arg(&requests)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn node (the fake Messages server)");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("first line");
-        let url = line
-            .trim()
-            .strip_prefix("fake-messages listening on ")
-            .unwrap_or_else(|| panic!("fake server said {line:?}"))
-            .to_string();
-        FakeServer { child, url, requests }
-    }
-
-    /// The streamed model requests (the agent's side requests have no tools).
-    fn turns(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.requests)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|q| q["body"]["stream"] == true && q["body"]["tools"].as_array().is_some_and(|t| !t.is_empty()))
-            .collect()
-    }
-}
-
-impl Drop for FakeServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The streamed model requests (the agent's side requests have no tools).
+fn model_turns(fake: &FakeServer) -> Vec<Value> {
+    fake.logged()
+        .into_iter()
+        .filter(|q| q["body"]["stream"] == true && q["body"]["tools"].as_array().is_some_and(|t| !t.is_empty()))
+        .collect()
 }
 
 /// Live processes whose environment names `home` as HOME (the agent and the claude it starts
@@ -146,13 +89,13 @@ struct Real {
 
 impl Real {
     fn start() -> Real {
-        let (acp, claude) = agent_bins();
+        let (acp, claude) = (pinned(".bin/claude-code-acp"), pinned("@anthropic-ai/claude-code-linux-x64/claude"));
         let dir = tempfile::tempdir().expect("tempdir");
         let home = dir.path().join("home");
         let work = dir.path().join("work");
         std::fs::create_dir_all(&home).expect("home");
         std::fs::create_dir_all(&work).expect("work dir");
-        let fake = FakeServer::start(dir.path());
+        let fake = FakeServer::start("anthropic-messages.mjs", "fake-messages listening on ", dir.path());
         let env = [
             ("HOME", home.display().to_string()),
             ("ANTHROPIC_API_KEY", "fake-key-not-secret".into()),
@@ -382,13 +325,13 @@ fn cancel_restart_and_crash_each_continue_the_same_acp_session() {
     assert!(stored.to_string().contains(&sid));
 
     // Host SIGKILL and restart: the next prompt loads the stored ACP session (its history).
-    let before = r.fake.turns().len();
+    let before = model_turns(&r.fake).len();
     r.host.kill9_and_restart();
     drop(mux);
     r.host.prompt(&sid, "queue", "Second words [fake:hello]");
     let (kind, events) = r.wait_turn_end(&sid, 3);
     assert_eq!(kind, "completed", "{:?}", common::types(&events));
-    let turns = r.fake.turns();
+    let turns = model_turns(&r.fake);
     let last = turns.last().expect("a model request").to_string();
     assert!(turns.len() > before);
     assert!(last.contains("pineapple"), "the loaded session sent the first turn: {last}");
@@ -421,7 +364,7 @@ fn cancel_restart_and_crash_each_continue_the_same_acp_session() {
     let (kind, events) = r.wait_turn_end(&sid, 5);
     assert_eq!(kind, "completed", "{:?}", common::types(&events));
     assert!(Real::assistant_text(&Real::turn_events(&events, 5)).contains("Hello from the fake model."));
-    let last = r.fake.turns().last().expect("a model request").to_string();
+    let last = model_turns(&r.fake).last().expect("a model request").to_string();
     assert!(last.contains("pineapple") && last.contains("Second words"), "loaded again: {last}");
     assert_ne!(r.agent_pid(), agent, "a new agent process");
 }

@@ -7,74 +7,18 @@
 mod common;
 
 use agent_session_wire::Frame;
+use common::fake_model::{pinned, FakeServer};
 use common::{FrameStream, Host, Launch};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Real model turns take longer than the scripted agent's.
 const TURN_WAIT: Duration = Duration::from_secs(30);
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn claude_bin() -> PathBuf {
-    let bin = root().join("agents/node_modules/@anthropic-ai/claude-code-linux-x64/claude");
-    assert!(
-        bin.is_file(),
-        "the pinned Claude Code is not installed at {}: run `bash scripts/bootstrap.sh` (it runs `npm ci --prefix agents`)",
-        bin.display()
-    );
-    bin
-}
-
-/// The fake Messages server; killed on drop.
-struct FakeServer {
-    child: Child,
-    url: String,
-    requests: PathBuf,
-}
-
-impl FakeServer {
-    fn start(dir: &Path) -> FakeServer {
-        let requests = dir.join("model-requests.jsonl");
-        let mut child = Command::new("node")
-            .arg(root().join("tests/fake-models/anthropic-messages.mjs"))
-            .args(["--port", "0", "--requests-log"])
-            .arg(&requests)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn node (the fake Messages server)");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("first line");
-        let url = line
-            .trim()
-            .strip_prefix("fake-messages listening on ")
-            .unwrap_or_else(|| panic!("fake server said {line:?}"))
-            .to_string();
-        FakeServer { child, url, requests }
-    }
-
-    /// The model requests (POST /v1/messages) so far.
-    fn requests(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.requests)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|q| q["method"] == "POST")
-            .collect()
-    }
-}
-
-impl Drop for FakeServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The model requests (POST /v1/messages) so far.
+fn model_requests(fake: &FakeServer) -> Vec<Value> {
+    fake.logged().into_iter().filter(|q| q["method"] == "POST").collect()
 }
 
 /// Processes whose environment holds `HOME=<home>` (this test's claude processes, what they
@@ -108,7 +52,7 @@ fn ours(home: &Path, except: Option<u32>) -> Vec<(u32, String)> {
 
 /// The claude processes among [`ours`].
 fn claude_pids(home: &Path, host: u32) -> Vec<u32> {
-    let bin = claude_bin().display().to_string();
+    let bin = pinned("@anthropic-ai/claude-code-linux-x64/claude").display().to_string();
     ours(home, Some(host)).into_iter().filter(|(_, cmd)| cmd.contains(&bin)).map(|(pid, _)| pid).collect()
 }
 
@@ -140,13 +84,13 @@ struct Real {
 
 impl Real {
     fn start() -> Real {
-        let bin = claude_bin();
+        let bin = pinned("@anthropic-ai/claude-code-linux-x64/claude");
         let dir = tempfile::tempdir().expect("tempdir");
         let home = dir.path().join("home");
         let work = dir.path().join("work");
         std::fs::create_dir_all(&home).expect("home dir");
         std::fs::create_dir_all(&work).expect("work dir");
-        let fake = FakeServer::start(dir.path());
+        let fake = FakeServer::start("anthropic-messages.mjs", "fake-messages listening on ", dir.path());
         let launch = Launch {
             env: vec![
                 ("HOME".into(), home.display().to_string()),
@@ -272,7 +216,7 @@ fn plan_mode_question_proposed_plan_approved_then_implemented_with_one_approval(
     assert_eq!(modes.first().copied(), Some(&json!("plan")), "{modes:?}");
     assert_eq!(modes.last().copied(), Some(&json!("default")), "{modes:?}");
     // The answer reached the model as AskUserQuestion's result.
-    let sent: String = r.fake.requests().iter().map(|q| q["body"]["messages"].to_string()).collect();
+    let sent: String = model_requests(&r.fake).iter().map(|q| q["body"]["messages"].to_string()).collect();
     assert!(sent.contains(r#"\"How much should the change cover?\"=\"Minimal\""#), "the answer in a model request");
 
     // Implement: one command approval, the command runs in the session's cwd.
@@ -377,14 +321,14 @@ fn after_a_host_sigkill_the_conversation_resumes_in_plan_mode() {
     let sid = r.session();
     r.host.prompt(&sid, "queue", "First words: pineapple [fake:hello]");
     assert_eq!(r.wait_turn_end(&sid, 1).0, "completed");
-    let first = r.fake.requests().last().expect("a model request")["headers"]["x-claude-code-session-id"].clone();
+    let first = model_requests(&r.fake).last().expect("a model request")["headers"]["x-claude-code-session-id"].clone();
     r.host.call("session.setPlanMode", json!({ "sessionId": sid, "active": true }));
     r.host.kill9_and_restart();
     r.assert_none_within("after SIGKILL of the host", Some(r.host.pid()), Duration::from_secs(3));
     r.host.prompt(&sid, "queue", "Second words [fake:hello]");
     let (kind, events) = r.wait_turn_end(&sid, 2);
     assert_eq!(kind, "completed", "{:?}", common::types(&events));
-    let last = r.fake.requests().last().expect("a model request").clone();
+    let last = model_requests(&r.fake).last().expect("a model request").clone();
     assert_eq!(last["headers"]["x-claude-code-session-id"], first, "the same Claude session");
     let messages = last["body"]["messages"].to_string();
     assert!(messages.contains("pineapple"), "the resumed session sent the earlier turn");
@@ -415,7 +359,7 @@ fn a_crashed_child_fails_its_turn_and_the_next_prompt_resumes() {
     r.host.prompt(&sid, "queue", "Say hello [fake:hello]");
     let (kind, events) = r.wait_turn_end(&sid, 2);
     assert_eq!(kind, "completed", "{:?}", common::types(&events));
-    let messages = r.fake.requests().last().expect("a model request")["body"]["messages"].to_string();
+    let messages = model_requests(&r.fake).last().expect("a model request")["body"]["messages"].to_string();
     assert!(messages.contains("mango"), "the new process resumed the conversation");
     let now = claude_pids(&r.home, r.host.pid());
     assert!(now.len() == 1 && now[0] != pids[0], "a new process: {now:?}");

@@ -5,73 +5,15 @@
 mod common;
 
 use agent_session_wire::Frame;
+use common::fake_model::{pinned, root, FakeServer};
 use common::{FrameStream, Host, Launch};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// Real model turns take longer than the scripted agent's.
 const TURN_WAIT: Duration = Duration::from_secs(30);
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn codex_bin() -> PathBuf {
-    let bin = root().join("agents/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex");
-    assert!(
-        bin.is_file(),
-        "the pinned codex is not installed at {}: run `bash scripts/bootstrap.sh` (it runs `npm ci --prefix agents`)",
-        bin.display()
-    );
-    bin
-}
-
-/// The fake Responses server; killed on drop.
-struct FakeServer {
-    child: Child,
-    url: String,
-    requests: PathBuf,
-}
-
-impl FakeServer {
-    fn start(dir: &Path) -> FakeServer {
-        let requests = dir.join("model-requests.jsonl");
-        let mut child = Command::new("node")
-            .arg(root().join("tests/fake-models/openai-responses.mjs"))
-            .args(["--port", "0", "--requests-log"])
-            .arg(&requests)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn node (the fake Responses server)");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("first line");
-        let url = line
-            .trim()
-            .strip_prefix("fake-responses listening on ")
-            .unwrap_or_else(|| panic!("fake server said {line:?}"))
-            .to_string();
-        FakeServer { child, url, requests }
-    }
-
-    fn requests(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.requests)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect()
-    }
-}
-
-impl Drop for FakeServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Processes whose environment names `codex_home` as CODEX_HOME, or whose parent is `parent`.
 fn codex_processes(codex_home: &Path, parent: Option<u32>) -> Vec<(u32, String)> {
@@ -129,12 +71,12 @@ impl Drop for Reaper {
 
 impl Real {
     fn start() -> Real {
-        let bin = codex_bin();
+        let bin = pinned("@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex");
         let dir = tempfile::tempdir().expect("tempdir");
         let codex_home = dir.path().join("codex-home");
         let work = dir.path().join("work");
         std::fs::create_dir_all(&work).expect("work dir");
-        let fake = FakeServer::start(dir.path());
+        let fake = FakeServer::start("openai-responses.mjs", "fake-responses listening on ", dir.path());
         // The config.toml exactly as the fake's own helper writes it.
         let module = root().join("tests/fake-models/codex-home.mjs");
         let script = format!(
@@ -270,7 +212,7 @@ fn after_a_host_sigkill_the_thread_resumes_with_its_history() {
     r.host.prompt(&sid, "queue", "Second words [fake:hello]");
     let (kind, events) = r.wait_turn_end(&sid, 2);
     assert_eq!(kind, "completed", "{:?}", common::types(&events));
-    let posts: Vec<Value> = r.fake.requests().into_iter().filter(|q| q["method"] == "POST").collect();
+    let posts: Vec<Value> = r.fake.logged().into_iter().filter(|q| q["method"] == "POST").collect();
     let last = posts.last().expect("a model request");
     let input = last["body"]["input"].to_string();
     assert!(input.contains("pineapple"), "the resumed thread sent the earlier turn: {input}");

@@ -3,6 +3,8 @@
 //! WebSocket (tungstenite); both downlink carriers read into the same [`FrameStream`].
 #![allow(dead_code)]
 
+pub mod fake_model;
+
 use agent_session_onepass::sse::{SseItem, SseParser};
 use agent_session_wire::{parse_frame, Frame, InboundFrame};
 use serde_json::{json, Value};
