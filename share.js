@@ -67,6 +67,9 @@ export function join(options, waiting) {
 
   // The leader: a real WebSocket behind the socket the core holds.
   const real = (s) => {
+    // At most one real socket behind `s`: one still open from an earlier lead would stay open
+    // on the host, unseen.
+    unreal(s, 1000, true)
     const ws = (s.ws = new WebSocket(s.u))
     ws.binaryType = 'arraybuffer'
     ws.onopen = (e) => {
