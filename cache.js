@@ -356,7 +356,13 @@ function opened(cache, s, st) {
     .then(([entry, prompts]) => {
       // Prompts an earlier page of this app made and could not deliver: sent by this one,
       // under their ids (the session looks the host's log up first: never twice).
-      for (const p of prompts) s.prompt(p.content, p.mode, p.id)
+      for (const p of prompts) {
+        try {
+          s.prompt(p.content, p.mode === 'steer' ? 'steer' : 'queue', p.id)
+        } catch {
+          // A record this page cannot read as a prompt (another version, tampered): dropped.
+        }
+      }
       const now = s.getSnapshot()
       if (entry && now.openState === 'loading') {
         st.entry = entry
