@@ -5,10 +5,10 @@
 //   const host = await startHost({ db, staticDir, ...acp.hostOptions })
 //   assert.deepEqual(acpProcesses({ home: acp.home }), [])   // after killing the host
 //   await acp.close()
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, cleanup, tempDir } from './host.mjs'
-import { parentPid } from './codex.mjs'
+import { liveProcesses, waitNone } from './procs.mjs'
 import { startFakeMessages } from '../fake-models/anthropic-messages.mjs'
 
 /** The pinned ACP agent and the native claude it is pointed at (scripts/bootstrap.sh). */
@@ -57,43 +57,16 @@ export async function startAcpFixture() {
   }
 }
 
-function readProc(pid, file) {
-  try {
-    return readFileSync(`/proc/${pid}/${file}`)
-  } catch {
-    return null
-  }
-}
-
 /**
  * Live processes whose environment has HOME=`home` (the agent and the claude it starts), the
  * host itself left out: [{pid, ppid, argv}]. { parent } keeps only that pid's children.
  */
 export function acpProcesses({ home, parent = null }) {
-  const out = []
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    const pid = Number(name)
-    if (pid === process.pid) continue
-    const environ = readProc(pid, 'environ')?.toString().split('\0') ?? []
-    if (!environ.includes(`HOME=${home}`)) continue
-    const argv = (readProc(pid, 'cmdline')?.toString() ?? '').split('\0').filter(Boolean)
-    if (argv.length === 0 || argv.some((a) => a.endsWith('agent-session-host'))) continue
-    const state = readProc(pid, 'stat')?.toString()
-    if (state && / Z /.test(state.slice(state.lastIndexOf(')')))) continue
-    const ppid = parentPid(pid)
-    if (parent !== null && ppid !== parent) continue
-    out.push({ pid, ppid, argv })
-  }
-  return out
+  const keep = (argv) => !argv.some((a) => a.endsWith('agent-session-host'))
+  return liveProcesses({ keep, env: `HOME=${home}`, parent })
 }
 
 /** Waits until `acpProcesses(options)` is empty (a killed agent's claude takes a moment). */
-export async function waitNoAcp(options, timeoutMs = 10_000) {
-  const until = Date.now() + timeoutMs
-  for (;;) {
-    const left = acpProcesses(options)
-    if (left.length === 0 || Date.now() > until) return left
-    await new Promise((r) => setTimeout(r, 100))
-  }
+export function waitNoAcp(options, timeoutMs = 10_000) {
+  return waitNone(() => acpProcesses(options), timeoutMs)
 }

@@ -6,7 +6,8 @@
 //   ... sessions created without a cwd (the demo's) work in claude.workspace ...
 //   assert.deepEqual(claudeProcesses({ home: claude.home }), [])   // after killing the host
 //   await claude.close()
-import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
+import { liveProcesses, waitNone } from './procs.mjs'
 import { join } from 'node:path'
 import { ROOT, cleanup, tempDir } from './host.mjs'
 import { startFakeMessages } from '../fake-models/anthropic-messages.mjs'
@@ -53,61 +54,17 @@ export async function startClaudeFixture({ extra = [] } = {}) {
   }
 }
 
-function readProc(pid, file) {
-  try {
-    return readFileSync(`/proc/${pid}/${file}`)
-  } catch {
-    return null
-  }
-}
-
-/** The parent pid of `pid` (from /proc/PID/stat), or null when it is gone. */
-function parentPid(pid) {
-  const stat = readProc(pid, 'stat')?.toString()
-  if (!stat) return null
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return Number(rest[1])
-}
-
 /**
- * Live processes of the pinned claude binary: [{pid, ppid, argv}] (zombies are not live).
- * options: { home } keeps only those whose environment has that HOME (other runs on the machine
- * are left out); { parent } only the children of that pid.
+ * Live processes of the pinned claude binary: [{pid, ppid, argv}]. options: { home } keeps only
+ * those whose environment has that HOME (other runs on the machine are left out); { parent } only
+ * the children of that pid.
  */
 export function claudeProcesses({ home = null, parent = null } = {}) {
-  const out = []
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    const pid = Number(name)
-    const cmdline = readProc(pid, 'cmdline')
-    if (!cmdline || cmdline.length === 0) continue
-    const argv = cmdline.toString().split('\0').filter(Boolean)
-    let exe = null
-    try {
-      exe = readlinkSync(`/proc/${pid}/exe`)
-    } catch {
-      /* gone, or not ours */
-    }
-    if (argv[0] !== CLAUDE_BIN && exe !== CLAUDE_BIN) continue
-    const state = readProc(pid, 'stat')?.toString()
-    if (state && / Z /.test(state.slice(state.lastIndexOf(')')))) continue
-    const ppid = parentPid(pid)
-    if (parent !== null && ppid !== parent) continue
-    if (home !== null) {
-      const environ = readProc(pid, 'environ')?.toString().split('\0') ?? []
-      if (!environ.includes(`HOME=${home}`)) continue
-    }
-    out.push({ pid, ppid, argv })
-  }
-  return out
+  const keep = (argv, exe) => argv[0] === CLAUDE_BIN || exe === CLAUDE_BIN
+  return liveProcesses({ keep, env: home === null ? null : `HOME=${home}`, parent })
 }
 
 /** Waits until `claudeProcesses(options)` is empty (a killed child takes a moment to go). */
-export async function waitNoClaude(options = {}, timeoutMs = 10_000) {
-  const until = Date.now() + timeoutMs
-  for (;;) {
-    const left = claudeProcesses(options)
-    if (left.length === 0 || Date.now() > until) return left
-    await new Promise((r) => setTimeout(r, 100))
-  }
+export function waitNoClaude(options = {}, timeoutMs = 10_000) {
+  return waitNone(() => claudeProcesses(options), timeoutMs)
 }

@@ -6,7 +6,8 @@
 //   ... host.createSession({ cwd: codex.workspace }) ...
 //   assert.deepEqual(codexProcesses(), [])           // after killing the host
 //   await codex.close()
-import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
+import { liveProcesses, waitNone } from './procs.mjs'
 import { join } from 'node:path'
 import { ROOT, cleanup, tempDir } from './host.mjs'
 import { startFakeResponses } from '../fake-models/openai-responses.mjs'
@@ -50,64 +51,17 @@ export async function startCodexFixture({ approvalPolicy = 'untrusted', extra = 
   }
 }
 
-function readProc(pid, file) {
-  try {
-    return readFileSync(`/proc/${pid}/${file}`)
-  } catch {
-    return null
-  }
-}
-
-/** The parent pid of `pid` (from /proc/PID/stat), or null when it is gone. */
-export function parentPid(pid) {
-  const stat = readProc(pid, 'stat')?.toString()
-  if (!stat) return null
-  // "pid (comm) state ppid …": comm may hold spaces and parentheses; split after the last ')'.
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return Number(rest[1])
-}
-
 /**
- * Live `codex app-server` processes of the pinned binary: [{pid, ppid, argv}]. Zombies (already
- * exited, not yet reaped) are not live. options: { codexHome } keeps only the ones whose
- * environment has that CODEX_HOME (other engineers' runs on the machine are left out);
- * { parent } only the children of that pid.
+ * Live `codex app-server` processes of the pinned binary: [{pid, ppid, argv}]. options:
+ * { codexHome } keeps only the ones whose environment has that CODEX_HOME (other engineers' runs
+ * on the machine are left out); { parent } only the children of that pid.
  */
 export function codexProcesses({ codexHome = null, parent = null } = {}) {
-  const out = []
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    const pid = Number(name)
-    const cmdline = readProc(pid, 'cmdline')
-    if (!cmdline || cmdline.length === 0) continue
-    const argv = cmdline.toString().split('\0').filter(Boolean)
-    let exe = null
-    try {
-      exe = readlinkSync(`/proc/${pid}/exe`)
-    } catch {
-      /* gone, or not ours */
-    }
-    if (argv[0] !== CODEX_BIN && exe !== CODEX_BIN) continue
-    if (!argv.includes('app-server')) continue
-    const state = readProc(pid, 'stat')?.toString()
-    if (state && / Z /.test(state.slice(state.lastIndexOf(')')))) continue
-    const ppid = parentPid(pid)
-    if (parent !== null && ppid !== parent) continue
-    if (codexHome !== null) {
-      const environ = readProc(pid, 'environ')?.toString().split('\0') ?? []
-      if (!environ.includes(`CODEX_HOME=${codexHome}`)) continue
-    }
-    out.push({ pid, ppid, argv })
-  }
-  return out
+  const keep = (argv, exe) => (argv[0] === CODEX_BIN || exe === CODEX_BIN) && argv.includes('app-server')
+  return liveProcesses({ keep, env: codexHome === null ? null : `CODEX_HOME=${codexHome}`, parent })
 }
 
 /** Waits until `codexProcesses(options)` is empty (a killed child takes a moment to go). */
-export async function waitNoCodex(options = {}, timeoutMs = 10_000) {
-  const until = Date.now() + timeoutMs
-  for (;;) {
-    const left = codexProcesses(options)
-    if (left.length === 0 || Date.now() > until) return left
-    await new Promise((r) => setTimeout(r, 100))
-  }
+export function waitNoCodex(options = {}, timeoutMs = 10_000) {
+  return waitNone(() => codexProcesses(options), timeoutMs)
 }
