@@ -3,13 +3,20 @@
 import init, { initSync, HostClient as Wasm, Session } from './pkg/agent_session.js'
 
 const cache = () => import('./cache.js')
+// What a client holds beside the wasm (the many-tabs link `s`, the cache `k`), let go by
+// close() or when the collector takes the client: a lock, channel or database held for a
+// client nobody has would keep a leader serving nobody.
+const unlink = ({ s, k }) => {
+  if (s) (s.gone = 1), s.m?.close()
+  if (k) (k.gone = 1), k.c?.close()
+}
+const unlinked = new FinalizationRegistry(unlink)
 
 class HostClient extends Wasm {
   constructor(options) {
     // Tabs of one origin share one host connection where the browser can (share.js decides;
-    // elsewhere each connects alone); opt-in until a shared client that nobody references
-    // can be collected (docs/API.md "Many tabs").
-    const link = options?.share === true && { w: [] }
+    // elsewhere each connects alone), unless `share: false` (docs/API.md "Many tabs").
+    const link = options?.share !== false && { w: [] }
     // The local cache composes through the wasm's store hook: the sessions that change before
     // cache.js is in wait for it.
     const kept = options?.cache && { w: new Set() }
@@ -17,9 +24,8 @@ class HostClient extends Wasm {
     if (link) options.__socket = (path, url) => link.m?.socket(path, url) ?? (link.w.push({ path, url, close() { this.gone = 1 } }), link.w.at(-1))
     if (kept) options.__store = (s) => (kept.f ? kept.f(s) : kept.w.add(s))
     super(options)
-    this.link = link
-    this.kept = kept
-    if (link) import('./share.js').then((m) => (link.m = m.join(options, link.w)))
+    unlinked.register(this, (this.h = { s: link, k: kept }))
+    if (link) import('./share.js').then((m) => (link.m = m.join(options, link.w)) && link.gone && link.m.close())
     if (kept) cache().then((m) => m.attach(kept, options))
   }
 
@@ -28,16 +34,13 @@ class HostClient extends Wasm {
   }
 
   sharing() {
-    return this.link ? (this.link.m ? this.link.m.state() : { role: 'starting' }) : null
+    const s = this.h.s
+    return s ? (s.m ? s.m.state() : { role: 'starting' }) : null
   }
 
   close() {
     super.close()
-    this.link?.m?.close()
-    if (this.kept) {
-      this.kept.gone = 1
-      this.kept.c?.close()
-    }
+    unlink(this.h)
   }
 
   // Both close at once, the many-tabs link too (a Session's are the wasm's no-op).

@@ -47,6 +47,7 @@ export function join(options, waiting) {
 
   const emit = (s, ev) => {
     if (s.st === 'gone') return
+    if (ev.type === 'open') s.st = 'open'
     if (ev.type === 'close' || ev.type === 'error') {
       s.st = 'gone'
       socks.delete(s)
@@ -70,6 +71,7 @@ export function join(options, waiting) {
     // At most one real socket behind `s`: one still open from an earlier lead would stay open
     // on the host, unseen.
     unreal(s, 1000, true)
+    s.st = 'wait'
     const ws = (s.ws = new WebSocket(s.u))
     ws.binaryType = 'arraybuffer'
     ws.onopen = (e) => {
@@ -138,14 +140,16 @@ export function join(options, waiting) {
     socks.delete(s)
     unreal(s, 1000)
   }
+  // Each socket of this tab, skipping any a previous one's event made the core close: an event
+  // runs the core, which may close sockets and ask for new ones (those are placed already).
+  const each = (f) => {
+    for (const s of [...socks]) if (socks.has(s)) f(s)
+  }
   // Another tab leads now (or none): what it lent is handed over, what waits waits for it.
   const follow = (from, next) => {
     if (from !== leader) {
       leader = from
-      for (const s of [...socks]) {
-        if (s.st === 'open') handOver(s)
-        else s.st = 'wait'
-      }
+      each((s) => (s.st === 'open' ? handOver(s) : (s.st = 'wait')))
     }
     up = next || {}
     for (const s of socks) if (s.st === 'wait' && up[s.k]) ask(s)
@@ -158,23 +162,16 @@ export function join(options, waiting) {
     live = {}
     passing = false
     post({ t: 'lead', h: hidden() })
-    for (const s of [...socks]) {
-      if (s.st === 'open') handOver(s)
-      else {
-        s.st = 'wait'
-        real(s)
-      }
-    }
+    each((s) => (s.st === 'open' ? handOver(s) : real(s)))
   }
   const demote = () => {
     role = stats.role = 'follower'
     leader = null
     up = {}
-    for (const s of [...socks]) {
+    each((s) => {
       unreal(s, 1000, true)
       if (s.st === 'open') handOver(s)
-      else s.st = 'wait'
-    }
+    })
     live = {}
     post({ t: 'hello' })
   }

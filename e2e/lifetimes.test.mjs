@@ -115,7 +115,7 @@ describe('lifetimes under forced GC', () => {
     await page.close()
   })
 
-  it('a HostClient nobody references (nor its opened session) is collected and its sockets close', async () => {
+  it('a HostClient nobody references (nor its opened session) is collected, its sockets close and it leaves the sharing between tabs', async () => {
     const sessionId = await createSession()
     const { page, guard } = await lifetimesPage()
     const r = await page.evaluate(async (id) => {
@@ -143,11 +143,23 @@ describe('lifetimes under forced GC', () => {
       const collected = L.collected('host')
       const deadline = performance.now() + 5000
       while (L.openSockets() > 0 && performance.now() < deadline) await new Promise((res) => setTimeout(res, 50))
-      return { whileOpen, collected, openAfter: L.openSockets(), opened: L.socketsOpened() }
+      const openAfter = L.openSockets()
+      // The collected client left the tabs' sharing too: a new client of this page is not
+      // left following a leader that serves nobody, it leads and connects.
+      const next = new L.HostClient({ baseUrl: location.origin, transport: 'websocket' })
+      window.kept = next
+      const until = performance.now() + 10_000
+      while (next.getSnapshot().state !== 'open' && performance.now() < until) await new Promise((res) => setTimeout(res, 50))
+      const nextState = next.getSnapshot().state
+      const nextRole = next.sharing()?.role
+      next.close()
+      return { whileOpen, collected, openAfter, opened: L.socketsOpened(), nextState, nextRole }
     }, sessionId)
     assert.equal(r.whileOpen, 2, 'both downlinks were open WebSockets while the client was connected')
     assert.ok(r.collected, 'the unreferenced HostClient was collected')
     assert.equal(r.openAfter, 0, `every socket of the collected client closed (${r.opened} opened)`)
+    assert.equal(r.nextState, 'open', 'a client made after the collection connects')
+    assert.equal(r.nextRole, 'leader', 'and leads: the collected one let the lock go')
     guard.assertClean()
     await page.close()
   })

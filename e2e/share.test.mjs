@@ -24,7 +24,8 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>share</title><link rel
 import init, { HostClient } from './index.js'
 await init()
 const q = new URLSearchParams(location.search)
-const host = new HostClient({ baseUrl: location.origin, share: q.get('share') !== 'off' })
+// Sharing is the default: the page passes nothing unless told \`share=off\`.
+const host = new HostClient({ baseUrl: location.origin, ...(q.get('share') === 'off' ? { share: false } : {}) })
 const s = host.session(q.get('s'))
 s.subscribe(() => {})
 window.__t = { host, s, opened: s.open() }
@@ -92,7 +93,7 @@ const view = (page) =>
   page.evaluate(() => {
     const snap = window.__t.s.getSnapshot()
     // `clientId` says which client sent a message: each tab's own, so it is left out.
-    const nodes = JSON.stringify(snap.nodes, (k, v) => (k === 'clientId' ? undefined : v))
+    const nodes = snap.nodes.map((n) => JSON.stringify(n, (k, v) => (k === 'clientId' ? undefined : v)))
     return { tailSeq: snap.tailSeq, running: snap.running, state: window.__t.host.getSnapshot().state, nodes }
   })
 
@@ -107,7 +108,12 @@ async function exactWindows(env, pages, reference) {
   await until('the reference at the tail', async () => (await view(ref)).tailSeq === tail)
   const want = (await view(ref)).nodes
   await ref.close()
-  for (const [i, p] of pages.entries()) assert.equal((await view(p)).nodes, want, `tab ${i + 1}'s nodes are the host's`)
+  // The reference holds the tail page; a tab that followed the log live may hold more before it.
+  for (const [i, p] of pages.entries()) {
+    const got = (await view(p)).nodes
+    assert.ok(got.length >= want.length, `tab ${i + 1} holds the tail page`)
+    assert.deepEqual(got.slice(got.length - want.length), want, `tab ${i + 1}'s nodes are the host's`)
+  }
   return tail
 }
 
@@ -119,8 +125,18 @@ async function prompt(env, from, pages, text) {
   await until('the answer reaches the host log', async () => (await hostTail(env)) > before + 2)
   await until('every tab sees the prompt and its answer', async () => {
     const vs = await Promise.all(pages.map(view))
-    return vs.every((v) => v.nodes.includes(text) && !v.running)
+    return vs.every((v) => v.nodes.some((n) => n.includes(text)) && !v.running)
   })
+}
+
+/** The WebSockets open in each tab: the leader's mux and host downlinks, none elsewhere (a
+ *  socket the core had closed, given a real one by a new leader, stayed open before). */
+async function oneLeadersSockets(pages) {
+  const open = await Promise.all(
+    pages.map((p) => p.evaluate(() => [window.__t.host.sharing().role, window.__ws.filter((w) => w.readyState < 2).map((w) => new URL(w.url).pathname).sort()])),
+  )
+  for (const [role, urls] of open) assert.deepEqual(urls, role === 'leader' ? ['/api/events.host', '/api/events.mux'] : [], `a ${role}'s open sockets`)
+  assert.equal(open.filter(([role]) => role === 'leader').length, 1)
 }
 
 const role = (p) => p.evaluate(() => window.__t.host.sharing()?.role ?? null)
@@ -131,7 +147,17 @@ describe('8 tabs share one host connection', () => {
   const pages = []
   before(async () => {
     env = await setup()
-    ctx = await env.newContext()
+    // Every WebSocket a tab opens, to count the ones still open (one leader's two, nothing else).
+    ctx = await env.newContext(() => {
+      const R = window.WebSocket
+      window.__ws = []
+      window.WebSocket = class extends R {
+        constructor(u, p) {
+          super(u, p)
+          window.__ws.push(this)
+        }
+      }
+    })
     ref = (await env.newContext()).context
   })
   after(() => teardown(env))
@@ -148,6 +174,37 @@ describe('8 tabs share one host connection', () => {
     log(`${TABS} tabs: host downlinks ${JSON.stringify(d)} (unshared: ${TABS} of each); session.history calls ${env.history}`)
     await prompt(env, pages[TABS - 1], pages, 'Hello from the eighth tab.')
     await prompt(env, pages[2], pages, 'Hello from the third tab.')
+    await exactWindows(env, pages, ref)
+  })
+
+  it('a burst of live events reaches a follower as fast as the leader', async () => {
+    const from = await hostTail(env)
+    const N = 5000
+    const to = from + N
+    // Each tab: from the burst's first event in its window to its last (wall clock).
+    await Promise.all(
+      pages.map((p) =>
+        p.evaluate(({ from, to }) => {
+          const s = window.__t.s
+          window.__burst = new Promise((resolve) => {
+            let first = 0
+            const off = s.subscribe(() => {
+              const t = s.getSnapshot().tailSeq
+              if (!first && t > from) first = performance.now()
+              if (t >= to) off(), resolve(performance.now() - first)
+            })
+          })
+        }, { from, to }),
+      ),
+    )
+    const t0 = Date.now()
+    await admin(env.host.url, { command: 'seed', sessionId: env.sessionId, events: N, messageEvery: 5, broadcast: true })
+    const hostMs = Date.now() - t0
+    const ms = await Promise.all(pages.map((p) => p.evaluate(() => window.__burst)))
+    const roles = await Promise.all(pages.map(role))
+    const leader = ms[roles.indexOf('leader')]
+    const followers = ms.filter((_, i) => roles[i] !== 'leader')
+    log(`burst of ${N} live events (the host appended them in ${hostMs} ms): leader ${leader.toFixed(0)} ms, followers median ${median(followers).toFixed(0)} ms, worst ${Math.max(...followers).toFixed(0)} ms (${(median(followers) / leader).toFixed(2)}x the leader)`)
     await exactWindows(env, pages, ref)
   })
 
@@ -198,15 +255,19 @@ describe('8 tabs share one host connection', () => {
       return s.every((x) => x.firstFrameAt >= t0) && s.map((x) => x.firstFrameAt - t0)
     }, 10_000)
     log(`handover after a crash: worst tab ${Math.max(...firsts)} ms`)
+    await oneLeadersSockets(pages)
+    let d
+    await until('the host holds one downlink pair', async () => {
+      d = await downlinks(env)
+      return d.mux === 1 && d.host === 1
+    }).catch((e) => assert.fail(`${e.message}: ${JSON.stringify(d)}`))
     assert.ok(Math.max(...firsts) <= 3000)
     await prompt(env, pages[0], pages, 'After the crash.')
     await exactWindows(env, pages, ref)
     await Promise.race([leader.close().catch(() => {}), sleep(2000)])
   })
 
-  // Known open: the lock moves, but the host is left holding 2 host downlinks (mux 1); not yet
-  // understood, so this case is reported without failing the run.
-  it('a leader whose page is hidden hands the lock to a visible tab', { todo: 'an extra host downlink stays after the steal' }, async () => {
+  it('a leader whose page is hidden hands the lock to a visible tab', async () => {
     const roles = await Promise.all(pages.map(role))
     const leader = pages[roles.indexOf('leader')]
     const t0 = Date.now()
@@ -224,6 +285,7 @@ describe('8 tabs share one host connection', () => {
       d = await downlinks(env)
       return d.mux === 1 && d.host === 1
     }).catch((e) => assert.fail(`${e.message}: ${JSON.stringify(d)}`))
+    await oneLeadersSockets(pages)
     await prompt(env, leader, pages, 'From the hidden tab.')
     await exactWindows(env, pages, ref)
   })
