@@ -84,8 +84,8 @@ export interface HostClientOptions {
    */
   cache?: boolean | { maxBytes?: number }
   /** Share one host connection with the other tabs of this origin that have the same
-   *  `baseUrl` and token, where Web Locks and BroadcastChannel exist (default `false`: a shared
-   *  client is collected only after `close()`). */
+   *  `baseUrl` and token, where Web Locks and BroadcastChannel exist (default `true`; `false`:
+   *  this client connects alone). */
   share?: boolean
 }
 

@@ -133,9 +133,9 @@ const cachePage = {
     await sleep(30)
   },
   /** Waits until `host` is connected with nothing in flight and, for a client with the cache
-   *  option, the package's cache module is in (the entry's `kept.c`: the client's cache). */
+   *  option, the package's cache module is in (the entry's `h.k.c`: the client's cache). */
   async ready(host: HostClient, cache = true) {
-    const kept = () => (host as unknown as { kept?: { c?: unknown } }).kept?.c
+    const kept = () => (host as unknown as { h?: { k?: { c?: unknown } } }).h?.k?.c
     await until(
       () => (!cache || kept()) && host.getSnapshot().state === 'open' && host.diagnostics().inflightRequests === 0,
       'the client to connect',
