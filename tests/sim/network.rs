@@ -123,6 +123,8 @@ pub struct Network {
     pub hung: Vec<(CallId, f64)>,
     /// Calls the client gave up because no answer came by their deadline.
     pub timed_out: u64,
+    /// Disconnects that were a handover (a lent socket closed with code 0).
+    pub handovers: u64,
     /// Frames of the current mux stream not yet delivered, in stream order.
     pub stream: VecDeque<Tagged>,
     /// Event frames already delivered on this mux stream (duplicate candidates).
@@ -140,6 +142,7 @@ impl Network {
             downlinks: Vec::new(),
             hung: Vec::new(),
             timed_out: 0,
+            handovers: 0,
             stream: VecDeque::new(),
             delivered: Vec::new(),
             frame_ids: 0,

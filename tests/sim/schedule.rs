@@ -33,6 +33,8 @@ pub struct Stats {
     pub pieces: u64,
     /// Calls never answered that the client gave up at their deadline.
     pub timed_out: u64,
+    /// Disconnects that were a handover of the shared connection.
+    pub handovers: u64,
     /// What happened to the prompts made.
     pub prompts: super::world::PromptStats,
 }
@@ -61,6 +63,7 @@ impl Stats {
         self.releases += o.releases;
         self.pieces += o.pieces;
         self.timed_out += o.timed_out;
+        self.handovers += o.handovers;
         let (p, q) = (&mut self.prompts, &o.prompts);
         p.made += q.made;
         p.made_offline += q.made_offline;
@@ -263,6 +266,7 @@ pub fn run(seed: u64) -> Stats {
     }
     stats.generations = w.client.connection().generation();
     stats.timed_out = w.net.timed_out;
+    stats.handovers = w.net.handovers;
     stats.prompts = w.prompt_stats.clone();
     stats
 }

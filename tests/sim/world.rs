@@ -885,6 +885,12 @@ impl World {
                     self.input(Input::StreamBytes { stream: mux.id, bytes }, "stream/error")
                 }
             }
+        } else if mux.carrier == Carrier::WebSocket && self.rng.chance(0.25) {
+            // The tab that held the shared connection went: its lent socket closes with code 0,
+            // and the client starts its next generation at once.
+            trace("DISCONNECT (handover: the sharing leader went)".into());
+            self.net.handovers += 1;
+            self.input(Input::StreamClosed { stream: mux.id, code: Some(0) }, "handed over");
         } else {
             trace("DISCONNECT".into());
             self.input(Input::StreamEnded { stream: mux.id, why: "network".into() }, "stream ended");

@@ -184,6 +184,7 @@ pub async fn admin(State(app): State<Arc<App>>, body: Bytes) -> Response {
         "results": results,
         "faults": faults.status(),
         "downlinks": crate::http::streams::open_downlinks(),
+        "framesWritten": crate::http::streams::frames_written(),
     });
     ([(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }

@@ -20,7 +20,7 @@ use axum::response::{IntoResponse, Response};
 use source::FrameSource;
 use std::sync::Arc;
 
-pub use source::open_downlinks;
+pub use source::{frames_written, open_downlinks};
 
 type Upgrade = Result<WebSocketUpgrade, WebSocketUpgradeRejection>;
 

@@ -10,7 +10,7 @@ use crate::log::hub::OutFrame;
 use agent_session_wire::{Frame, StreamErrorFrame, SubscribedFrame};
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use tokio::sync::{broadcast, watch};
 
@@ -52,6 +52,15 @@ impl Drop for Open {
     fn drop(&mut self) {
         OPEN[self.0].fetch_sub(1, Ordering::Relaxed);
     }
+}
+
+/// Frames handed to a downlink's carrier since the process started, every downlink summed:
+/// what the host wrote for the tabs (the `--faults` status reports it).
+static WRITTEN: AtomicU64 = AtomicU64::new(0);
+
+/// The frames written to downlinks so far.
+pub fn frames_written() -> u64 {
+    WRITTEN.load(Ordering::Relaxed)
 }
 
 /// The downlinks open now: `{mux, host}`.
@@ -118,6 +127,7 @@ impl FrameSource {
     }
 
     fn checked(&mut self, f: Arc<OutFrame>) -> Arc<OutFrame> {
+        WRITTEN.fetch_add(1, Ordering::Relaxed);
         if f.json.len() <= MAX_STREAM_FRAME_BYTES {
             return f;
         }
