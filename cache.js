@@ -14,7 +14,12 @@
 /** The IndexedDB database of the cache (its one definition; docs/API.md names it). */
 export const DB = 'agent-session-cache'
 // An entry of another format version is ignored (and replaced by the next write).
-const VERSION = 1
+const VERSION = 2
+// Nodes per stored chunk. A window is kept as chunks so that a write is what changed (a
+// streaming turn rewrites its last chunk, not 100,000 nodes), a first write lands newest
+// first (a reload meanwhile paints what is in), and a read paints the newest chunk before the
+// older ones are in.
+const CHUNK = 1000
 // Orphaned outbox records (their page gone, their session never opened again) are dropped
 // after this long.
 const OUTBOX_DAYS = 7
@@ -102,18 +107,32 @@ export async function clearAll() {
   })
 }
 
-// A stored entry as the cached snapshot's parts, or null when it is not one of this version.
-function valid(e, key) {
+// The key of an entry's older chunk `i` (the newest is the entry itself); zero-padded, so
+// the keys sort as the chunks do.
+const chunkKey = (key, i) => `${key}\n#${String(i).padStart(6, '0')}`
+const chunks = (key) => IDBKeyRange.bound(`${key}\n#`, `${key}\n#\uffff`)
+const nodesOk = (nodes) => Array.isArray(nodes) && nodes.every((n) => n && typeof n.id === 'string' && typeof n.type === 'string')
+const sum = (xs) => xs.reduce((n, x) => n + (x || 0), 0)
+const size = (nodes) => JSON.stringify(nodes).length + 64
+
+// A stored entry (the newest chunk and the window's seqs and title) as the cached snapshot's
+// parts, or null when it is not one of this version or its meta does not describe it.
+function valid(e, key, m) {
   const ok =
     e &&
     e.v === VERSION &&
     e.key === key &&
-    Array.isArray(e.nodes) &&
     Number.isSafeInteger(e.baseSeq) &&
     Number.isSafeInteger(e.tailSeq) &&
     e.tailSeq >= e.baseSeq &&
     (e.title === null || typeof e.title === 'string') &&
-    e.nodes.every((n) => n && typeof n.id === 'string' && typeof n.type === 'string')
+    nodesOk(e.nodes) &&
+    m?.v === VERSION &&
+    m.tailSeq === e.tailSeq &&
+    Number.isSafeInteger(m.n) &&
+    Number.isSafeInteger(m.from) &&
+    m.from >= 0 &&
+    m.from < m.n
   return ok ? e : null
 }
 
@@ -128,6 +147,10 @@ export class Cache {
     // not written again), held weakly: a released session's window must not stay in memory
     // because the cache once wrote it.
     this.written = new WeakSet()
+    // Per session, what this page wrote last: its write's id, the snapshot's nodes array (held
+    // weakly), how many of them were the window's, and in how many chunks. A write compares
+    // with it to write only the chunks that changed.
+    this.last = new Map()
     // Sessions whose host-confirmed window is behind what was cached: the host's log was
     // replaced (an honest log never shrinks), so their next write replaces the entry.
     this.replaced = new Set()
@@ -193,16 +216,17 @@ export class Cache {
     return `${this.base}\n${id}`
   }
 
-  /** The cached window of session `id` (frozen, or null: none, another version,
-   *  unreadable) and the prompts of its outbox records whose pages are gone, taken over by
-   *  this page (deleted in the same transaction, so no other page takes them too). */
+  /** The cached window of session `id` as far as its newest chunk (frozen, or null: none,
+   *  another version, unreadable), the prompts of its outbox records whose pages are gone,
+   *  taken over by this page (deleted in the same transaction, so no other page takes them
+   *  too), and `more` (the older chunks to read, or null). */
   async read(id) {
     const key = this.key(id)
     try {
       const pages = await this.pages()
       return await tx('readwrite', async (meta, entries, outbox) => {
-        const e = valid(await done(entries.get(key)), key)
         const m = await done(meta.get(key))
+        const e = valid(await done(entries.get(key)), key, m)
         // Least recently opened goes first: this open counts.
         if (e && m) meta.put({ ...m, openedAt: Date.now() })
         const prompts = []
@@ -215,10 +239,30 @@ export class Cache {
             if (r.at > old && Array.isArray(r.prompts)) for (const p of r.prompts) if (typeof p?.id === 'string' && Array.isArray(p.content)) prompts.push(p)
           }
         }
-        return [e && freeze({ nodes: e.nodes, baseSeq: e.baseSeq, tailSeq: e.tailSeq, title: e.title }), prompts]
+        const entry = e && freeze({ nodes: e.nodes, baseSeq: m.n > 1 ? (e.nodes[0]?.seq ?? e.baseSeq) : e.baseSeq, tailSeq: e.tailSeq, title: e.title })
+        if (e && m.n === 1) this.wrote(id, m.w, e.nodes, 1)
+        return [entry, prompts, e && m.from < m.n - 1 ? { m, e } : null]
       })
     } catch {
-      return [null, []]
+      return [null, [], null]
+    }
+  }
+
+  /** The whole kept window of an entry `read` gave in part (its older chunks read in one
+   *  transaction), or null when they are not all there or another write replaced them. */
+  async older(id, { m, e }) {
+    const key = this.key(id)
+    try {
+      return await tx('readonly', async (meta, entries) => {
+        const now = await done(meta.get(key))
+        const all = await done(entries.getAll(IDBKeyRange.bound(chunkKey(key, m.from), chunkKey(key, m.n - 2))))
+        if (now?.w !== m.w || all.length !== m.n - 1 - m.from || !all.every((c) => nodesOk(c.nodes))) return null
+        const nodes = all.flatMap((c) => c.nodes).concat(e.nodes)
+        if (!m.from) this.wrote(id, m.w, nodes, m.n)
+        return freeze({ nodes, baseSeq: m.from ? (nodes[0]?.seq ?? e.baseSeq) : e.baseSeq, tailSeq: e.tailSeq, title: e.title })
+      })
+    } catch {
+      return null
     }
   }
 
@@ -239,39 +283,95 @@ export class Cache {
     const batch = [...this.queue]
     this.queue.clear()
     for (const [, snap] of batch) this.written.add(snap.nodes)
-    const rows = batch.map(([id, s]) => {
-      // Without the echoes: the outbox keeps those prompts (and a reload makes them anew).
-      let n = s.nodes.length
-      while (n > 0 && s.nodes[n - 1].seq === -1) n--
-      const nodes = n === s.nodes.length ? s.nodes : s.nodes.slice(0, n)
-      const entry = { v: VERSION, key: this.key(id), nodes, baseSeq: s.baseSeq, tailSeq: s.tailSeq, title: s.title }
-      return { id, entry, bytes: JSON.stringify(nodes).length + 64 }
-    })
     try {
+      for (const [id, s] of batch) await this.write(id, s)
       await tx('readwrite', async (meta, entries) => {
-        const now = Date.now()
-        for (const { id, entry, bytes } of rows) {
-          const m = await done(meta.get(entry.key))
-          // Another tab's longer view of the same log stays; a replaced log's does not (asked
-          // here, in the transaction: a cache read that ran before it has said so by now).
-          if (m && m.v === VERSION && m.tailSeq > entry.tailSeq && !this.replaced.delete(id)) continue
-          this.replaced.delete(id)
-          meta.put({ v: VERSION, key: entry.key, bytes, tailSeq: entry.tailSeq, openedAt: m?.openedAt ?? now })
-          entries.put(entry)
-        }
         // Least recently opened first, until the whole cache is within its bound.
         const all = (await done(meta.getAll())).sort((a, b) => a.openedAt - b.openedAt)
-        let total = all.reduce((n, m) => n + (m.bytes || 0), 0)
+        let total = sum(all.map((m) => m.bytes))
         for (const m of all) {
           if (total <= this.maxBytes) break
           total -= m.bytes || 0
           meta.delete(m.key)
           entries.delete(m.key)
+          entries.delete(chunks(m.key))
         }
       })
     } catch {
       // Storage refused (quota, private mode, a closing database): the cache is only a head
       // start, so the write is dropped, never reported.
+    }
+  }
+
+  /** Remembers what the stored entry of session `id` holds (written by this page or read
+   *  whole): `nodes` in `count` chunks under write `w`. Nodes the page lends from it are the
+   *  same objects, so the next write puts only the chunks that changed. */
+  wrote(id, w, nodes, count) {
+    this.last.set(id, { w, nodes: new WeakRef(nodes), n: nodes.length, count })
+  }
+
+  /** Writes snapshot `s` of session `id`: the entry (its newest chunk, seqs and title) and the
+   *  older chunks that changed since this page's last write, in one transaction; where this
+   *  page did not write the stored entry last (or its first write is not all in), the older
+   *  chunks follow newest first, one transaction each, while no other write replaces them. */
+  async write(id, s) {
+    const key = this.key(id)
+    // Without the echoes: the outbox keeps those prompts (and a reload makes them anew).
+    const nodes = s.nodes
+    let n = nodes.length
+    while (n > 0 && nodes[n - 1].seq === -1) n--
+    const count = Math.max(1, Math.ceil(n / CHUNK))
+    const chunk = (i) => nodes.slice(i * CHUNK, Math.min(n, (i + 1) * CHUNK))
+    const last = this.last.get(id)
+    const old = last?.nodes.deref()
+    // The first node that is not what this page wrote last.
+    let d = 0
+    if (old) while (d < Math.min(n, last.n) && nodes[d] === old[d]) d++
+    const w = Math.random()
+    let mine = false
+    const wrote = await tx('readwrite', async (meta, entries) => {
+      const m = await done(meta.get(key))
+      // Another tab's longer view of the same log stays; a replaced log's does not (asked
+      // here, in the transaction: a cache read that ran before it has said so by now).
+      if (m && m.v === VERSION && m.tailSeq > s.tailSeq && !this.replaced.delete(id)) return false
+      this.replaced.delete(id)
+      mine = !!old && m?.v === VERSION && m.w === last.w && m.from === 0 && m.n === last.count
+      const sizes = mine ? m.sizes.slice(0, count) : []
+      if (mine) {
+        // From the first chunk that changed, or the old newest one (kept in the entry until
+        // now, so never stored as a chunk).
+        for (let i = Math.min(Math.floor(d / CHUNK), last.count - 1); i < count - 1; i++) {
+          const c = chunk(i)
+          entries.put({ key: chunkKey(key, i), nodes: c })
+          sizes[i] = size(c)
+        }
+        // Older chunks past the new count (the window got shorter) go.
+        if (count < m.n) entries.delete(IDBKeyRange.bound(chunkKey(key, count - 1), `${key}\n#\uffff`))
+      } else {
+        entries.delete(chunks(key))
+      }
+      const head = chunk(count - 1)
+      entries.put({ v: VERSION, key, nodes: head, baseSeq: s.baseSeq, tailSeq: s.tailSeq, title: s.title })
+      sizes[count - 1] = size(head)
+      meta.put({ v: VERSION, key, bytes: sum(sizes), tailSeq: s.tailSeq, openedAt: m?.openedAt ?? Date.now(), w, n: count, from: mine ? 0 : count - 1, sizes })
+      return true
+    })
+    if (!wrote) return
+    this.last.set(id, { w, nodes: new WeakRef(nodes), n, count })
+    for (let i = mine ? -1 : count - 2; i >= 0; i--) {
+      const c = chunk(i)
+      const on = await tx('readwrite', async (meta, entries) => {
+        const m = await done(meta.get(key))
+        if (m?.w !== w) return false
+        entries.put({ key: chunkKey(key, i), nodes: c })
+        m.sizes[i] = size(c)
+        m.bytes = sum(m.sizes)
+        m.from = i
+        meta.put(m)
+        return true
+      })
+      // Another write replaced this one: it goes on from there.
+      if (!on) return this.last.delete(id)
     }
   }
 
@@ -353,7 +453,7 @@ function opened(cache, s, st) {
   st.asked = true
   cache
     .read(s.sessionId)
-    .then(([entry, prompts]) => {
+    .then(([entry, prompts, more]) => {
       // Prompts an earlier page of this app made and could not deliver: sent by this one,
       // under their ids (the session looks the host's log up first: never twice).
       for (const p of prompts) {
@@ -365,16 +465,23 @@ function opened(cache, s, st) {
       }
       const now = s.getSnapshot()
       if (entry && now.openState === 'loading') {
-        st.entry = entry
-        // The snapshot while the host's window is not in: the kept window's nodes, then the
-        // session's own (only prompts made meanwhile: no window is in yet).
-        s.__cache((own) =>
-          Object.freeze({ ...own, openState: 'open', baseSeq: entry.baseSeq, tailSeq: entry.tailSeq, nodes: Object.freeze(entry.nodes.concat(own.nodes)), title: own.title ?? entry.title, cached: true }),
-        )
+        paint(s, st, entry)
+        // The older chunks, then the whole kept window (unless the host answered meanwhile).
+        if (more) cache.older(s.sessionId, more).then((all) => all && st.entry === entry && s.getSnapshot().cached && paint(s, st, all))
       } else if (entry && now.openState === 'open' && now.tailSeq < entry.tailSeq) {
         // The host answered first, with a shorter log than the cached one: it was replaced.
         cache.replace(s.sessionId, now)
       }
     })
     .catch(() => {})
+}
+
+// The snapshot while the host's window is not in: the kept window's nodes (its newest chunk
+// first, then all of it), then the session's own (only prompts made meanwhile: no window is
+// in yet).
+function paint(s, st, entry) {
+  st.entry = entry
+  s.__cache((own) =>
+    Object.freeze({ ...own, openState: 'open', baseSeq: entry.baseSeq, tailSeq: entry.tailSeq, nodes: Object.freeze(entry.nodes.concat(own.nodes)), title: own.title ?? entry.title, cached: true }),
+  )
 }

@@ -14,6 +14,8 @@ import { guardContext, guardPage } from '../tests/support/guard.mjs'
 
 // cache.js writes a batch this long after the first getSnapshot() that queued it.
 const BATCH_MS = 2000
+// The stored format's version (cache.js `VERSION`): an entry of another one is ignored.
+const FORMAT = 2
 
 describe('local cache', () => {
   let dir, host, browser
@@ -208,6 +210,96 @@ describe('local cache', () => {
     assert.deepEqual(confirmed.nodes, confirmed.fresh.nodes, "the host's window equals a fresh open without the cache")
     assert.equal(confirmed.tailSeq, confirmed.fresh.tailSeq)
     assert.equal(confirmed.baseSeq, confirmed.fresh.baseSeq)
+    guard.assertClean()
+  })
+
+  it('a window of many chunks: written newest first, a change rewrites only the newest chunk, a reload paints the newest chunk first, then the whole kept window', async () => {
+    // Every event its own node; paged back to 2,500 nodes: three chunks of at most 1,000.
+    const id = await seed(6000, 2)
+    const { page, guard } = await cachePage()
+    const key = await page.evaluate(() => window.cachePage.key(''))
+    const written = await page.evaluate(async (id) => {
+      const C = window.cachePage
+      const h = new C.HostClient({ baseUrl: location.origin, cache: true })
+      C.kept.w = h
+      await C.ready(h)
+      const s = h.session(id)
+      s.subscribe(() => void s.getSnapshot())
+      await s.open()
+      while (s.getSnapshot().nodes.length < 2500 && s.getSnapshot().hasMore) await s.loadOlder()
+      C.takePuts()
+      // The first write of the window (the batch timer): the entry holds the newest chunk and
+      // is in before the older chunks are.
+      const t0 = performance.now()
+      const head = await C.until(async () => (await C.get('meta', C.key(id)))?.v && (await C.get('entries', C.key(id))), 'the entry', 10_000)
+      const headMs = performance.now() - t0
+      await C.until(async () => (await C.get('meta', C.key(id)))?.from === 0, 'every chunk written')
+      await C.sleep(100)
+      return { nodes: s.getSnapshot().nodes.length, tailSeq: s.getSnapshot().tailSeq, head: head.nodes.length, headMs, puts: C.takePuts(), meta: await C.get('meta', C.key(id)) }
+    }, id)
+    const chunks = Math.ceil(written.nodes / 1000)
+    assert.ok(written.nodes >= 2500, `paged back to ${written.nodes} nodes`)
+    assert.equal(written.meta.n, chunks)
+    assert.equal(written.head, written.nodes - (chunks - 1) * 1000, 'the entry holds the newest chunk')
+    const older = (i) => `${key}${id}\n#${String(i).padStart(6, '0')}`
+    assert.deepEqual(
+      written.puts,
+      [`${key}${id}`, ...Array.from({ length: chunks - 1 }, (_, i) => older(chunks - 2 - i))],
+      'the first write: the entry, then the older chunks newest first',
+    )
+    // Live changes at the tail: a write puts the entry (the newest chunk) alone; once the
+    // window outgrows its newest chunk, that one is put as an older chunk, and no other is.
+    const tailWrite = async (events) => {
+      const last = await append(id, events, { messageEvery: 2, broadcast: true })
+      return page.evaluate(async ({ id, last }) => {
+        const C = window.cachePage
+        const s = C.kept.w.session(id)
+        await C.until(() => s.getSnapshot().tailSeq === last, 'the live events')
+        await C.until(async () => (await C.get('entries', C.key(id)))?.tailSeq === last, 'the write of the change', 10_000)
+        await C.sleep(100)
+        return { puts: C.takePuts(), nodes: s.getSnapshot().nodes.length }
+      }, { id, last })
+    }
+    const small = await tailWrite(4)
+    assert.deepEqual([...new Set(small.puts)], [`${key}${id}`], 'a change at the tail rewrites the newest chunk only')
+    const grown = await tailWrite(1000 - (small.nodes % 1000) + 1)
+    assert.equal(Math.ceil(grown.nodes / 1000), chunks + 1, 'the window grew by a chunk')
+    assert.deepEqual([...new Set(grown.puts)].sort(), [`${key}${id}`, older(chunks - 1)].sort(), 'the old newest chunk is stored as an older one, nothing else')
+    const after = await page.evaluate(async (id) => {
+      const C = window.cachePage
+      const s = C.kept.w.session(id)
+      const before = C.mark()
+      C.kept.w.close()
+      await C.settledAfter(before, 'the close')
+      return { closePuts: C.takePuts(), nodes: s.getSnapshot().nodes }
+    }, id)
+    assert.deepEqual(after.closePuts, [], 'close() has nothing left to write')
+
+    // A reload with the host holding its answer: the newest chunk is painted, then all of it.
+    await page.reload()
+    await waitReady(page)
+    await newClient(page, 'h')
+    await admin(host.url, { command: 'withhold', count: 1 })
+    const paints = await page.evaluate(async ({ id, want }) => {
+      const C = window.cachePage
+      const s = C.kept.h.session(id)
+      const seen = []
+      s.subscribe(() => {
+        const snap = s.getSnapshot()
+        if (snap.cached && seen.at(-1)?.snap !== snap) seen.push({ snap, n: snap.nodes.length, baseSeq: snap.baseSeq, first: snap.nodes[0]?.seq })
+      })
+      C.kept.opening = s.open()
+      await C.until(() => seen.length && seen.at(-1).n >= want, 'the whole kept window painted')
+      return seen.map(({ snap, n, baseSeq, first }) => ({ n, baseSeq, first, nodes: n >= want ? snap.nodes : null }))
+    }, { id, want: after.nodes.length })
+    const total = after.nodes.length
+    assert.deepEqual(paints.at(-1).nodes, after.nodes, 'the whole paint is the window the last page showed')
+    assert.equal(paints[0].n, total - (Math.ceil(total / 1000) - 1) * 1000, 'the first paint is the newest chunk')
+    assert.equal(paints[0].baseSeq, paints[0].first, "a part's baseSeq is its first node's seq")
+    assert.equal(paints.at(-1).n, total, 'then the whole kept window')
+    const confirmed = await confirm(page, 'h', id)
+    assert.equal(confirmed.cached, false)
+    assert.deepEqual(confirmed.nodes, confirmed.fresh.nodes)
     guard.assertClean()
   })
 
@@ -407,12 +499,12 @@ describe('local cache', () => {
   })
 
   for (const [name, bad] of [
-    ['a corrupted entry', (e) => ({ entry: { v: 1, key: e.key, nodes: [null, { id: 5 }], baseSeq: 'x', tailSeq: e.tailSeq } })],
+    ['a corrupted entry', (e) => ({ entry: { v: FORMAT, key: e.key, nodes: [null, { id: 5 }], baseSeq: 'x', tailSeq: e.tailSeq } })],
     [
       'an entry of another format version',
       (e) => ({
-        entry: { ...e, v: 2, tailSeq: e.tailSeq + 1000 },
-        meta: { v: 2, key: e.key, bytes: 1, tailSeq: e.tailSeq + 1000, openedAt: 0 },
+        entry: { ...e, v: FORMAT + 1, tailSeq: e.tailSeq + 1000 },
+        meta: { v: FORMAT + 1, key: e.key, bytes: 1, tailSeq: e.tailSeq + 1000, openedAt: 0, n: 1, from: 0 },
       }),
     ],
   ]) {
@@ -457,11 +549,11 @@ describe('local cache', () => {
         await C.settledAfter(before, 'the write at close()')
         return { entry: await C.get('entries', C.key(id)), meta: await C.get('meta', C.key(id)) }
       }, id)
-      assert.equal(written.entry.v, 1, 'a valid entry replaced it')
+      assert.equal(written.entry.v, FORMAT, 'a valid entry replaced it')
       assert.equal(written.entry.tailSeq, confirmed.tailSeq)
       assert.equal(written.entry.baseSeq, confirmed.baseSeq)
       assert.deepEqual(written.entry.nodes, confirmed.nodes)
-      assert.equal(written.meta.v, 1)
+      assert.equal(written.meta.v, FORMAT)
       assert.equal(written.meta.tailSeq, confirmed.tailSeq)
       guard.assertClean()
     })
@@ -519,7 +611,7 @@ describe('local cache', () => {
     ;[lo, hi] = await Promise.all([write(a, id), write(b, id)])
     assert.ok(lo.tailSeq < high)
     entry = await entryOf(a, id)
-    assert.equal(entry.v, 1)
+    assert.equal(entry.v, FORMAT)
     assert.equal(entry.tailSeq, high)
     assert.deepEqual(entry.nodes, hi.nodes)
     const meta = await a.evaluate((id) => window.cachePage.get('meta', window.cachePage.key(id)), id)

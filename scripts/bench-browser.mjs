@@ -139,6 +139,7 @@ try {
       { label: `${k(1000)}-event session (tail page = whole log)`, sessionId: small.sessionId, repeats: 3 * RELOAD_REPEATS },
       { label: `${k(MAX_PAGE_EVENTS)}-event tail page of the ${bigLabel}-event session`, sessionId: big.sessionId },
       { label: `whole ${bigLabel}-event log as one response (host's pages joined, served in the page)`, sessionId: big.sessionId, assemble: true },
+      { label: `whole ${bigLabel}-event log, every event its own node, as one response`, sessionId: nodeDense.sessionId, assemble: true, repeats: 3, afterClose: true },
     ],
     repeats: RELOAD_REPEATS,
     replayUrl: replay.url,
@@ -234,6 +235,16 @@ try {
     console.log(
       `| ${r.label} | ${r.events.toLocaleString('en')} | ${r.nodes.toLocaleString('en')} | ${ms(r.offMs)} | ${ms(r.onMs)} | ${yesNo(r.cachedPaints, r.repeats)} | ${ms(r.heldMs)}${goal} | ${yesNo(r.heldPaints, r.repeats)} | ${r.loopbackOffMs === undefined ? '—' : ms(r.loopbackOffMs)} | ${r.loopbackMs === undefined ? '—' : ms(r.loopbackMs)} | ${yesNo(r.loopbackPaints, r.repeats)} | ${r.cachedPaints + r.heldPaints + r.loopbackPaints ? `${r.keptNodes}/${r.nodes}` : '—'} |`,
     )
+  }
+  for (const r of reloads) {
+    if (r.wholeHeldMs !== undefined) console.log(`reload of ${r.label}, answer held: the newest chunk painted in ${ms(r.heldMs)}, the whole kept window (${r.nodes.toLocaleString('en')} nodes) in ${ms(r.wholeHeldMs)}`)
+    if (r.afterClose?.length) {
+      const a = r.afterClose
+      console.log(
+        `reload 200 ms after the first close() of ${r.label} (the close's write the only one), answer held: cached paint ${a.filter((x) => x.cached).length}/${a.length}, ` +
+          `first paint ${a.map((x) => `${x.painted.toLocaleString('en')} nodes in ${ms(x.ms)}`).join(', ')}`,
+      )
+    }
   }
   console.log('')
   console.log('| file | bytes | gzip -9 |')

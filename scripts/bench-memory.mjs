@@ -11,7 +11,8 @@
 //   (b) a minimal plain-JS client (tests/pages/src/plain-client.ts): parsed events kept + nodes;
 //   (c) `session.open()` of the 1k and BIG windows (the whole log served as one response), and
 //       of a BIG window with a message every 40 events (5,000 nodes at 100k);
-//   (d) visiting N sessions of E events (subscribe, open, unsubscribe), growth per session;
+//   (d) visiting N sessions of E events (subscribe, open, unsubscribe), growth per session, and
+//       N node-dense ones (every event its own node);
 //   (e) the `session.history` calls one reconnect makes after that (one session watched);
 //   (f) R reconnects of one watched W-event session: the plateau (min / max / last).
 // Run by scripts/bench-browser.mjs (after its timed parts), or alone: `node scripts/bench-memory.mjs`
@@ -75,9 +76,12 @@ const delta = (a, b) => ({ js: b.js - a.js, wasm: b.wasm - a.wasm, total: b.js -
 export async function memoryBench(url, { small, big, dense, nodeDense }) {
   const t0 = Date.now()
   const problems = []
-  const seed = async (events) => (await admin(url, { command: 'seed', events, messageEvery: 1000 })).results[0].sessionId
+  const seed = async (events, messageEvery = 1000) => (await admin(url, { command: 'seed', events, messageEvery })).results[0].sessionId
   const visitIds = []
   for (let i = 0; i < VISITS; i++) visitIds.push(await seed(VISIT_EVENTS))
+  // The same visits to node-dense sessions: every event its own message node.
+  const denseVisitIds = []
+  for (let i = 0; i < VISITS; i++) denseVisitIds.push(await seed(VISIT_EVENTS, 2))
   const watchedId = await seed(WATCHED)
   const seedSec = (Date.now() - t0) / 1000
 
@@ -145,6 +149,20 @@ export async function memoryBench(url, { small, big, dense, nodeDense }) {
       visit.plain = delta(m0, m1)
       await p.close()
     }
+    for (const [key, fn] of [['densePkg', 'visit'], ['densePlain', 'plainVisit']]) {
+      const p = await freshPage(browser, url, problems)
+      if (fn === 'visit') await p.ev(() => window.mem.connect())
+      // Each answered whole (2,000 nodes), not as the host's tail page (50 messages).
+      await p.ev(async (ids) => {
+        for (const id of ids) await window.mem.prime(id)
+      }, denseVisitIds)
+      const m0 = await p.measure()
+      await p.ev(([fn, ids]) => window.mem[fn](ids), [fn, denseVisitIds])
+      if (VISIT_SETTLE_MS > 0 && fn === 'visit') await new Promise((res) => setTimeout(res, VISIT_SETTLE_MS))
+      const m1 = await p.measure()
+      visit[key] = delta(m0, m1)
+      await p.close()
+    }
     section('d+e')
     // (f) reconnects of one watched session (a short backoff: the plateau, not the waiting)
     const plateau = { js: [], wasm: [], total: [], ms: [], calls: 0 }
@@ -198,6 +216,10 @@ export async function memoryBench(url, { small, big, dense, nodeDense }) {
     const va = per(visit.pkg)
     console.log(`| (d) visiting ${n} sessions of ${k(VISIT_EVENTS)} events, per visited session: plain-JS client (keeps every visited session) | ${VISIT_EVENTS.toLocaleString('en')} | ${kb(vp.js)} | — | ${kb(vp.total)} | — | 1.00× |`)
     console.log(`| (d) the same, agent-session (subscribe, open, unsubscribe; none watched at the end) | ${VISIT_EVENTS.toLocaleString('en')} | ${kb(va.js)} | ${kb(va.wasm)} | **${kb(va.total)}** | — | **${x(va.total, vp.total)}** |`)
+    const dp = per(visit.densePlain)
+    const da = per(visit.densePkg)
+    console.log(`| (d) visiting ${n} node-dense sessions (${k(VISIT_EVENTS)} events, each its own node, each answered whole), per visited session: plain-JS client | ${VISIT_EVENTS.toLocaleString('en')} | ${kb(dp.js)} | — | ${kb(dp.total)} | — | 1.00× |`)
+    console.log(`| (d) the same, agent-session (none watched at the end) | ${VISIT_EVENTS.toLocaleString('en')} | ${kb(da.js)} | ${kb(da.wasm)} | **${kb(da.total)}** | — | **${x(da.total, dp.total)}** |`)
     const rc = visit.reconnect
     console.log(`| (e) one reconnect after the visits (1 of ${n} visited sessions watched again): \`session.history\` calls | — | — | — | **${rc.calls} calls** (${rc.sessions} sessions, ${rc.ms.toFixed(0)} ms) | — | (goal ≤ 1) |`)
     const mm = (xs) => `${mb(Math.min(...xs))} / ${mb(Math.max(...xs))} / ${mb(xs[xs.length - 1])}`
@@ -219,7 +241,7 @@ export async function memoryBench(url, { small, big, dense, nodeDense }) {
       return o ? ` (${what} ${x(o.total, find('floor', BIG, dense).total)} / ${x(o.total, find('plainOpen', BIG, dense).total)})` : ''
     }
     const denseNote = note(40, 'dense messages') + note(2, 'every event its own node')
-    const summary = `open ${k(BIG)} ${x(big100.total, find('floor', BIG).total)} the parsed page (${x(big100.total, find('plainOpen', BIG).total)} plain-JS)${denseNote}, ${kb(va.total)} per visited session (plain-JS ${kb(vp.total)}), ${rc.calls} history calls on one reconnect, reconnect plateau ≤ ${mb(Math.max(...plateau.total))}`
+    const summary = `open ${k(BIG)} ${x(big100.total, find('floor', BIG).total)} the parsed page (${x(big100.total, find('plainOpen', BIG).total)} plain-JS)${denseNote}, ${kb(va.total)} per visited session (plain-JS ${kb(vp.total)}; node-dense ${kb(da.total)}, plain-JS ${kb(dp.total)}), ${rc.calls} history calls on one reconnect, reconnect plateau ≤ ${mb(Math.max(...plateau.total))}`
     return { rows, visit, plateau, summary }
   } finally {
     await browser.close().catch(() => {})

@@ -44,7 +44,8 @@ const wasmBytes = () => memories.reduce((n, m) => n + m.buffer.byteLength, 0)
 // ---- session.history: counted, and a primed tail served in the page ------------------------------
 
 const history = { calls: 0, sessions: new Set<string>(), inFlight: 0, lastAt: 0 }
-let served: { sessionId: string; prefix: string; suffix: string } | null = null
+// The primed sessions' whole logs, each served as its session's tail response.
+const served = new Map<string, { prefix: string; suffix: string }>()
 const realFetch = window.fetch.bind(window)
 window.fetch = async (input: RequestInfo | URL, initArg?: RequestInit): Promise<Response> => {
   const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
@@ -55,8 +56,9 @@ window.fetch = async (input: RequestInfo | URL, initArg?: RequestInit): Promise<
   history.inFlight++
   history.lastAt = performance.now()
   try {
-    if (served && served.sessionId === req.payload.sessionId && req.payload.beforeSeq === undefined) {
-      return new Response(served.prefix + JSON.stringify(req.rpcId) + served.suffix, {
+    const whole = served.get(req.payload.sessionId)
+    if (whole && req.payload.beforeSeq === undefined) {
+      return new Response(whole.prefix + JSON.stringify(req.rpcId) + whole.suffix, {
         status: 200,
         headers: { 'content-type': 'application/json' },
       })
@@ -92,7 +94,7 @@ async function prime(sessionId: string): Promise<{ events: number; chars: number
   tail.result.value.hasMore = false
   const text = JSON.stringify(tail)
   const at = text.indexOf(JSON.stringify(mark))
-  served = { sessionId, prefix: text.slice(0, at), suffix: text.slice(at + mark.length + 2) }
+  served.set(sessionId, { prefix: text.slice(0, at), suffix: text.slice(at + mark.length + 2) })
   return { events: tail.result.value.events.length, chars: text.length }
 }
 

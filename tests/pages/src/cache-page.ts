@@ -25,6 +25,16 @@ IDBDatabase.prototype.transaction = function (this: IDBDatabase, ...args: Parame
   return t
 } as typeof realTransaction
 
+// The keys the package put into the `entries` store, in order (the page's own transactions,
+// made through the unwrapped method, are not counted).
+const own = new WeakSet<IDBTransaction>()
+const puts: string[] = []
+const realPut = IDBObjectStore.prototype.put
+IDBObjectStore.prototype.put = function (this: IDBObjectStore, ...args: Parameters<typeof realPut>) {
+  if (this.name === 'entries' && this.transaction.db.name === DB && !own.has(this.transaction)) puts.push((args[0] as Row).key)
+  return realPut.apply(this, args)
+} as typeof realPut
+
 const request = <T>(req: IDBRequest<T>) =>
   new Promise<T>((ok, fail) => {
     req.onsuccess = () => ok(req.result)
@@ -49,6 +59,7 @@ async function withStores<T>(mode: IDBTransactionMode, run: (meta: IDBObjectStor
   const db = await connect()
   try {
     const t = realTransaction.call(db, ['meta', 'entries'], mode)
+    own.add(t)
     const ended = new Promise<void>((ok, fail) => {
       t.oncomplete = () => ok()
       t.onerror = t.onabort = () => fail(t.error)
@@ -126,6 +137,8 @@ const cachePage = {
   activity: () => ({ started: ended.length, ended: ended.filter(Boolean).length }),
   /** A mark for `settledAfter`: how many transactions the package started so far. */
   mark: () => ended.length,
+  /** The keys the package put into `entries` since the last call (and forgets them). */
+  takePuts: () => puts.splice(0),
   /** Waits until the package started a transaction after `mark` and every one it started
    *  since has ended, then a turn more (the continuations of its promise run first). */
   async settledAfter(mark: number, what = 'a cache transaction') {

@@ -16,6 +16,8 @@ export interface ReloadCase {
   /** Serve the whole log as one tail response, as the open rows' `assemble`. */
   assemble?: boolean
   repeats?: number
+  /** Also time reloads 200 ms after the first close() of a client that wrote nothing before. */
+  afterClose?: boolean
 }
 export interface ReloadConfig {
   cases: ReloadCase[]
@@ -50,14 +52,20 @@ function cacheDatabase(): Promise<IDBDatabase> {
   return cacheDb
 }
 
-/** The stored entry of `sessionId`, read in a transaction created after every write already
- *  begun (IndexedDB runs it after them), so it also waits for a flush in flight. */
-async function storedEntry(sessionId: string): Promise<{ tailSeq: number; nodes: unknown[] } | undefined> {
+/** The stored entry of `sessionId` (its tail, how many nodes its chunks hold, whether they
+ *  are all in), read in a transaction created after every write already begun (IndexedDB runs
+ *  it after them), so it also waits for a flush in flight. */
+async function storedEntry(sessionId: string): Promise<{ tailSeq: number; nodes: number; whole: boolean } | undefined> {
   const d = await cacheDatabase()
   return new Promise((ok, fail) => {
     const t = d.transaction(['meta', 'entries'], 'readonly')
-    const req = t.objectStore('entries').get(cacheKey(sessionId))
-    t.oncomplete = () => ok(req.result as { tailSeq: number; nodes: unknown[] } | undefined)
+    const head = t.objectStore('entries').get(cacheKey(sessionId))
+    const meta = t.objectStore('meta').get(cacheKey(sessionId))
+    t.oncomplete = () => {
+      const e = head.result as { tailSeq: number; nodes: unknown[] } | undefined
+      const m = meta.result as { n: number; from: number } | undefined
+      ok(e && m && { tailSeq: e.tailSeq, nodes: (m.n - 1) * 1000 + e.nodes.length, whole: m.from === 0 })
+    }
     t.onerror = t.onabort = () => fail(t.error ?? new Error('the cache read aborted'))
   })
 }
@@ -68,7 +76,7 @@ async function waitStored(sessionId: string, tailSeq: number) {
   for (;;) {
     await pause(0)
     const e = await storedEntry(sessionId)
-    if (e && e.tailSeq === tailSeq) return e
+    if (e && e.tailSeq === tailSeq && e.whole) return e
     if (performance.now() - t0 > 20_000) throw new Error(`no cache entry of ${sessionId} at tailSeq ${tailSeq} after 20 s (found ${e ? `tailSeq ${e.tailSeq}` : 'none'})`)
     await pause(10)
   }
@@ -85,7 +93,7 @@ async function seenBefore(sessionId: string, events: number) {
   if (snap.openState !== 'open' || snap.cached) throw new Error(`the seeding open ended in ${snap.openState} (cached ${snap.cached})`)
   if (snap.tailSeq - snap.baseSeq + 1 !== events) throw new Error(`the seeding open installed ${snap.tailSeq - snap.baseSeq + 1} events, expected ${events}`)
   const e = await waitStored(sessionId, snap.tailSeq)
-  if (e.nodes.length !== snap.nodes.length) throw new Error(`the cache holds ${e.nodes.length} nodes, the window ${snap.nodes.length}`)
+  if (e.nodes !== snap.nodes.length) throw new Error(`the cache holds ${e.nodes} nodes, the window ${snap.nodes.length}`)
   return snap.nodes.length
 }
 
@@ -97,18 +105,23 @@ async function seenBefore(sessionId: string, events: number) {
  *  in-memory body without yielding a task, so an IndexedDB read never finishes first. With
  *  `loopback` (the replay server's URL) the answer comes from there at once, its body over
  *  the network stack in 64 KB writes, as a host's: a race the cache may win. */
-async function timeReload(sessionId: string, cache: boolean, hold = false, loopback: string | null = null) {
+async function timeReload(sessionId: string, cache: boolean, hold = false, loopback: string | null = null, wholeAt = 0) {
   const host = await freshHost(cache ? { cache: true } : {})
   await pause(20)
   const session = host.session(sessionId)
-  const seen: { first?: { ms: number; cached: boolean; nodes: readonly object[] } } = {}
+  const seen: { first?: { ms: number; cached: boolean; nodes: readonly object[] }; whole?: number } = {}
   let t0 = 0
   let release = () => {}
   const check = () => {
-    if (seen.first) return
     const s = session.getSnapshot()
-    if (s.nodes.length > 0) {
+    if (!seen.first && s.nodes.length > 0) {
       seen.first = { ms: performance.now() - t0, cached: s.cached, nodes: s.nodes }
+      // With `wholeAt`, a held answer waits for the whole kept window's paint too (a window of
+      // many chunks paints its newest chunk first).
+      if (!wholeAt || !s.cached) release()
+    }
+    if (wholeAt && s.cached && seen.whole === undefined && s.nodes.length >= wholeAt) {
+      seen.whole = performance.now() - t0
       release()
     }
   }
@@ -145,6 +158,9 @@ async function timeReload(sessionId: string, cache: boolean, hold = false, loopb
   const paint = new Set(first.cached ? first.nodes : [])
   return {
     ...first,
+    painted: first.nodes.length,
+    wholeMs: seen.whole,
+    tailSeq: snap.tailSeq,
     events: snap.tailSeq - snap.baseSeq + 1,
     nodes: snap.nodes.length,
     // the cached paint's objects the host-confirmed window kept
@@ -179,6 +195,7 @@ async function reloadCase(c: ReloadCase, repeats: number, replayUrl?: string) {
     const on: number[] = []
     const held: number[] = []
     const kept: number[] = []
+    const wholeHeld: number[] = []
     let paints = 0
     let heldPaints = 0
     for (let r = 0; r < repeats; r++) {
@@ -198,7 +215,8 @@ async function reloadCase(c: ReloadCase, repeats: number, replayUrl?: string) {
         }
       }
       const runHeld = async () => {
-        const t = await timeReload(c.sessionId, true, true)
+        const t = await timeReload(c.sessionId, true, true, null, nodes > 1000 ? nodes : 0)
+        if (t.wholeMs !== undefined) wholeHeld.push(t.wholeMs)
         if (t.events !== primed.events || t.nodes !== nodes) throw new Error(`a held cache-on reload showed ${t.events} events / ${t.nodes} nodes once confirmed, expected ${primed.events} / ${nodes}`)
         held.push(t.ms)
         if (t.cached) {
@@ -228,8 +246,26 @@ async function reloadCase(c: ReloadCase, repeats: number, replayUrl?: string) {
         await pause(30)
       }
     }
+    // A reload 200 ms after the first close() of a client that had written nothing (its first
+    // write is the close's): what it paints, held answer.
+    const afterClose: { ms: number; cached: boolean; painted: number }[] = []
+    for (let r = 0; c.afterClose && r < repeats; r++) {
+      await clear()
+      const h = await freshHost({ cache: true })
+      const s = h.session(c.sessionId)
+      await s.open()
+      s.getSnapshot()
+      h.close()
+      await pause(200)
+      const t = await timeReload(c.sessionId, true, true)
+      afterClose.push({ ms: t.ms, cached: t.cached, painted: t.painted })
+      // Its own close wrote the window again: in before the next run clears the cache.
+      await waitStored(c.sessionId, t.tailSeq)
+    }
     return {
       kind: 'reload',
+      afterClose,
+      wholeHeldMs: wholeHeld.length ? median(wholeHeld) : undefined,
       label: c.label,
       repeats,
       events: primed.events,
