@@ -2,7 +2,7 @@
 # npm run bench: the benchmarks, printing their figures (tables and ratios against their goals;
 # docs/FIGURES.md holds the last ones recorded). Run after the bootstrap (npm run bench does it).
 #   native   cargo bench: core ingest 1k vs 100k window, core open, core memory of an open,
-#            core paging, host load
+#            core paging, the live list under a flood of session-added frames, host load
 #   browser  scripts/bench-browser.mjs in headless Chromium against the reference host: ingest,
 #            open, paging, reload with the local cache, package size, then the memory table.
 #            Needs the package (pkg/, built here from the current sources), the harness
@@ -31,7 +31,7 @@ part() {
 }
 
 if selected native "$@"; then
-  part native bash -c 'cargo bench --bench core_ingest && cargo bench --bench core_open && cargo bench --bench core_memory && cargo bench --bench core_paging && cargo bench -p agent-session-host --bench load'
+  part native bash -c 'cargo bench --bench core_ingest && cargo bench --bench core_open && cargo bench --bench core_memory && cargo bench --bench core_paging && cargo bench --bench core_list && cargo bench -p agent-session-host --bench load'
 fi
 if selected browser "$@"; then
   part browser bash -c 'bash scripts/build.sh && cargo build -p agent-session-host && node scripts/bench-browser.mjs'

@@ -146,12 +146,9 @@ async function timeReload(sessionId: string, cache: boolean, hold = false, loopb
   off()
   const snap = session.getSnapshot()
   host.close()
-  // the close's flush (cache on; its transaction is made within this task) is done before
-  // the next run starts
-  if (cache) {
-    await pause(0)
-    await storedEntry(sessionId)
-  }
+  // the close's write (cache on: every chunk of it, when this page wrote the window whole) is
+  // done before the next run starts
+  if (cache) await waitStored(sessionId, snap.tailSeq)
   const first = seen.first
   if (!first) throw new Error('no snapshot with nodes')
   if (snap.openState !== 'open' || snap.cached) throw new Error(`the reload ended in ${snap.openState} (cached ${snap.cached})`)
@@ -259,8 +256,6 @@ async function reloadCase(c: ReloadCase, repeats: number, replayUrl?: string) {
       await pause(200)
       const t = await timeReload(c.sessionId, true, true)
       afterClose.push({ ms: t.ms, cached: t.cached, painted: t.painted })
-      // Its own close wrote the window again: in before the next run clears the cache.
-      await waitStored(c.sessionId, t.tailSeq)
     }
     return {
       kind: 'reload',
