@@ -13,6 +13,9 @@ extern "C" {
     pub fn splice_frozen(old: &JsValue, start: u32, end: u32, middle: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = parseFrozen)]
     fn parse_frozen(text: &str) -> JsValue;
+    /// The arrays `parts` joined into one, frozen, in one call.
+    #[wasm_bindgen(js_name = joinFrozen)]
+    pub fn join_frozen(parts: Vec<JsValue>) -> JsValue;
     /// A readable message from a thrown JS value.
     pub fn describe(e: &JsValue) -> String;
 }

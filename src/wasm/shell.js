@@ -49,16 +49,25 @@ export async function request(url, body, token, ctrl, feed) {
   reader?.cancel().catch(() => {})
 }
 
+// `for…in` over arrays too: an index loop for them was 10-20 ms faster on a 100,000-node
+// window's export, and 20 B more of the initial load.
 function deepFreeze(v) {
-  if (typeof v !== 'object' || v === null) return v
-  if (Array.isArray(v)) for (let i = 0; i < v.length; i++) deepFreeze(v[i])
-  else for (const k in v) deepFreeze(v[k])
-  return Object.freeze(v)
+  if (v && typeof v == 'object') {
+    for (const k in v) deepFreeze(v[k])
+    Object.freeze(v)
+  }
+  return v
 }
 
 // `JSON.parse` builds the value (faster than any walk from Rust); one walk freezes it.
 export function parseFrozen(t) {
   return deepFreeze(JSON.parse(t))
+}
+
+// The arrays `parts` joined, frozen: one copy of each (splicing each part onto the parts before
+// copied those again for every part, and a frozen array's copy is the engine's slow one).
+export function joinFrozen(parts) {
+  return Object.freeze([].concat(...parts))
 }
 
 // `old[..start] ++ middle ++ old[end..]`, frozen, in one call. A node of `middle` that

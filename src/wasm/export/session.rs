@@ -6,7 +6,7 @@ use super::items::{each, Items};
 use crate::core::session::pending::PendingKind;
 use crate::core::session::{Node, NodeKind, Partial, PendingInteraction, PromptOp, RunningToolCall, Session};
 use crate::core::wire::{Json, RpcError};
-use crate::wasm::js::{frozen, frozen_array, json_js, opt_str, ser_js, splice_frozen};
+use crate::wasm::js::{frozen, frozen_array, join_frozen, json_js, opt_str, ser_js};
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
 
@@ -154,14 +154,11 @@ fn nodes_js(nodes: &[Rc<Node>], mine: &str) -> JsValue {
             s.collect_seq(self.0.iter().map(|n| NodeView(n, self.1)))
         }
     }
-    let mut batches = nodes.chunks(NODES_PER_TEXT);
-    let mut all = json_js(&Json::from_serialize(&All(batches.next().unwrap_or_default(), mine)));
-    let mut done = NODES_PER_TEXT.min(nodes.len()) as u32;
-    for batch in batches {
-        all = splice_frozen(&all, done, done, &json_js(&Json::from_serialize(&All(batch, mine))));
-        done += batch.len() as u32;
+    let mut parts = Vec::with_capacity(nodes.len().div_ceil(NODES_PER_TEXT));
+    for batch in nodes.chunks(NODES_PER_TEXT) {
+        parts.push(json_js(&Json::from_serialize(&All(batch, mine))));
     }
-    all
+    join_frozen(parts)
 }
 
 /// A JSON value's frozen object (`null` without one), the one exported last while its rev
