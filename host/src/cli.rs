@@ -136,9 +136,9 @@ pub struct Cli {
     #[arg(last = true, value_name = "COMMAND")]
     pub agent_command: Vec<String>,
 
-    /// Internal: run as the reaper of the codex process tree tagged TAG (the host starts it).
+    /// Internal: run as the reaper of the agent process tree tagged TAG (the host starts it).
     #[arg(long, value_name = "TAG", hide = true)]
-    pub codex_guard: Option<String>,
+    pub agent_guard: Option<String>,
 
     /// Lifetime of a `stream.ticket` in milliseconds (tests shorten it; not a user knob).
     #[arg(long, value_name = "MS", default_value_t = 30_000, hide = true)]

@@ -28,8 +28,8 @@ use std::time::Duration;
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = cli::Cli::parse();
-    if let Some(tag) = &cli.codex_guard {
-        agent::codex::guard::run(tag);
+    if let Some(tag) = &cli.agent_guard {
+        agent::guard::run(tag);
     }
     match run(cli).await {
         Ok(()) => ExitCode::SUCCESS,

@@ -51,6 +51,24 @@ fn ours(home: &Path, except: Option<u32>) -> Vec<(u32, String)> {
 }
 
 /// The claude processes among [`ours`].
+/// Whether a session transcript Claude Code keeps under `home` (`.claude/projects/**.jsonl`)
+/// holds `needle`: what a `--resume` of it will send the model.
+fn transcript_holds(home: &Path, needle: &str) -> bool {
+    fn walk(dir: &Path, needle: &str) -> bool {
+        let Ok(entries) = std::fs::read_dir(dir) else { return false };
+        entries.flatten().any(|e| {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, needle)
+            } else {
+                p.extension().is_some_and(|x| x == "jsonl")
+                    && std::fs::read_to_string(&p).is_ok_and(|t| t.contains(needle))
+            }
+        })
+    }
+    walk(&home.join(".claude").join("projects"), needle)
+}
+
 fn claude_pids(home: &Path, host: u32) -> Vec<u32> {
     let bin = pinned("@anthropic-ai/claude-code-linux-x64/claude").display().to_string();
     ours(home, Some(host)).into_iter().filter(|(_, cmd)| cmd.contains(&bin)).map(|(pid, _)| pid).collect()
@@ -347,6 +365,13 @@ fn a_crashed_child_fails_its_turn_and_the_next_prompt_resumes() {
     until_frame(&mut mux, "the first chunk", |f| matches!(f, Frame::Event(e) if e.event.kind == "assistant/chunk"));
     let pids = claude_pids(&r.home, r.host.pid());
     assert_eq!(pids.len(), 1, "{:?}", ours(&r.home, Some(r.host.pid())));
+    // The crash comes once the CLI has written the prompt to its transcript (it does so
+    // asynchronously: a SIGKILL just before leaves nothing for `--resume` to send).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !transcript_holds(&r.home, "mango") {
+        assert!(Instant::now() < deadline, "claude wrote no transcript holding the prompt");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     // SAFETY: signalling this test's claude process.
     unsafe {
         libc::kill(pids[0] as i32, libc::SIGKILL);

@@ -2,34 +2,30 @@
 //! requests and their `control_response`s, everything else to the session's one reader.
 //!
 //! - Every line is read the same way whichever request is outstanding; a line is bounded
-//!   ([`MAX_LINE_BYTES`]); a longer one, or one that is not a JSON object, is dropped, counted
-//!   and reported as [`Inbound::Malformed`].
+//!   ([`stdio::MAX_LINE_BYTES`]); a longer one, or one that is not a JSON object, is dropped,
+//!   counted and reported as [`Inbound::Malformed`].
 //! - What the session's turn does not read yet waits in a bounded queue ([`QUEUE`]); when it
 //!   stays full for [`ROUTE_WAIT`], the message is dropped and counted.
-//! - stderr is kept as a bounded tail ([`STDERR_TAIL_BYTES`]) for the error a crash reports,
-//!   and echoed to the host's stderr at most [`STDERR_ECHO_LINES`] lines per process.
+//! - stderr is kept as a bounded tail ([`stdio::STDERR_TAIL_BYTES`]) for the error a crash
+//!   reports, and echoed to the host's stderr at most [`stdio::STDERR_ECHO_LINES`] lines per
+//!   process.
 //! - The process runs in its own process group, gets SIGKILL when the host dies (the parent-
-//!   death signal) and carries the tree guard's tag ([`crate::agent::codex::guard`]): what it
-//!   started (the shells of its Bash tool) dies with it, a SIGKILL of the host included.
+//!   death signal) and carries the tree guard's tag ([`crate::agent::guard`]): what it started
+//!   (the shells of its Bash tool) dies with it, a SIGKILL of the host included.
 
-use crate::agent::codex::guard;
+use crate::agent::guard;
+use crate::agent::stdio::{self, Line, Lines, StderrTail};
 use serde_json::{json, Value};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWriteExt};
 use tokio::process::{ChildStdin, Command};
 use tokio::sync::{mpsc, oneshot, watch};
 
-/// A line of claude's stdout longer than this is dropped (and reported).
-pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
-/// How much of claude's stderr is kept for a crash report.
-pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
-/// stderr lines echoed to the host's own stderr per process (the rest only kept in the tail).
-pub const STDERR_ECHO_LINES: usize = 200;
 /// Messages waiting for the session's reader.
 const QUEUE: usize = 4096;
 /// How long the reader waits for room in a full queue before it drops a message.
@@ -73,7 +69,7 @@ type Answer = Result<Value, ControlError>;
 struct Shared {
     stdin: tokio::sync::Mutex<ChildStdin>,
     pending: Mutex<HashMap<String, oneshot::Sender<Answer>>>,
-    stderr: Mutex<VecDeque<u8>>,
+    stderr: StderrTail,
     exited: watch::Sender<Option<String>>,
     malformed: AtomicU64,
     dropped: AtomicU64,
@@ -85,12 +81,6 @@ struct Shared {
 impl Shared {
     fn release_guard(&self) {
         self.guard.lock().unwrap_or_else(|e| e.into_inner()).take();
-    }
-
-    fn stderr_tail(&self) -> String {
-        let tail = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
-        let bytes: Vec<u8> = tail.iter().copied().collect();
-        String::from_utf8_lossy(&bytes).trim().to_string()
     }
 }
 
@@ -130,7 +120,7 @@ impl Child {
                 Ok(())
             });
         }
-        let guard = spawn_guard(tag);
+        let guard = stdio::spawn_guard(tag, "claude");
         let mut child = cmd.spawn()?;
         let pid = child.id();
         let (stdin, stdout, stderr) = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
@@ -140,14 +130,15 @@ impl Child {
         let shared = Arc::new(Shared {
             stdin: tokio::sync::Mutex::new(stdin),
             pending: Mutex::new(HashMap::new()),
-            stderr: Mutex::new(VecDeque::new()),
+            stderr: StderrTail::default(),
             exited: watch::channel(None).0,
             malformed: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
             guard: Mutex::new(guard),
         });
         let (tx, rx) = mpsc::channel(QUEUE);
-        tokio::spawn(read_stderr(stderr, shared.clone()));
+        let errs = shared.clone();
+        tokio::spawn(async move { stdio::read_stderr(stderr, &errs.stderr, "claude").await });
         let reader = tokio::spawn(read_stdout(stdout, shared.clone(), tx.clone()));
         let watcher = shared.clone();
         tokio::spawn(async move {
@@ -158,12 +149,7 @@ impl Child {
                 Ok(s) => s.to_string(),
                 Err(e) => format!("wait failed: {e}"),
             };
-            let tail = watcher.stderr_tail();
-            let why = if tail.is_empty() {
-                format!("claude exited ({status})")
-            } else {
-                format!("claude exited ({status}); its last words: {}", last_lines(&tail, 3))
-            };
+            let why = stdio::exit_report("claude", &status, &watcher.stderr);
             let (malformed, dropped) =
                 (watcher.malformed.load(Ordering::Relaxed), watcher.dropped.load(Ordering::Relaxed));
             eprintln!("agent-session-host: {why} ({malformed} unreadable lines, {dropped} messages dropped)");
@@ -250,142 +236,15 @@ pub fn refusal(request_id: &str, why: &str) -> Value {
     json!({ "type": "control_response", "response": { "subtype": "error", "request_id": request_id, "error": why } })
 }
 
-/// Starts the tree guard for `tag` (this binary, `--codex-guard`: the guard is agent-neutral);
-/// its stdin's write end. Without one, the child still has its parent-death signal.
-fn spawn_guard(tag: &str) -> Option<ChildStdin> {
-    let exe = std::env::current_exe().ok()?;
-    let spawned = Command::new(exe)
-        .arg("--codex-guard")
-        .arg(tag)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn();
-    let mut guard = match spawned {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("agent-session-host: cannot start the claude tree guard: {e}");
-            return None;
-        }
-    };
-    let stdin = guard.stdin.take();
-    tokio::spawn(async move {
-        let _ = guard.wait().await;
-    });
-    stdin
-}
-
-/// The last `n` non-empty lines of a text without terminal colour codes, joined by " | ".
-fn last_lines(text: &str, n: usize) -> String {
-    let plain = strip_ansi(text);
-    let lines: Vec<&str> = plain.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    lines[lines.len().saturating_sub(n)..].join(" | ")
-}
-
-/// Drops ANSI escape sequences (`ESC [ … letter`).
-fn strip_ansi(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c != '\u{1b}' {
-            out.push(c);
-            continue;
-        }
-        if chars.next() == Some('[') {
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        }
-    }
-    out
-}
-
-async fn read_stderr(stderr: impl AsyncRead + Unpin, shared: Arc<Shared>) {
-    // Chunks, not `lines()`: a newline-less flood must not grow one line without bound.
-    const ECHO_LINE_BYTES: usize = 500;
-    let mut reader = BufReader::with_capacity(64 * 1024, stderr);
-    let mut echoed = 0;
-    let mut line: Vec<u8> = Vec::new();
-    let mut line_echoed = false;
-    loop {
-        let used = match reader.fill_buf().await {
-            Ok([]) | Err(_) => break,
-            Ok(buf) => {
-                {
-                    let mut tail = shared.stderr.lock().unwrap_or_else(|e| e.into_inner());
-                    tail.extend(buf[buf.len().saturating_sub(STDERR_TAIL_BYTES)..].iter().copied());
-                    let over = tail.len().saturating_sub(STDERR_TAIL_BYTES);
-                    tail.drain(..over);
-                }
-                for &b in buf.iter() {
-                    if b == b'\n' {
-                        if !line_echoed && echoed < STDERR_ECHO_LINES {
-                            echoed += 1;
-                            eprintln!("claude: {}", String::from_utf8_lossy(&line));
-                        }
-                        line.clear();
-                        line_echoed = false;
-                    } else if line.len() < ECHO_LINE_BYTES {
-                        line.push(b);
-                    } else if !line_echoed {
-                        line_echoed = true;
-                        if echoed < STDERR_ECHO_LINES {
-                            echoed += 1;
-                            eprintln!("claude: {}…", String::from_utf8_lossy(&line));
-                        }
-                    }
-                }
-                buf.len()
-            }
-        };
-        reader.consume(used);
-    }
-    if !line.is_empty() && !line_echoed && echoed < STDERR_ECHO_LINES {
-        eprintln!("claude: {}", String::from_utf8_lossy(&line));
-    }
-}
-
-/// Reads bounded lines; each answers one of the host's control requests or goes to the reader.
+/// Reads the process's lines; each answers one of the host's control requests or goes to the
+/// reader.
 async fn read_stdout(stdout: impl AsyncRead + Unpin, shared: Arc<Shared>, tx: mpsc::Sender<Inbound>) {
-    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
-    let mut line: Vec<u8> = Vec::new();
-    let mut too_long = false;
-    loop {
-        let (done, used) = match reader.fill_buf().await {
-            Ok([]) | Err(_) => return,
-            Ok(buf) => match buf.iter().position(|&b| b == b'\n') {
-                Some(i) => {
-                    if !too_long {
-                        line.extend_from_slice(&buf[..i]);
-                    }
-                    (true, i + 1)
-                }
-                None => {
-                    if !too_long {
-                        line.extend_from_slice(buf);
-                    }
-                    (false, buf.len())
-                }
-            },
-        };
-        reader.consume(used);
-        if line.len() > MAX_LINE_BYTES {
-            too_long = true;
-            line = Vec::new();
+    let mut lines = Lines::new(stdout);
+    while let Some(line) = lines.next().await {
+        match line {
+            Line::Object(msg) => route(&shared, &tx, msg).await,
+            Line::Malformed(what) => malformed(&shared, &tx, what).await,
         }
-        if !done {
-            continue;
-        }
-        if too_long {
-            too_long = false;
-            malformed(&shared, &tx, format!("a line over {MAX_LINE_BYTES} bytes")).await;
-        } else if !line.iter().all(u8::is_ascii_whitespace) {
-            route(&shared, &tx, std::mem::take(&mut line)).await;
-        }
-        line.clear();
     }
 }
 
@@ -395,15 +254,7 @@ async fn malformed(shared: &Shared, tx: &mpsc::Sender<Inbound>, what: String) {
     let _ = tx.try_send(Inbound::Malformed(what));
 }
 
-async fn route(shared: &Shared, tx: &mpsc::Sender<Inbound>, line: Vec<u8>) {
-    let msg = match serde_json::from_slice::<Value>(&line) {
-        Ok(v @ Value::Object(_)) => v,
-        _ => {
-            let preview: String = String::from_utf8_lossy(&line[..line.len().min(80)]).into_owned();
-            let what = format!("a line that is not a JSON object ({} bytes: {preview:?})", line.len());
-            return malformed(shared, tx, what).await;
-        }
-    };
+async fn route(shared: &Shared, tx: &mpsc::Sender<Inbound>, msg: Value) {
     if msg.get("type").and_then(Value::as_str) == Some("control_response") {
         let response = msg.get("response").cloned().unwrap_or(Value::Null);
         let id = response.get("request_id").and_then(Value::as_str).unwrap_or_default();

@@ -5,29 +5,28 @@
 //!
 //! - Every line is read the same way whichever request is outstanding (an answer and the
 //!   notification after it can arrive in one read).
-//! - A line is bounded ([`MAX_LINE_BYTES`]); a longer one, or one that is not a JSON object,
-//!   is dropped, counted and reported to every subscribed thread as [`Inbound::Malformed`].
-//! - stderr is kept as a bounded tail ([`STDERR_TAIL_BYTES`]) for the error a crash reports,
-//!   and echoed to the host's stderr at most [`STDERR_ECHO_LINES`] lines per process.
+//! - A line is bounded ([`stdio::MAX_LINE_BYTES`]); a longer one, or one that is not a JSON
+//!   object, is dropped, counted and reported to every subscribed thread as
+//!   [`Inbound::Malformed`].
+//! - stderr is kept as a bounded tail ([`stdio::STDERR_TAIL_BYTES`]) for the error a crash
+//!   reports, and echoed to the host's stderr at most [`stdio::STDERR_ECHO_LINES`] lines per
+//!   process.
 //! - The child runs in its own process group and gets SIGKILL when the host dies (the parent-
-//!   death signal), so no agent process outlives the host, SIGKILL of the host included.
+//!   death signal), and the tree guard ([`crate::agent::guard`]) reaps what it started, so no
+//!   agent process outlives the host, SIGKILL of the host included.
 
+use crate::agent::guard;
+use crate::agent::stdio::{self, Line, Lines, StderrTail};
 use serde_json::{json, Value};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWriteExt};
 use tokio::process::{ChildStdin, Command};
 use tokio::sync::{mpsc, oneshot, watch};
 
-/// A line of the agent's stdout longer than this is dropped (and reported).
-pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
-/// How much of the agent's stderr is kept for a crash report.
-pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
-/// stderr lines echoed to the host's own stderr per process (the rest only kept in the tail).
-pub const STDERR_ECHO_LINES: usize = 200;
 /// Messages queued for one thread while nobody reads them; the reader waits at most
 /// [`ROUTE_WAIT`] for room, then drops the message and counts it.
 const THREAD_QUEUE: usize = 4096;
@@ -94,11 +93,11 @@ struct Shared {
     stdin: Arc<tokio::sync::Mutex<ChildStdin>>,
     pending: Mutex<HashMap<u64, oneshot::Sender<Answer>>>,
     threads: Mutex<HashMap<String, mpsc::Sender<Inbound>>>,
-    stderr: Mutex<VecDeque<u8>>,
+    stderr: StderrTail,
     exited: watch::Sender<Option<String>>,
     malformed: AtomicU64,
     dropped: AtomicU64,
-    /// The write end of the tree guard's stdin ([`super::guard`]): dropping it reaps every
+    /// The write end of the tree guard's stdin ([`crate::agent::guard`]): dropping it reaps every
     /// process the child started.
     guard: Mutex<Option<tokio::process::ChildStdin>>,
 }
@@ -110,12 +109,6 @@ impl Shared {
 }
 
 impl Shared {
-    fn stderr_tail(&self) -> String {
-        let tail = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
-        let bytes: Vec<u8> = tail.iter().copied().collect();
-        String::from_utf8_lossy(&bytes).trim().to_string()
-    }
-
     fn subscribers(&self) -> Vec<mpsc::Sender<Inbound>> {
         self.threads.lock().unwrap_or_else(|e| e.into_inner()).values().cloned().collect()
     }
@@ -155,7 +148,7 @@ impl Child {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        cmd.env(super::guard::TAG_ENV, &scope);
+        cmd.env(guard::TAG_ENV, &scope);
         #[cfg(target_os = "linux")]
         // SAFETY: prctl is async-signal-safe and touches only the child's own state.
         unsafe {
@@ -166,7 +159,7 @@ impl Child {
                 Ok(())
             });
         }
-        let guard = spawn_guard(&scope);
+        let guard = stdio::spawn_guard(&scope, peer.label);
         let mut child = cmd.spawn()?;
         let pid = child.id();
         let (stdin, stdout, stderr) = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
@@ -178,13 +171,14 @@ impl Child {
             stdin: Arc::new(tokio::sync::Mutex::new(stdin)),
             pending: Mutex::new(HashMap::new()),
             threads: Mutex::new(HashMap::new()),
-            stderr: Mutex::new(VecDeque::new()),
+            stderr: StderrTail::default(),
             exited: watch::channel(None).0,
             malformed: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
             guard: Mutex::new(guard),
         });
-        tokio::spawn(read_stderr(stderr, shared.clone()));
+        let errs = shared.clone();
+        tokio::spawn(async move { stdio::read_stderr(stderr, &errs.stderr, errs.peer.label).await });
         let reader = tokio::spawn(read_stdout(stdout, shared.clone()));
         let watcher = shared.clone();
         tokio::spawn(async move {
@@ -195,12 +189,7 @@ impl Child {
                 Ok(s) => s.to_string(),
                 Err(e) => format!("wait failed: {e}"),
             };
-            let tail = watcher.stderr_tail();
-            let why = if tail.is_empty() {
-                format!("{} exited ({status})", peer.name)
-            } else {
-                format!("{} exited ({status}); its last words: {}", peer.name, last_lines(&tail, 3))
-            };
+            let why = stdio::exit_report(peer.name, &status, &watcher.stderr);
             let (malformed, dropped) =
                 (watcher.malformed.load(Ordering::Relaxed), watcher.dropped.load(Ordering::Relaxed));
             eprintln!("agent-session-host: {why} ({malformed} unreadable lines, {dropped} messages dropped)");
@@ -324,32 +313,6 @@ impl Drop for Child {
     }
 }
 
-/// Starts the tree guard for `tag` (this binary, `--codex-guard`); its stdin's write end.
-/// Without one (the binary cannot be found), the child still has its parent-death signal.
-fn spawn_guard(tag: &str) -> Option<tokio::process::ChildStdin> {
-    let exe = std::env::current_exe().ok()?;
-    let spawned = Command::new(exe)
-        .arg("--codex-guard")
-        .arg(tag)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn();
-    let mut guard = match spawned {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("agent-session-host: cannot start the codex tree guard: {e}");
-            return None;
-        }
-    };
-    let stdin = guard.stdin.take();
-    tokio::spawn(async move {
-        let _ = guard.wait().await; // reaped when it is done
-    });
-    stdin
-}
-
 async fn write_line(stdin: &tokio::sync::Mutex<ChildStdin>, msg: &Value, jsonrpc: bool) -> std::io::Result<()> {
     let mut line = match msg {
         Value::Object(m) if jsonrpc && !m.contains_key("jsonrpc") => {
@@ -370,119 +333,14 @@ pub fn refusal(id: &Value, method: &str) -> Value {
     json!({ "id": id, "error": { "code": -32601, "message": format!("{method} is not served by agent-session-host") } })
 }
 
-/// The last `n` lines of a text without terminal colour codes, joined by " | ".
-fn last_lines(text: &str, n: usize) -> String {
-    let plain = strip_ansi(text);
-    let lines: Vec<&str> = plain.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    lines[lines.len().saturating_sub(n)..].join(" | ")
-}
-
-/// Drops ANSI escape sequences (`ESC [ … letter`), which codex's log lines carry.
-fn strip_ansi(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c != '\u{1b}' {
-            out.push(c);
-            continue;
-        }
-        if chars.next() == Some('[') {
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        }
-    }
-    out
-}
-
-async fn read_stderr(stderr: impl AsyncRead + Unpin, shared: Arc<Shared>) {
-    // Read in chunks, not `lines()`: a newline-less flood must not grow one line without
-    // bound. A line is echoed (cut at ECHO_LINE_BYTES) when it ends or reaches that size;
-    // every byte goes to the bounded tail.
-    const ECHO_LINE_BYTES: usize = 500;
-    let mut reader = BufReader::with_capacity(64 * 1024, stderr);
-    let mut echoed = 0;
-    let mut line: Vec<u8> = Vec::new();
-    let mut line_echoed = false;
-    loop {
-        let used = match reader.fill_buf().await {
-            Ok([]) | Err(_) => break,
-            Ok(buf) => {
-                {
-                    let mut tail = shared.stderr.lock().unwrap_or_else(|e| e.into_inner());
-                    let keep = &buf[buf.len().saturating_sub(STDERR_TAIL_BYTES)..];
-                    tail.extend(keep.iter().copied());
-                    let over = tail.len().saturating_sub(STDERR_TAIL_BYTES);
-                    tail.drain(..over);
-                }
-                for &b in buf.iter() {
-                    if b == b'\n' {
-                        if !line_echoed && echoed < STDERR_ECHO_LINES {
-                            echoed += 1;
-                            eprintln!("{}: {}", shared.peer.label, String::from_utf8_lossy(&line));
-                        }
-                        line.clear();
-                        line_echoed = false;
-                    } else if line.len() < ECHO_LINE_BYTES {
-                        line.push(b);
-                    } else if !line_echoed {
-                        line_echoed = true;
-                        if echoed < STDERR_ECHO_LINES {
-                            echoed += 1;
-                            eprintln!("{}: {}…", shared.peer.label, String::from_utf8_lossy(&line));
-                        }
-                    }
-                }
-                buf.len()
-            }
-        };
-        reader.consume(used);
-    }
-    if !line.is_empty() && !line_echoed && echoed < STDERR_ECHO_LINES {
-        eprintln!("{}: {}", shared.peer.label, String::from_utf8_lossy(&line));
-    }
-}
-
-/// Reads bounded lines; each goes to its request, its thread, or is reported malformed.
+/// Reads the child's lines; each goes to its request, its thread, or is reported malformed.
 async fn read_stdout(stdout: impl AsyncRead + Unpin, shared: Arc<Shared>) {
-    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
-    let mut line: Vec<u8> = Vec::new();
-    let mut too_long = false;
-    loop {
-        let (done, used) = match reader.fill_buf().await {
-            Ok([]) | Err(_) => return,
-            Ok(buf) => match buf.iter().position(|&b| b == b'\n') {
-                Some(i) => {
-                    if !too_long {
-                        line.extend_from_slice(&buf[..i]);
-                    }
-                    (true, i + 1)
-                }
-                None => {
-                    if !too_long {
-                        line.extend_from_slice(buf);
-                    }
-                    (false, buf.len())
-                }
-            },
-        };
-        reader.consume(used);
-        if line.len() > MAX_LINE_BYTES {
-            too_long = true;
-            line = Vec::new();
+    let mut lines = Lines::new(stdout);
+    while let Some(line) = lines.next().await {
+        match line {
+            Line::Object(msg) => route(&shared, msg).await,
+            Line::Malformed(what) => malformed(&shared, what).await,
         }
-        if !done {
-            continue;
-        }
-        if too_long {
-            too_long = false;
-            malformed(&shared, format!("a line over {MAX_LINE_BYTES} bytes")).await;
-        } else if !line.iter().all(u8::is_ascii_whitespace) {
-            route(&shared, std::mem::take(&mut line)).await;
-        }
-        line.clear();
     }
 }
 
@@ -494,15 +352,7 @@ async fn malformed(shared: &Shared, what: String) {
     }
 }
 
-async fn route(shared: &Shared, line: Vec<u8>) {
-    let msg = match serde_json::from_slice::<Value>(&line) {
-        Ok(v @ Value::Object(_)) => v,
-        _ => {
-            let preview: String = String::from_utf8_lossy(&line[..line.len().min(80)]).into_owned();
-            return malformed(shared, format!("a line that is not a JSON object ({} bytes: {preview:?})", line.len()))
-                .await;
-        }
-    };
+async fn route(shared: &Shared, msg: Value) {
     let method = msg.get("method").and_then(Value::as_str);
     if method.is_none() {
         // An answer to one of ours.

@@ -12,12 +12,11 @@
 //!   on `initialize` is killed, so a hung binary never wedges a session.
 //!
 //! Modules: `child` (one `codex app-server` process: its JSON lines over stdio, requests and
-//! their answers, routing by thread), `turn` (one session turn on it: `turn/start` with the
-//! committed plan mode, the thread's messages through the session's Codex adapter) and `guard`
-//! (the reaper of a codex process tree when the child ends or the host dies).
+//! their answers, routing by thread; its tree reaped by [`crate::agent::guard`]) and `turn`
+//! (one session turn on it: `turn/start` with the committed plan mode, the thread's messages
+//! through the session's Codex adapter).
 
 pub(crate) mod child;
-pub mod guard;
 mod turn;
 
 use crate::agent::provider;

@@ -1,20 +1,21 @@
-//! The reaper of a codex process tree.
+//! The reaper of an agent's process tree.
 //!
-//! Codex runs its shells in process groups of their own, so neither the parent-death signal
-//! (which only reaches codex itself) nor a kill of codex's group ends them: after a SIGKILL of
-//! the host, or a crash of codex, its commands and shell snapshots would live on. So every
-//! codex child carries a tag in its environment ([`TAG_ENV`], inherited by everything it
-//! starts), and a guard process (this binary again, `--codex-guard TAG`, in its own process
-//! group so a terminal's Ctrl-C does not end it first) waits for its stdin to close: the host
-//! holds the other end, and the kernel closes it when the host dies however it dies. Then the
-//! guard SIGKILLs every process that carries the tag and exits. The host closes it itself when
-//! the child ends (exit, crash, kill).
+//! Agents run their shells in process groups of their own (Codex does, and so do Claude
+//! Code's Bash tool and an ACP agent's terminals), so neither the parent-death signal (which
+//! only reaches the agent itself) nor a kill of its group ends them: after a SIGKILL of the
+//! host, or a crash of the agent, its commands would live on. So every agent child carries a
+//! tag in its environment ([`TAG_ENV`], inherited by everything it starts), and a guard process
+//! (this binary again, `--agent-guard TAG`, in its own process group so a terminal's Ctrl-C does
+//! not end it first) waits for its stdin to close: the host holds the other end, and the kernel
+//! closes it when the host dies however it dies. Then the guard SIGKILLs every process that
+//! carries the tag and exits. The host closes it itself when the child ends (exit, crash,
+//! kill).
 
 use std::io::Read;
 use std::time::Duration;
 
-/// The environment variable that tags a codex child and its descendants.
-pub const TAG_ENV: &str = "AGENT_SESSION_CODEX_TREE";
+/// The environment variable that tags an agent child and its descendants.
+pub const TAG_ENV: &str = "AGENT_SESSION_AGENT_TREE";
 
 /// The guard's body: waits for EOF on stdin, then kills the tagged processes.
 pub fn run(tag: &str) -> ! {
