@@ -114,9 +114,12 @@ impl ListState {
 /// The live session list, newest first, with the bookkeeping that merges seeds and frames.
 #[derive(Debug)]
 pub struct SessionList {
-    /// Oldest first (the reverse of [`SessionList::items`]): the newest is a push at the end.
+    /// Newest first, as [`SessionList::items`] gives them. A host that announces its sessions
+    /// sends them newest first, each older than all before it: each is then a push at the
+    /// end (oldest first, each was an insert at the front, and a 100k flood was quadratic).
     items: Vec<Rc<ListItem>>,
-    /// Every item's [`Place`], by id. Invariant: `items` is sorted by it, one entry per item.
+    /// Every item's [`Place`], by id. Invariant: `items` is sorted by it, descending, one entry
+    /// per item.
     places: StrMap<Place>,
     ties: i64,
     state: ListState,
@@ -144,7 +147,7 @@ impl Default for SessionList {
 impl SessionList {
     /// Newest first.
     pub fn items(&self) -> impl DoubleEndedIterator<Item = &Rc<ListItem>> + ExactSizeIterator {
-        self.items.iter().rev()
+        self.items.iter()
     }
 
     fn place_of(&self, item: &ListItem) -> Place {
@@ -159,7 +162,7 @@ impl SessionList {
     /// Where `place` is in `items` (`Err`: where it goes). Places are unique; one search for
     /// finding and inserting.
     fn search(&self, place: Place) -> Result<usize, usize> {
-        self.items.binary_search_by(|i| self.place_of(i).cmp(place))
+        self.items.binary_search_by(|i| place.cmp(self.place_of(i)))
     }
 
     /// Puts `item` at `place` (not in `items`).
@@ -174,11 +177,12 @@ impl SessionList {
         TIE_BASE + self.ties
     }
 
-    /// Places every item by its index (a seed replaced them).
+    /// Places every item by its index (a seed replaced them): the last, the oldest, at 0.
     fn reindex(&mut self) {
         self.places.clear();
-        for (tie, item) in self.items.iter().enumerate() {
-            self.places.insert(&item.session_id, Place { at: item.updated_at, tie: tie as i64 });
+        let n = self.items.len() as i64;
+        for (i, item) in self.items.iter().enumerate() {
+            self.places.insert(&item.session_id, Place { at: item.updated_at, tie: n - 1 - i as i64 });
         }
     }
 
@@ -339,7 +343,6 @@ impl SessionList {
             }
         }
         sort_newest_first(&mut next);
-        next.reverse();
         let same = next.len() == self.items.len()
             && next.iter().zip(&self.items).all(|(a, b)| a.rev == b.rev && a.session_id == b.session_id);
         self.items = next;
