@@ -110,10 +110,15 @@ export async function clearAll() {
 // The key of an entry's older chunk `i` (the newest is the entry itself); zero-padded, so
 // the keys sort as the chunks do.
 const chunkKey = (key, i) => `${key}\n#${String(i).padStart(6, '0')}`
-const chunks = (key) => IDBKeyRange.bound(`${key}\n#`, `${key}\n#\uffff`)
+// The older chunks of an entry from chunk `from` on (all of them by default).
+const chunks = (key, from = 0) => IDBKeyRange.bound(chunkKey(key, from), `${key}\n#\uffff`)
 const nodesOk = (nodes) => Array.isArray(nodes) && nodes.every((n) => n && typeof n.id === 'string' && typeof n.type === 'string')
 const sum = (xs) => xs.reduce((n, x) => n + (x || 0), 0)
 const size = (nodes) => JSON.stringify(nodes).length + 64
+// The cached snapshot's parts of entry `e` with `nodes` (frozen): the window's `baseSeq` when
+// they are all of it, else that of their first node (a part paints newest first).
+const keptWindow = (e, nodes, whole) =>
+  freeze({ nodes, baseSeq: whole ? e.baseSeq : (nodes[0]?.seq ?? e.baseSeq), tailSeq: e.tailSeq, title: e.title })
 
 // A stored entry (the newest chunk and the window's seqs and title) as the cached snapshot's
 // parts, or null when it is not one of this version or its meta does not describe it.
@@ -239,9 +244,8 @@ export class Cache {
             if (r.at > old && Array.isArray(r.prompts)) for (const p of r.prompts) if (typeof p?.id === 'string' && Array.isArray(p.content)) prompts.push(p)
           }
         }
-        const entry = e && freeze({ nodes: e.nodes, baseSeq: m.n > 1 ? (e.nodes[0]?.seq ?? e.baseSeq) : e.baseSeq, tailSeq: e.tailSeq, title: e.title })
         if (e && m.n === 1) this.wrote(id, m.w, e.nodes, 1)
-        return [entry, prompts, e && m.from < m.n - 1 ? { m, e } : null]
+        return [e && keptWindow(e, e.nodes, m.n === 1), prompts, e && m.from < m.n - 1 ? { m, e } : null]
       })
     } catch {
       return [null, [], null]
@@ -259,7 +263,7 @@ export class Cache {
         if (now?.w !== m.w || all.length !== m.n - 1 - m.from || !all.every((c) => nodesOk(c.nodes))) return null
         const nodes = all.flatMap((c) => c.nodes).concat(e.nodes)
         if (!m.from) this.wrote(id, m.w, nodes, m.n)
-        return freeze({ nodes, baseSeq: m.from ? (nodes[0]?.seq ?? e.baseSeq) : e.baseSeq, tailSeq: e.tailSeq, title: e.title })
+        return keptWindow(e, nodes, !m.from)
       })
     } catch {
       return null
@@ -304,10 +308,10 @@ export class Cache {
   }
 
   /** Remembers what the stored entry of session `id` holds (written by this page or read
-   *  whole): `nodes` in `count` chunks under write `w`. Nodes the page lends from it are the
-   *  same objects, so the next write puts only the chunks that changed. */
-  wrote(id, w, nodes, count) {
-    this.last.set(id, { w, nodes: new WeakRef(nodes), n: nodes.length, count })
+   *  whole): the first `n` of `nodes` in `count` chunks under write `w`. Nodes the page lends
+   *  from it are the same objects, so the next write puts only the chunks that changed. */
+  wrote(id, w, nodes, count, n = nodes.length) {
+    this.last.set(id, { w, nodes: new WeakRef(nodes), n, count })
   }
 
   /** Writes snapshot `s` of session `id`: the entry (its newest chunk, seqs and title) and the
@@ -346,7 +350,7 @@ export class Cache {
           sizes[i] = size(c)
         }
         // Older chunks past the new count (the window got shorter) go.
-        if (count < m.n) entries.delete(IDBKeyRange.bound(chunkKey(key, count - 1), `${key}\n#\uffff`))
+        if (count < m.n) entries.delete(chunks(key, count - 1))
       } else {
         entries.delete(chunks(key))
       }
@@ -357,8 +361,9 @@ export class Cache {
       return true
     })
     if (!wrote) return
-    this.last.set(id, { w, nodes: new WeakRef(nodes), n, count })
-    for (let i = mine ? -1 : count - 2; i >= 0; i--) {
+    this.wrote(id, w, nodes, count, n)
+    if (mine) return
+    for (let i = count - 2; i >= 0; i--) {
       const c = chunk(i)
       const on = await tx('readwrite', async (meta, entries) => {
         const m = await done(meta.get(key))
