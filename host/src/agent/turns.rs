@@ -74,6 +74,16 @@ pub trait Runtime: Send + Sync {
     fn describe(&self) -> (String, String);
 }
 
+/// [`Runtime::session_provider`] of a runtime that plays one provider only, `agent` in the
+/// refusal's words (`the codex agent`, `an ACP agent`).
+pub fn sole_provider(runs: Provider, agent: &str, asked: Option<Provider>) -> Result<Option<Provider>, String> {
+    match asked {
+        None => Ok(Some(runs)),
+        Some(p) if p == runs => Ok(Some(runs)),
+        Some(other) => Err(format!("this host runs {agent}: provider {:?} is not available here", other.name())),
+    }
+}
+
 fn internal(e: impl std::fmt::Display) -> RpcError {
     RpcError::new(agent_session_wire::ErrorCode::Internal, e.to_string(), json!({}))
 }

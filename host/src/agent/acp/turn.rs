@@ -18,7 +18,7 @@ use super::{agent_error, Acp, Link};
 use crate::agent::codex::child::{refusal, Child, Inbound, RequestError};
 use crate::agent::outputs::Out;
 use crate::agent::provider;
-use crate::agent::turns::{Run, Runtime, Stop, TurnFuture, CANCEL_WAIT};
+use crate::agent::turns::{sole_provider, Run, Runtime, Stop, TurnFuture, CANCEL_WAIT};
 use crate::log::interact::Kind;
 use crate::log::plan;
 use crate::log::session::Waiting;
@@ -42,12 +42,7 @@ impl Runtime for Acp {
     }
 
     fn session_provider(&self, asked: Option<Provider>) -> Result<Option<Provider>, String> {
-        match asked {
-            None | Some(Provider::Acp) => Ok(Some(Provider::Acp)),
-            Some(other) => {
-                Err(format!("this host runs an ACP agent: provider {:?} is not available here", other.name()))
-            }
-        }
+        sole_provider(Provider::Acp, "an ACP agent", asked)
     }
 
     fn describe(&self) -> (String, String) {

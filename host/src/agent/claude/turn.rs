@@ -20,7 +20,7 @@
 use super::child::{refusal, Child, ControlError, Inbound};
 use super::{agent_error, Claude, Proc};
 use crate::agent::outputs::Out;
-use crate::agent::turns::{Run, Runtime, Stop, TurnFuture, CANCEL_WAIT};
+use crate::agent::turns::{sole_provider, Run, Runtime, Stop, TurnFuture, CANCEL_WAIT};
 use crate::log::interact::Kind;
 use crate::log::session::Waiting;
 use crate::providers::adapters::claude::{control_response, ASK_USER_QUESTION, EXIT_PLAN_MODE};
@@ -45,12 +45,7 @@ impl Runtime for Claude {
     }
 
     fn session_provider(&self, asked: Option<Provider>) -> Result<Option<Provider>, String> {
-        match asked {
-            None | Some(Provider::Claude) => Ok(Some(Provider::Claude)),
-            Some(other) => {
-                Err(format!("this host runs the claude agent: provider {:?} is not available here", other.name()))
-            }
-        }
+        sole_provider(Provider::Claude, "the claude agent", asked)
     }
 
     fn describe(&self) -> (String, String) {

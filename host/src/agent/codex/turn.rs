@@ -15,7 +15,7 @@ use super::child::{refusal, Child, Inbound, RequestError};
 use super::{agent_error, Codex, Link};
 use crate::agent::outputs::Out;
 use crate::agent::provider;
-use crate::agent::turns::{Run, Runtime, Stop, TurnFuture, CANCEL_WAIT};
+use crate::agent::turns::{sole_provider, Run, Runtime, Stop, TurnFuture, CANCEL_WAIT};
 use crate::log::interact::Kind;
 use crate::log::session::Waiting;
 use crate::providers::adapters::{codex::rpc_response, Answered, ApprovalRequest, Canonical};
@@ -37,12 +37,7 @@ impl Runtime for Codex {
     }
 
     fn session_provider(&self, asked: Option<Provider>) -> Result<Option<Provider>, String> {
-        match asked {
-            None | Some(Provider::Codex) => Ok(Some(Provider::Codex)),
-            Some(other) => {
-                Err(format!("this host runs the codex agent: provider {:?} is not available here", other.name()))
-            }
-        }
+        sole_provider(Provider::Codex, "the codex agent", asked)
     }
 
     fn describe(&self) -> (String, String) {
