@@ -1,6 +1,6 @@
 //! Shared host state: the `Base` (store, stream hub, interactions, faults, the options that
 //! shape behaviour: plan service present or not, chunk pacing, downlink carriers), the session
-//! registry and the stream tickets. The top layer (routes, streams) takes the `App`.
+//! registry, the 2026-08 workspace registry and the stream tickets. The top layer (routes, streams) takes the `App`.
 
 use crate::agent::turns::Runtime;
 use crate::faults::Faults;
@@ -8,13 +8,14 @@ use crate::log::base::Base;
 pub use crate::log::base::Options;
 use crate::log::hub::Hub;
 use crate::log::interact::Interactions;
+use crate::log::registry::Registry;
 use crate::log::session::{now_ms, AppendError, LogState, ProviderState, Session, SessionRef};
 use crate::log::store::{SessionUpdate, Store, StoreError};
 use crate::tickets::Tickets;
 use agent_session_wire::{Frame, RpcError, SessionAddedFrame};
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 /// Why the host could not open its sessions at startup.
 #[derive(Debug)]
@@ -45,6 +46,8 @@ pub struct App {
     pub base: Arc<Base>,
     pub tickets: Tickets,
     sessions: RwLock<HashMap<String, SessionRef>>,
+    /// The 2026-08 workspace registry, as last saved (changed by `http::head` only).
+    pub registry: Mutex<Registry>,
 }
 
 impl std::ops::Deref for App {
@@ -71,6 +74,7 @@ impl App {
             }
             sessions.insert(s.id.clone(), s);
         }
+        let registry = Mutex::new(store.load_registry().map_err(OpenError::Store)?);
         let tickets = Tickets::new(options.ticket_ttl);
         let base = Base {
             store,
@@ -79,7 +83,7 @@ impl App {
             faults: faults.then(Faults::default),
             options,
         };
-        let app = App { agent, base: Arc::new(base), tickets, sessions: RwLock::new(sessions) };
+        let app = App { agent, base: Arc::new(base), tickets, sessions: RwLock::new(sessions), registry };
         for s in app.sessions() {
             let mut log = s.log.try_lock().map_err(|e| OpenError::Append(AppendError::Locked(e)))?;
             crate::agent::provider::drop_stale_prompts(&app, &s, &mut log).map_err(OpenError::Append)?;

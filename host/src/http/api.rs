@@ -9,6 +9,7 @@ use crate::agent::{self, provider};
 use crate::app::App;
 use crate::dialect;
 use crate::http::check::payload;
+use crate::http::head;
 use crate::http::history;
 use crate::http::rpc::{self, custom_issue, internal, invalid_payload};
 use crate::log::plan;
@@ -40,6 +41,9 @@ pub async fn call(State(app): State<Arc<App>>, Path(method): Path<String>, body:
     };
     // Like the origin: the body must be JSON before the method is looked up.
     let Ok(v) = serde_json::from_slice::<Value>(&body) else { return rpc::not_json() };
+    if head::claims(&app, &method, &v) {
+        return head::call(&app, &method, &v).await;
+    }
     if !wire::METHODS.contains(&method.as_str()) && method != SESSION_ANSWER {
         return rpc::not_found();
     }
@@ -74,7 +78,9 @@ fn optional_payload(p: &Value) -> Value {
     }
 }
 
-async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcResult<Value> {
+/// The seed's methods (and the 2026-08 verbs both dialects speak); `http::head` reuses its
+/// `session.create`.
+pub(crate) async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcResult<Value> {
     match method {
         wire::HOST_DESCRIBE => {
             let _: Value = payload(method, &optional_payload(p))?;

@@ -10,6 +10,8 @@ use serde_json::{json, Value};
 #[derive(Clone, Copy)]
 enum Kind {
     Str,
+    /// A string of at least one character (upstream's ids, `provider`, `model`).
+    Id,
     Bool,
     /// An integer `>= min`.
     Int(u64),
@@ -23,6 +25,7 @@ enum Kind {
 fn fields(method: &str) -> Option<&'static [(&'static str, Kind, bool)]> {
     use Kind::*;
     const SID: (&str, Kind, bool) = ("sessionId", Str, true);
+    const WID: (&str, Kind, bool) = ("workspaceId", Id, true);
     Some(match method {
         wire::HOST_DESCRIBE => &[],
         wire::SESSION_LIST => &[("cursor", Str, false)],
@@ -36,6 +39,19 @@ fn fields(method: &str) -> Option<&'static [(&'static str, Kind, bool)]> {
         wire::SESSION_FORK => &[SID, ("atSeq", Int(0), false)],
         wire::SESSION_UPDATE_QUEUE => &[SID, ("itemId", Str, true)],
         wire::SESSION_ATTACHMENT => &[SID, ("attachmentId", Str, true)],
+        // The 2026-08 surface of `http::head`.
+        "session.search" => &[("query", Str, true)],
+        "session.models" => &[("sessionId", Id, true)],
+        "session.selectModel" => {
+            &[("sessionId", Id, true), ("provider", Id, true), ("model", Id, true), ("reasoningEffort", Id, false)]
+        }
+        "workspace.list" => &[],
+        "workspace.create" => &[("path", Str, true)],
+        "workspace.rename" => &[WID, ("title", Str, true)],
+        "workspace.delete" => &[WID],
+        "workspace.insertBefore" => &[WID, ("beforeWorkspaceId", Id, false)],
+        "workspace.insertSessionBefore" => &[WID, ("sessionId", Id, true), ("beforeSessionId", Id, false)],
+        "workspace.archiveSession" => &[("sessionId", Id, true)],
         _ => return None,
     })
 }
@@ -58,11 +74,17 @@ fn invalid_type(path: Vec<Value>, expected: &str, v: Option<&Value>) -> Value {
     json!({ "code": "invalid_type", "path": path, "expected": expected, "received": received, "message": message })
 }
 
+/// zod's `min(1)` issue for an empty string.
+pub fn too_short(path: Vec<Value>) -> Value {
+    json!({ "code": "too_small", "path": path, "minimum": 1, "type": "string", "inclusive": true,
+        "message": "String must contain at least 1 character(s)" })
+}
+
 fn check_field(name: &str, kind: Kind, v: Option<&Value>, issues: &mut Vec<Value>) {
     let path = || vec![json!(name)];
     let Some(v) = v else {
         let expected = match kind {
-            Kind::Str | Kind::OneOf(_) => "string",
+            Kind::Str | Kind::Id | Kind::OneOf(_) => "string",
             Kind::Bool => "boolean",
             Kind::Int(_) => "number",
             Kind::Array | Kind::Content => "array",
@@ -72,6 +94,8 @@ fn check_field(name: &str, kind: Kind, v: Option<&Value>, issues: &mut Vec<Value
     };
     match kind {
         Kind::Str if !v.is_string() => issues.push(invalid_type(path(), "string", Some(v))),
+        Kind::Id if !v.is_string() => issues.push(invalid_type(path(), "string", Some(v))),
+        Kind::Id if v.as_str() == Some("") => issues.push(too_short(path())),
         Kind::Bool if !v.is_boolean() => issues.push(invalid_type(path(), "boolean", Some(v))),
         Kind::Int(_) if !v.is_number() => issues.push(invalid_type(path(), "number", Some(v))),
         Kind::Int(min) => match v.as_u64() {

@@ -6,7 +6,8 @@
 //! and `/api/respond`), `rpc` (envelope check, schema errors, carrier errors), `check`
 //! (payload checks reporting every bad field), `limits` (size limits), `history`
 //! (`session.history` pages), `verbs` (`session.rename`, `session.updateQueue`,
-//! `session.fork`), `commands` (`/api/commands/execute` and `/list`, `--wire 2026-08`),
+//! `session.fork`), `head` (the 2026-08-only search, models and workspace methods),
+//! `commands` (`/api/commands/execute` and `/list`, `--wire 2026-08`),
 //! `attachments` (images in prompts), `streams` (the two downlinks) and `admin` (`POST
 //! /admin/faults`, `--faults` only).
 
@@ -15,6 +16,7 @@ pub mod api;
 pub mod attachments;
 pub mod check;
 pub mod commands;
+pub mod head;
 pub mod history;
 pub mod limits;
 pub mod rpc;

@@ -1,11 +1,14 @@
 //! The durable log and what shares it: each session's in-memory state and its one write path
 //! (`session`), the SQLite store (`store`), the fan-out of frames (`hub`), the questions and
 //! approvals waiting for an answer (`interact`), the plan-mode service whose commits are log
-//! events (`plan`), and `base`, the context all of them take.
+//! events (`plan`), the 2026-08 workspace registry (`registry`), the message scan behind
+//! `session.search` (`search`), and `base`, the context all of them take.
 
 pub mod base;
 pub mod hub;
 pub mod interact;
 pub mod plan;
+pub mod registry;
+pub mod search;
 pub mod session;
 pub mod store;

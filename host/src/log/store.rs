@@ -39,7 +39,7 @@ impl std::error::Error for StoreError {}
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
-fn err(e: rusqlite::Error) -> StoreError {
+pub(super) fn err(e: rusqlite::Error) -> StoreError {
     StoreError::Sqlite(e)
 }
 
@@ -150,6 +150,23 @@ CREATE TABLE IF NOT EXISTS projections (
     value TEXT NOT NULL,
     PRIMARY KEY (sid, key)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS workspaces (
+    id TEXT PRIMARY KEY,
+    position INTEGER NOT NULL,
+    path TEXT NOT NULL UNIQUE,
+    title TEXT NOT NULL,
+    session_ids TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS archived_sessions (
+    position INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS model_selections (
+    sid INTEGER PRIMARY KEY,
+    selection TEXT NOT NULL
+);
 ";
 
 impl Store {
@@ -163,7 +180,7 @@ impl Store {
 
     /// A poisoned lock only means another request panicked mid-call; SQLite's own
     /// transactions keep the data consistent, so the connection stays usable.
-    fn conn(&self) -> MutexGuard<'_, Connection> {
+    pub(super) fn conn(&self) -> MutexGuard<'_, Connection> {
         self.conn.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -312,6 +329,28 @@ impl Store {
         Ok(())
     }
 
+    /// The model a session was last switched to (`session.selectModel`), if any.
+    pub fn model_selection(&self, pk: i64) -> StoreResult<Option<Value>> {
+        let conn = self.conn();
+        let text: Option<String> = conn
+            .prepare_cached("SELECT selection FROM model_selections WHERE sid = ?1")
+            .map_err(err)?
+            .query_row(params![pk], |r| r.get(0))
+            .optional()
+            .map_err(err)?;
+        text.map(|t| serde_json::from_str(&t).map_err(StoreError::CorruptRow)).transpose()
+    }
+
+    /// Records a session's model selection (replacing an earlier one).
+    pub fn set_model_selection(&self, pk: i64, selection: &Value) -> StoreResult<()> {
+        self.conn()
+            .prepare_cached("INSERT INTO model_selections (sid, selection) VALUES (?1, ?2) ON CONFLICT(sid) DO UPDATE SET selection = excluded.selection")
+            .map_err(err)?
+            .execute(params![pk, selection.to_string()])
+            .map_err(err)?;
+        Ok(())
+    }
+
     pub fn update_session(&self, pk: i64, update: &SessionUpdate) -> StoreResult<()> {
         let conn = self.conn();
         apply_update(&conn, pk, update)
@@ -428,6 +467,7 @@ impl Store {
             tx.execute("DELETE FROM sessions", []).map_err(err)?;
             tx.execute("DELETE FROM agent_threads", []).map_err(err)?;
             tx.execute("DELETE FROM projections", []).map_err(err)?;
+            tx.execute("DELETE FROM model_selections", []).map_err(err)?;
         }
         tx.commit().map_err(err)
     }

@@ -1,0 +1,101 @@
+//! The 2026-08 methods beyond the seed's verbs, spoken with `--wire 2026-08` only (the seed
+//! host answers them as any unknown method: 404 `not found`): `session.search` (`search`),
+//! `session.models` and `session.selectModel` (`models`), the `workspace.*` registry and
+//! `session.create {workspaceId}` (`workspaces`). Names, payloads and error codes are
+//! upstream's at b150a551b8.
+//!
+//! Their refusals carry upstream's own codes (`workspace-not-found`, `model-unavailable`, …),
+//! which the wire crate's closed `ErrorCode` set reads as `internal`; so this module writes
+//! its answers itself ([`Refused`]), in the same `server-response` envelope.
+
+mod models;
+mod search;
+mod workspaces;
+
+use crate::app::App;
+use crate::http::rpc;
+use crate::log::hub::OutFrame;
+use agent_session_wire::RpcError;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// The methods this module answers.
+pub const METHODS: &[&str] = &[
+    "session.search",
+    "session.models",
+    "session.selectModel",
+    "workspace.list",
+    "workspace.create",
+    "workspace.rename",
+    "workspace.delete",
+    "workspace.insertBefore",
+    "workspace.insertSessionBefore",
+    "workspace.archiveSession",
+];
+
+/// A business error with any code: the wire object `{code, message, details}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refused(pub Value);
+
+impl Refused {
+    /// A refusal under one of upstream's codes.
+    pub fn new(code: &str, message: impl Into<String>, details: Value) -> Refused {
+        Refused(json!({ "code": code, "message": message.into(), "details": details }))
+    }
+}
+
+impl From<RpcError> for Refused {
+    fn from(e: RpcError) -> Refused {
+        Refused(e.to_json())
+    }
+}
+
+type Answer = Result<Value, Refused>;
+
+/// Whether this module answers `method` with payload-carrying envelope `v` on this host: its
+/// methods, and `session.create` naming a workspace, in the 2026-08 dialect.
+pub fn claims(app: &App, method: &str, v: &Value) -> bool {
+    app.options.wire.is_upstream()
+        && (METHODS.contains(&method)
+            || (method == agent_session_wire::SESSION_CREATE
+                && v.get("payload").is_some_and(|p| p.get("workspaceId").is_some())))
+}
+
+/// `POST /api/<method>` for a claimed method: the envelope checked, the method answered.
+pub async fn call(app: &Arc<App>, method: &str, v: &Value) -> Response {
+    let rpc_id = rpc::rpc_id_of(v);
+    let result = match rpc::request_payload(v, method) {
+        Ok(p) => dispatch(app, method, &rpc_id, &p).await,
+        Err(e) => Err(e.into()),
+    };
+    let result = match result {
+        Ok(value) => json!({ "ok": true, "value": value }),
+        Err(Refused(error)) => json!({ "ok": false, "error": error }),
+    };
+    let body = json!({ "type": "server-response", "rpcId": rpc_id, "result": result });
+    ([(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+}
+
+async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> Answer {
+    match method {
+        "session.search" => search::search(app, p),
+        "session.models" => models::models(app, p).await,
+        "session.selectModel" => models::select(app, p).await,
+        agent_session_wire::SESSION_CREATE => workspaces::create_session(app, rpc_id, p).await,
+        _ => workspaces::dispatch(app, method, p),
+    }
+}
+
+/// Publishes a host frame the wire crate has no type for (`host/workspace-*`,
+/// `host/archived-sessions-changed`) on the host downlink, in the envelope every frame has.
+pub fn publish_host(app: &App, kind: &str, members: Value) {
+    let mut payload = json!({ "type": kind });
+    if let (Some(p), Value::Object(m)) = (payload.as_object_mut(), members) {
+        p.extend(m);
+    }
+    let rpc_id = uuid::Uuid::new_v4().to_string();
+    let envelope = json!({ "type": "server-request", "rpcId": rpc_id, "method": kind, "payload": payload });
+    app.hub.host(Arc::new(OutFrame { json: envelope.to_string(), rpc_id, session_id: None, event_seq: None }));
+}
