@@ -29,6 +29,30 @@ class HostClient extends Wasm {
     if (kept) cache().then((m) => m.attach(kept, options))
   }
 
+  // The method goes into the URL: a name, or nothing the wasm takes. The payload is written
+  // here (`JSON.stringify` is the engine's).
+  call(method, payload = {}, o) {
+    return super.call(/^[\w.-]+$/.test(method) ? method : 0, JSON.stringify(payload), o?.signal)
+  }
+
+  // Both are the host's payloads as given: the host checks them (a seed host has no fork: 404,
+  // which resolves `unsupported`).
+  createSession(o) {
+    return this.call('session.create', o ?? {})
+  }
+
+  fork(o) {
+    return this.call('session.fork', o)
+  }
+
+  // A search gives up the one before it: a search box asks again at every keystroke.
+  search(query, o) {
+    this.h.q?.abort()
+    const c = (this.h.q = new AbortController())
+    const s = o?.signal
+    return this.call('session.search', { query }, { signal: s ? AbortSignal.any([c.signal, s]) : c.signal })
+  }
+
   clearCache() {
     return cache().then((m) => m.clearAll())
   }

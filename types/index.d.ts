@@ -23,6 +23,14 @@ export function initSync(module: { module: BufferSource | WebAssembly.Module } |
 export type RpcErrorCode = 'bad-request' | 'cancelled' | 'session-not-found' | 'agent-busy' | 'unsupported' | 'internal'
 export type RpcError = { code: RpcErrorCode; message: string; details: object }
 export type RpcResult<T> = { ok: true; value: T } | { ok: false; error: RpcError }
+/** A host's result as it wrote it (`call` and the methods made of it): its error codes are the
+ * host's own (`'workspace-not-found'`, `'fork-unavailable'`, …); the client's own failures are
+ * `RpcErrorCode`s (`'cancelled'` for an aborted signal, `'unsupported'` for a 404). */
+export type HostRpcError = { code: RpcErrorCode | (string & {}); message: string; details: object }
+export type HostRpcResult<T> = { ok: true; value: T } | { ok: false; error: HostRpcError }
+export type CallOptions = { signal?: AbortSignal }
+/** A session whose visible messages matched a `search` (the 2026-08 host's `session.search`). */
+export type SessionSearchItem = { sessionId: string; snippet: string }
 
 /** The receipt of `session.respond`. `'transport'`: the answer did not reach the host (see `error`). */
 export type RpcReceipt =
@@ -161,11 +169,24 @@ export class HostClient {
   subscribe(listener: () => void): () => void
   describe(): Promise<RpcResult<HostDescription>>
   listSessions(): Promise<RpcResult<{ items: SessionSummary[] }>>
-  createSession(options?: { cwd?: string; provider?: string }): Promise<RpcResult<{ sessionId: string }>>
+  /** `session.create` with `options` as its payload (the host checks it; the 2026-08 host also
+   * takes `workspaceId`, `sessionId`, `agentPreset`). */
+  createSession(options?: { cwd?: string; provider?: string; [member: string]: unknown }): Promise<HostRpcResult<{ sessionId: string }>>
   /** The 2026-08 host: a new session with `sessionId`'s history up to the completed turn
    * `atSeq` falls in (the whole log without it); the child's history ends with a
    * `session/end-seed` event. A host without it resolves `ok:false`, code `'unsupported'`. */
-  fork(options: { sessionId: string; atSeq?: number }): Promise<RpcResult<{ sessionId: string }>>
+  fork(options: { sessionId: string; atSeq?: number }): Promise<HostRpcResult<{ sessionId: string }>>
+  /**
+   * Any host method (`session.models`, `workspace.list`, `subagent.list`, …) with the client's
+   * envelope, token, deadline (`requestTimeoutMs`) and body bound (`maxResponseBytes`);
+   * `payload` (default `{}`) is sent as `JSON.stringify` writes it. Resolves the host's result
+   * as it wrote it; never rejects. Throws `bad-argument` for a method that is not a name of
+   * letters, digits, `.`, `_` and `-`, or a payload with no JSON form.
+   */
+  call<T = unknown>(method: string, payload?: object, options?: CallOptions): Promise<HostRpcResult<T>>
+  /** The 2026-08 host's `session.search`: at most 20 sessions, `hasMore` when the query should
+   * be narrowed. A search gives up the one before it (which resolves `'cancelled'`). */
+  search(query: string, options?: CallOptions): Promise<HostRpcResult<{ items: SessionSearchItem[]; hasMore: boolean }>>
   /** The resident Session for the id: the same object for the same id. */
   session(sessionId: string): Session
   /** Empties the local cache: every host's entries (whether or not this client uses it). */

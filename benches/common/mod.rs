@@ -64,9 +64,12 @@ pub fn opening(text: &str) -> (HostClient, CallId, String) {
     );
     let mut history = None;
     while let Some(o) = c.poll_output() {
-        if let Output::Send { call, path: "session.history", body } = o {
-            let v: serde_json::Value = serde_json::from_str(&body).expect("json");
-            history = Some((call, v["rpcId"].as_str().expect("rpcId").to_string()));
+        match o {
+            Output::Send { call, path, body } if path == "session.history" => {
+                let v: serde_json::Value = serde_json::from_str(&body).expect("json");
+                history = Some((call, v["rpcId"].as_str().expect("rpcId").to_string()));
+            }
+            _ => {}
         }
     }
     let (call, rpc) = history.expect("open asks for the tail page");

@@ -179,11 +179,12 @@ fn run_dyn(shared: &Shared, f: &mut dyn FnMut(&mut Inner)) {
 /// shares one copy of `run` ([`operate_dyn`]).
 pub(crate) fn operate(shared: &Shared, make: impl FnOnce(OpHandle) -> Input) -> Promise {
     let handle = OpHandle(shared.borrow_mut().next_id());
-    operate_dyn(shared, handle, make(handle))
+    operate_as(shared, handle, make(handle))
 }
 
+/// [`operate`] for a caller that holds the handle (`host.call`'s abort names it).
 #[inline(never)]
-fn operate_dyn(shared: &Shared, handle: OpHandle, input: Input) -> Promise {
+pub(crate) fn operate_as(shared: &Shared, handle: OpHandle, input: Input) -> Promise {
     run(shared, move |inner| {
         let (promise, resolve) = js::promise();
         inner.waiters.insert(handle, resolve);
@@ -299,11 +300,11 @@ impl Inner {
         }
     }
 
-    fn send(&mut self, call: CallId, path: &'static str, body: String) {
+    fn send(&mut self, call: CallId, path: String, body: String) {
         let ctrl = AbortController::new();
         self.calls.insert(call, ctrl.clone());
         let (weak, ep) = (self.me.clone(), self.ep.clone());
-        self.starts.push(Box::new(move || io::unary(&ep, weak, call, path, &body, &ctrl)));
+        self.starts.push(Box::new(move || io::unary(&ep, weak, call, &path, &body, &ctrl)));
     }
 
     fn open_sse(&mut self, stream: StreamId, kind: StreamKind) {

@@ -18,6 +18,9 @@ extern "C" {
     pub fn join_frozen(parts: Vec<JsValue>) -> JsValue;
     /// A readable message from a thrown JS value.
     pub fn describe(e: &JsValue) -> String;
+    /// Calls `f` once `signal` aborts (at once if it has).
+    #[wasm_bindgen(js_name = onAbort)]
+    pub fn on_abort(signal: &JsValue, f: &JsValue);
 }
 
 #[wasm_bindgen]

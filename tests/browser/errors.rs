@@ -92,12 +92,17 @@ async fn programmer_errors_throw_errors_with_stable_codes() {
     for args in [vec![JsValue::from_f64(5.0)], vec![JsValue::from_str("")]] {
         assert_eq!(err_code(&try_call(&host, "session", &args).unwrap_err()), "bad-argument");
     }
-    assert_eq!(err_code(&try_call(&host, "createSession", &[JsValue::from_str("x")]).unwrap_err()), "bad-argument");
+    // The wasm's `call` (index.js's `call` checks the name and writes the payload text).
+    for args in
+        [vec![JsValue::from_f64(1.0), JsValue::from_str("{}")], vec![JsValue::from_str("m"), JsValue::UNDEFINED]]
+    {
+        assert_eq!(err_code(&try_call(&host, "call", &args).unwrap_err()), "bad-argument");
+    }
     call(&host, "close", &[]);
     for (target, name, args) in [
         (&host, "describe", vec![]),
         (&host, "listSessions", vec![]),
-        (&host, "createSession", vec![]),
+        (&host, "call", vec![JsValue::from_str("session.create"), JsValue::from_str("{}")]),
         (&host, "session", vec![JsValue::from_str("abc")]),
         (&s, "open", vec![]),
         (&s, "prompt", vec![text_block("x")]),

@@ -4,7 +4,8 @@
 use crate::support::*;
 
 async fn create_with(host: &JsValue, provider: &str) -> String {
-    let r = wait(call(host, "createSession", &[obj(&format!("{{\"provider\":\"{provider}\"}}"))])).await;
+    let payload = JsValue::from_str(&format!("{{\"provider\":\"{provider}\"}}"));
+    let r = wait(call(host, "call", &[JsValue::from_str("session.create"), payload])).await;
     assert_eq!(get(&r, "ok"), JsValue::TRUE, "createSession {provider}: {}", json(&r));
     path(&r, &["value", "sessionId"]).as_string().unwrap()
 }

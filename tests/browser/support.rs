@@ -199,7 +199,8 @@ pub fn transport(host: &JsValue) -> Option<String> {
 }
 
 pub async fn create(host: &JsValue) -> String {
-    let r = wait(call(host, "createSession", &[])).await;
+    // The wasm's `call` as index.js's `createSession` makes it.
+    let r = wait(call(host, "call", &[JsValue::from_str("session.create"), JsValue::from_str("{}")])).await;
     assert_eq!(get(&r, "ok"), JsValue::TRUE, "createSession: {}", json(&r));
     path(&r, &["value", "sessionId"]).as_string().unwrap()
 }

@@ -77,7 +77,9 @@ async fn the_2026_08_session_verbs_work_through_the_package() {
     wait(call(&s, "respond", &[key, obj(r#"{"ok":true,"value":{"answers":{"q1":"yes"}}}"#)])).await;
     until("idle again", 20_000.0, || !get(&snap(&s), "running").is_truthy()).await;
     // A fork at the first completed turn: a child in the live list, its log ending the seed.
-    let r = wait(call(&host, "fork", &[obj(&format!(r#"{{"sessionId":"{id}"}}"#))])).await;
+    // (Through the wasm's `call`, as index.js's `fork` sends it.)
+    let fork = |id: &str| [JsValue::from_str("session.fork"), JsValue::from_str(&format!(r#"{{"sessionId":"{id}"}}"#))];
+    let r = wait(call(&host, "call", &fork(&id))).await;
     let child = path(&r, &["value", "sessionId"]).as_string().unwrap_or_else(|| panic!("{}", json(&r)));
     until("the child is listed with its parent", 5_000.0, || {
         list_item(&host, &child).is_some_and(|i| get(&i, "parentSessionId").as_string().as_deref() == Some(id.as_str()))
@@ -91,11 +93,37 @@ async fn the_2026_08_session_verbs_work_through_the_package() {
     let seed = new_host();
     connected(&seed).await;
     let sid = create(&seed).await;
-    let ss = call(&seed, "session", &[sid.into()]);
+    let ss = call(&seed, "session", &[sid.clone().into()]);
     wait(call(&ss, "open", &[])).await;
     let r = wait(call(&ss, "command", &["/plan".into()])).await;
     assert_eq!(path(&r, &["error", "code"]).as_string().as_deref(), Some("unsupported"), "{}", json(&r));
     assert!(get(&snap(&ss), "commands").is_null());
+    // A method the host does not have (404): `unsupported`. A call whose signal aborts settles
+    // `cancelled`, and one given an aborted signal is never sent.
+    let r = wait(call(&seed, "call", &["goal.list".into(), "{}".into()])).await;
+    assert_eq!(path(&r, &["error", "code"]).as_string().as_deref(), Some("unsupported"), "{}", json(&r));
+    let ctrl = |abort: bool| {
+        let c =
+            js_sys::Function::new_no_args("return new AbortController()").call0(&JsValue::NULL).expect("a controller");
+        if abort {
+            call(&c, "abort", &[]);
+        }
+        c
+    };
+    let inflight = || get(&call(&seed, "diagnostics", &[]), "inflightRequests").as_f64();
+    let before = inflight();
+    let c = ctrl(true);
+    let r = wait(call(&seed, "call", &["session.list".into(), "{}".into(), get(&c, "signal")])).await;
+    assert_eq!(path(&r, &["error", "code"]).as_string().as_deref(), Some("cancelled"), "{}", json(&r));
+    assert_eq!(inflight(), before, "an aborted call leaves no request");
+    let c = ctrl(false);
+    let p = call(&seed, "call", &["session.list".into(), "{}".into(), get(&c, "signal")]);
+    call(&c, "abort", &[]);
+    let r = wait(p).await;
+    assert_eq!(path(&r, &["error", "code"]).as_string().as_deref(), Some("cancelled"), "{}", json(&r));
+    // And a call answered: the host's result object as written.
+    let r = wait(call(&seed, "call", &["session.list".into(), "{}".into()])).await;
+    assert!(json(&r).contains(&format!(r#""sessionId":"{sid}""#)), "{}", json(&r));
     call(&seed, "close", &[]);
     assert_page_clean().await;
 }

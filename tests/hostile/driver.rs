@@ -16,7 +16,7 @@ pub const SID: &str = "s1";
 pub struct Driver {
     pub client: HostClient,
     pub now: f64,
-    pub sent: Vec<(CallId, &'static str, Value)>,
+    pub sent: Vec<(CallId, String, Value)>,
     opened: Vec<(StreamId, StreamKind)>,
     /// How many of `opened` were reported open.
     reported: usize,

@@ -266,7 +266,7 @@ impl World {
         match out {
             Output::Send { call, path, body } => {
                 self.next_call_seen = self.next_call_seen.max(call.0 + 1);
-                let mut request = self.decode(call, path, &body);
+                let mut request = self.decode(call, &path, &body);
                 request.sent_at = self.now;
                 trace(format!("    -> send {call:?} {}", target_name(&request.target)));
                 self.net.requests.push(request);

@@ -4,6 +4,7 @@ use super::hostclient::{DEFAULT_TIMEOUT_MS, MAX_MESSAGE_BYTES, RESEED_MS, UPGRAD
 use super::test_driver::*;
 use super::*;
 use crate::core::session::OpenState;
+use crate::core::wire::ErrorCode;
 use serde_json::{json, Value};
 
 #[test]
@@ -335,22 +336,70 @@ fn a_forwarded_commands_change_is_read_and_refreshes_command_lists() {
     assert_eq!(body["payload"], json!({"args": {"agentId": "s1"}}));
 }
 
+fn call(method: &str, payload: &str) -> HostCall {
+    HostCall::Call { method: method.into(), payload: payload.into() }
+}
+
 #[test]
-fn fork_sends_the_2026_08_payload_and_a_seed_host_refuses_it_as_unsupported() {
+fn a_call_sends_any_method_and_settles_with_the_hosts_result_as_written_its_own_codes_kept() {
     let mut d = Driver::sse();
     d.establish();
-    let fork = HostCall::Fork { session_id: "s1".into(), at_seq: Some(12) };
-    d.input(Input::Host { handle: OpHandle(5), call: fork.clone() });
-    let (call, body) = d.take("session.fork");
-    assert_eq!(body["payload"], json!({"sessionId": "s1", "atSeq": 12}));
-    d.input(Input::Response { call, reply: Reply::Status(404) });
+    d.input(Input::Host { handle: OpHandle(5), call: call("workspace.rename", r#"{"workspaceId":"w1","title":"x"}"#) });
+    let (c, body) = d.take("workspace.rename");
+    assert_eq!((body["type"].as_str(), body["method"].as_str()), (Some("client-request"), Some("workspace.rename")));
+    assert_eq!(body["payload"], json!({"workspaceId": "w1", "title": "x"}));
+    let result =
+        r#"{"ok":false,"error":{"code":"workspace-not-found","message":"no w1","details":{"workspaceId":"w1"}}}"#;
+    let text = format!(r#"{{"type":"server-response","rpcId":{},"result":{result}}}"#, body["rpcId"]);
+    d.input(Input::Response { call: c, reply: Reply::Body(text) });
     match d.settlement(5) {
-        Some(Settlement::Result(Err(e))) => assert_eq!(e.code, crate::core::wire::ErrorCode::Unsupported),
+        Some(Settlement::Receipt(v)) => assert_eq!(v.value()["error"]["code"], "workspace-not-found"),
         other => panic!("{other:?}"),
     }
-    d.input(Input::Host { handle: OpHandle(6), call: fork });
+    // An answer that is no result object is the client's transport error, not handed through.
+    d.input(Input::Host { handle: OpHandle(6), call: call("session.models", "{}") });
+    let (c, body) = d.take("session.models");
+    let text = format!(r#"{{"type":"server-response","rpcId":{},"result":5}}"#, body["rpcId"]);
+    d.input(Input::Response { call: c, reply: Reply::Body(text) });
+    assert!(matches!(d.settlement(6), Some(Settlement::Result(Err(e))) if e.code == ErrorCode::Internal));
+}
+
+#[test]
+fn a_call_a_host_does_not_know_resolves_unsupported_and_a_fork_sends_its_payload() {
+    let mut d = Driver::sse();
+    d.establish();
+    d.input(Input::Host { handle: OpHandle(5), call: call("session.fork", r#"{"sessionId":"s1","atSeq":12}"#) });
+    let (c, body) = d.take("session.fork");
+    assert_eq!(body["payload"], json!({"sessionId": "s1", "atSeq": 12}));
+    d.input(Input::Response { call: c, reply: Reply::Status(404) });
+    assert!(matches!(d.settlement(5), Some(Settlement::Result(Err(e))) if e.code == ErrorCode::Unsupported));
+    d.input(Input::Host { handle: OpHandle(6), call: call("session.fork", r#"{"sessionId":"s1"}"#) });
     d.answer("session.fork", r#"{"sessionId":"s2"}"#);
-    assert!(matches!(d.settlement(6), Some(Settlement::Result(Ok(v))) if v.value() == json!({"sessionId": "s2"})));
+    match d.settlement(6) {
+        Some(Settlement::Receipt(v)) => assert_eq!(v.value(), json!({"ok": true, "value": {"sessionId": "s2"}})),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn an_abandoned_call_is_aborted_settles_cancelled_once_and_leaves_no_deadline() {
+    let mut d = Driver::sse();
+    d.establish();
+    d.seed();
+    assert_eq!(d.client.poll_timeout(), None, "no deadline before the call");
+    d.input(Input::Host { handle: OpHandle(5), call: call("session.search", r#"{"query":"a"}"#) });
+    assert!(d.client.poll_timeout().is_some(), "the call's deadline is in the timer table");
+    let (c, body) = d.take("session.search");
+    d.input(Input::Abandon { handle: OpHandle(5) });
+    assert_eq!(d.aborted, vec![c]);
+    assert!(matches!(d.settlement(5), Some(Settlement::Result(Err(e))) if e.code == ErrorCode::Cancelled));
+    assert_eq!(d.client.poll_timeout(), None, "its deadline went with it");
+    // A late answer and a second abort change nothing.
+    let text = format!(r#"{{"type":"server-response","rpcId":{},"result":{{"ok":true,"value":{{}}}}}}"#, body["rpcId"]);
+    d.input(Input::Response { call: c, reply: Reply::Body(text) });
+    d.input(Input::Abandon { handle: OpHandle(5) });
+    assert_eq!(d.settled.iter().filter(|s| s.0 == OpHandle(5)).count(), 1);
+    assert_eq!(d.aborted, vec![c]);
 }
 
 #[test]

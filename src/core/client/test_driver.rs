@@ -11,7 +11,7 @@ pub(super) const DESCRIBE: &str =
 pub(super) struct Driver {
     pub(super) client: HostClient,
     pub(super) now: f64,
-    pub(super) sent: Vec<(CallId, &'static str, Value)>,
+    pub(super) sent: Vec<(CallId, String, Value)>,
     pub(super) opened: Vec<(StreamId, StreamKind, Carrier, Option<String>)>,
     pub(super) closed: Vec<StreamId>,
     pub(super) aborted: Vec<CallId>,

@@ -1,10 +1,11 @@
 //! The `HostClient` JS class.
 
 use super::session::JsSession;
-use crate::core::client::{HostCall, Input};
-use crate::core::wire;
+use crate::core::client::{HostCall, Input, OpHandle};
 use crate::wasm::config::parse_options;
-use crate::wasm::driver::{close_shared, feed_weak, live, make_unsubscribe, operate, run, Inner, SessionJs, Shared};
+use crate::wasm::driver::{
+    close_shared, feed_weak, live, make_unsubscribe, operate, operate_as, run, Inner, SessionJs, Shared,
+};
 use crate::wasm::js;
 use js_sys::Promise;
 use std::rc::Rc;
@@ -70,36 +71,24 @@ impl HostClient {
         Ok(self.host_call(HostCall::List))
     }
 
-    #[wasm_bindgen(js_name = createSession)]
-    pub fn create_session(&self, options: JsValue) -> Result<Promise, JsValue> {
+    /// `call(method, payloadText, signal)` (index.js's `call` checks the method and writes the
+    /// payload): any host method, resolving the host's result object as written; the signal's
+    /// abort gives it up.
+    pub fn call(&self, method: JsValue, payload: JsValue, signal: JsValue) -> Result<Promise, JsValue> {
         self.live()?;
-        let mut payload = wire::CreatePayload::default();
-        if !(options.is_undefined() || options.is_null()) {
-            if !options.is_object() {
-                return Err(js::bad_argument("createSession options must be an object"));
-            }
-            for key in ["cwd", "provider"] {
-                let v = js::get(&options, key);
-                if !v.is_undefined() {
-                    let s = v.as_string().ok_or_else(|| js::bad_argument(&format!("{key} must be a string")))?;
-                    *if key == "cwd" { &mut payload.cwd } else { &mut payload.provider } = Some(s);
-                }
-            }
+        // index.js hands over a method only if it is a name (it goes into the URL).
+        let method = method.as_string().ok_or_else(|| js::bad_argument("method must be a name like session.search"))?;
+        // `JSON.stringify`'s text of whatever was given: the host checks its payloads.
+        let payload = payload.as_string().ok_or_else(|| js::bad_argument("payload must have a JSON form"))?;
+        let handle = OpHandle(self.shared.borrow_mut().next_id());
+        let promise =
+            operate_as(&self.shared, handle, Input::Host { handle, call: HostCall::Call { method, payload } });
+        if signal.is_object() {
+            let weak = Rc::downgrade(&self.shared);
+            let abandon = Closure::<dyn FnMut()>::new(move || feed_weak(&weak, Input::Abandon { handle }));
+            js::on_abort(&signal, &abandon.into_js_value());
         }
-        Ok(self.host_call(HostCall::Create(payload)))
-    }
-
-    /// The 2026-08 host: `session.fork({sessionId, atSeq?})` resolves `{sessionId}` of the
-    /// new session.
-    pub fn fork(&self, options: JsValue) -> Result<Promise, JsValue> {
-        self.live()?;
-        let session_id = js::get(&options, "sessionId").as_string().filter(|s| !s.is_empty());
-        let at = js::get(&options, "atSeq");
-        let at_seq = at.as_f64().filter(|n| *n >= 0.0 && n.fract() == 0.0 && *n <= 9e15).map(|n| n as u64);
-        match (session_id, at.is_undefined() || at_seq.is_some()) {
-            (Some(session_id), true) => Ok(self.host_call(HostCall::Fork { session_id, at_seq })),
-            _ => Err(js::bad_argument("fork takes {sessionId: non-empty string, atSeq?: integer >= 0}")),
-        }
+        Ok(promise)
     }
 
     /// The resident `Session` for `sessionId` (the same object for the same id).

@@ -17,17 +17,18 @@ impl HostClient {
     }
 
     /// A host-level request `{type:'client-request', method, payload}` on `/api/<method>`.
-    pub(super) fn send(&mut self, what: CallFor, method: &'static str, payload: &str) {
+    pub(super) fn send(&mut self, what: CallFor, method: &str, payload: &str) {
         let rpc = self.mint_rpc();
         let body = wire::client_request_text(&rpc, method, payload);
         self.dispatch(what, method, body, ResponseForm::Envelope { rpc_id: rpc });
     }
 
-    pub(super) fn dispatch(&mut self, what: CallFor, path: &'static str, body: String, form: ResponseForm) {
+    pub(super) fn dispatch(&mut self, what: CallFor, path: &str, body: String, form: ResponseForm) {
         let call = CallId(self.next_id());
         let page = path == wire::SESSION_HISTORY && matches!(what, CallFor::Session { .. });
         let reading = if page { Body::Page(Box::default()) } else { Body::Bytes(Vec::new()) };
-        self.calls.insert(call, PendingCall { what, form, path, body: reading, received: 0 });
+        let path = path.to_owned();
+        self.calls.insert(call, PendingCall { what, form, path: path.clone(), body: reading, received: 0 });
         self.outputs.push_back(Output::Send { call, path, body });
         let ms = self.cfg.request_timeout_ms;
         if ms > 0.0 {
@@ -44,7 +45,7 @@ impl HostClient {
 
     /// Reads a reply in its call's form: every carrier failure is a transport error.
     pub(super) fn read_reply(p: &PendingCall, reply: Reply) -> RpcResult<Json> {
-        let path = p.path;
+        let path = &p.path;
         match reply {
             Reply::Body(text) => parse_unary_response(&text, &p.form)
                 .unwrap_or_else(|e| Err(RpcError::transport(format!("{path}: {e}")))),
@@ -106,12 +107,15 @@ impl HostClient {
             }
             CallFor::Host { handle, method } => {
                 let result = result.and_then(|v| checked(method, v));
-                // A host without the verb (the seed has no `session.fork`) refuses clearly.
-                let result = match method {
-                    wire::SESSION_FORK => result.map_err(|e| e.or_unsupported(method)),
-                    _ => result,
-                };
                 self.outputs.push_back(Output::Settle { handle, settlement: Settlement::Result(result) });
+            }
+            // The host's result object as written; the client's own failures as results.
+            CallFor::Call { handle } => {
+                let settlement = match result {
+                    Ok(raw) => Settlement::Receipt(raw),
+                    Err(e) => Settlement::Result(Err(e.or_unsupported(&p.path))),
+                };
+                self.outputs.push_back(Output::Settle { handle, settlement });
             }
             CallFor::Describe { gen } => match result.and_then(|v| checked(wire::HOST_DESCRIBE, v)) {
                 Ok(_) => self.conn.described(gen),
@@ -175,20 +179,30 @@ impl HostClient {
             self.outputs.push_back(Output::Settle { handle, settlement });
             return;
         }
-        let method = call.method();
-        let opt = |s: &Option<String>| s.as_deref().map(wire::quote);
-        let payload = match &call {
-            HostCall::Create(p) => {
-                let (cwd, provider) = (opt(&p.cwd), opt(&p.provider));
-                wire::object_text(&[("cwd", cwd.as_deref()), ("provider", provider.as_deref())])
+        let method = match call {
+            HostCall::Describe => wire::HOST_DESCRIBE,
+            HostCall::List => wire::SESSION_LIST,
+            HostCall::Call { method, payload } => {
+                let rpc = self.mint_rpc();
+                let body = wire::client_request_text(&rpc, &method, &payload);
+                return self.dispatch(CallFor::Call { handle }, &method, body, ResponseForm::Result { rpc_id: rpc });
             }
-            HostCall::Fork { session_id, at_seq } => {
-                let (id, at) = (wire::quote(session_id), at_seq.map(|n| n.to_string()));
-                wire::object_text(&[("sessionId", Some(&id)), ("atSeq", at.as_deref())])
-            }
-            _ => "{}".to_string(),
         };
-        self.send(CallFor::Host { handle, method }, method, &payload);
+        self.send(CallFor::Host { handle, method }, method, "{}");
+    }
+
+    /// `host.call`'s signal aborted: the call, if still in flight, is given up.
+    pub(super) fn on_abandon(&mut self, handle: OpHandle) {
+        let Some(call) = self.calls.iter().find(|(_, p)| matches!(p.what, CallFor::Call { handle: h } if h == handle))
+        else {
+            return;
+        };
+        let call = *call.0;
+        self.calls.remove(&call);
+        self.timers.cancel(&Timer::Call(call));
+        self.outputs.push_back(Output::Abort { call });
+        let settlement = Settlement::Result(Err(cancelled("aborted by its signal")));
+        self.outputs.push_back(Output::Settle { handle, settlement });
     }
 
     pub(super) fn on_session_effect(&mut self, id: String, e: Effect) {

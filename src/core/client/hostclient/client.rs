@@ -21,6 +21,8 @@ pub(super) enum CallFor {
     Session { session: String, req: ReqId },
     /// A host-level call of the UI.
     Host { handle: OpHandle, method: &'static str },
+    /// `host.call` (its result settles as the host wrote it).
+    Call { handle: OpHandle },
     /// `host.describe` of a generation (part of establishing it).
     Describe { gen: u64 },
     /// The upgrade ticket of one WebSocket downlink.
@@ -33,7 +35,7 @@ pub(super) enum CallFor {
 pub(super) struct PendingCall {
     pub(super) what: CallFor,
     pub(super) form: ResponseForm,
-    pub(super) path: &'static str,
+    pub(super) path: String,
     /// The body as it has arrived ([`Input::ResponseBytes`]).
     pub(super) body: Body,
     /// Bytes of the body received so far (held against [`Config::max_response_bytes`]).
@@ -260,6 +262,7 @@ impl HostClient {
                 }
             }
             Input::Host { handle, call } => self.on_host_call(handle, call),
+            Input::Abandon { handle } => self.on_abandon(handle),
             Input::Close => self.close(),
         }
         self.pump();
@@ -353,7 +356,7 @@ impl HostClient {
         // Every call is given up: no reply is read after this.
         for (call, p) in std::mem::take(&mut self.calls) {
             self.outputs.push_back(Output::Abort { call });
-            if let CallFor::Host { handle, .. } = p.what {
+            if let CallFor::Host { handle, .. } | CallFor::Call { handle } = p.what {
                 let settlement = Settlement::Result(Err(cancelled("HostClient closed")));
                 self.outputs.push_back(Output::Settle { handle, settlement });
             }

@@ -5,7 +5,7 @@ use crate::core::client::carrier::{Carrier, Transport};
 use crate::core::client::connection::{Backoff, StreamKind};
 use crate::core::client::retention::Retention;
 use crate::core::wire::interaction::Answer;
-use crate::core::wire::{self, CreatePayload, Json, PromptMode, RpcResult};
+use crate::core::wire::{Json, PromptMode, RpcResult};
 
 pub use crate::core::time::Instant;
 
@@ -140,26 +140,16 @@ pub enum HostCall {
     Describe,
     /// `session.list`.
     List,
-    /// `session.create`.
-    Create(CreatePayload),
-    /// The 2026-08 host: `session.fork` of `session_id` at `at_seq`.
-    Fork {
-        /// The session to fork.
-        session_id: String,
-        /// The seq to fork at (`None`: the host decides).
-        at_seq: Option<u64>,
+    /// `host.call` (and `createSession`, `fork` through it): any method, with the package's envelope, auth, deadline and body bound. It
+    /// settles with the host's result object as the host wrote it ([`Settlement::Receipt`]),
+    /// its error codes the host's own; a failure of the client's own (carrier, deadline, an
+    /// abort through [`Input::Abandon`], a 404: `unsupported`) as [`Settlement::Result`].
+    Call {
+        /// The method (its path under `/api/`).
+        method: String,
+        /// The payload as JSON text.
+        payload: String,
     },
-}
-
-impl HostCall {
-    pub(super) fn method(&self) -> &'static str {
-        match self {
-            HostCall::Describe => wire::HOST_DESCRIBE,
-            HostCall::List => wire::SESSION_LIST,
-            HostCall::Create(_) => wire::SESSION_CREATE,
-            HostCall::Fork { .. } => wire::SESSION_FORK,
-        }
-    }
 }
 
 /// Everything that happens to the client.
@@ -259,6 +249,12 @@ pub enum Input {
         /// Which call.
         call: HostCall,
     },
+    /// The signal of the [`HostCall::Call`] settling `handle` aborted: the call is given up
+    /// and settles `cancelled` (nothing, once it has settled).
+    Abandon {
+        /// The call's handle.
+        handle: OpHandle,
+    },
     /// Stops everything: pending operations settle, streams and calls are given up.
     Close,
 }
@@ -270,7 +266,8 @@ pub enum Settlement {
     Done,
     /// An `RpcResult` (values schema-checked; carrier failures are `internal`).
     Result(RpcResult<Json>),
-    /// `respond()`: a receipt object (carrier failures are `{accepted:false, reason:'transport'}`).
+    /// A JSON value as it is: `respond()`'s receipt (carrier failures are
+    /// `{accepted:false, reason:'transport'}`), a [`HostCall::Call`]'s result object.
     Receipt(Json),
 }
 
@@ -282,7 +279,7 @@ pub enum Output {
         /// Names the answer.
         call: CallId,
         /// The method's path under `/api/`.
-        path: &'static str,
+        path: String,
         /// The JSON body.
         body: String,
     },
