@@ -127,7 +127,10 @@ fn search_bounds_the_query_and_the_snippet() {
     // 500 UTF-16 units are a query; 501 are an invalid payload, whatever the store holds.
     assert_eq!(host.call("session.search", json!({ "query": "é".repeat(500) }))["items"], json!([]));
     let err = host.call_err("session.search", json!({ "query": "😀".repeat(251) }));
-    assert_eq!((err["code"].clone(), err["details"]["issues"][0]["code"].clone()), (json!("bad-request"), json!("too_big")));
+    assert_eq!(
+        (err["code"].clone(), err["details"]["issues"][0]["code"].clone()),
+        (json!("bad-request"), json!("too_big"))
+    );
     let err = host.call_err("session.search", json!({ "query": "a\u{0}b" }));
     assert_eq!(err["details"]["issues"][0]["path"], json!(["query"]));
 }

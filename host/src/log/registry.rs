@@ -262,11 +262,11 @@ mod tests {
         let (b, _) = r.create("/p/b", "t0");
         let (c, _) = r.create("/q/c", "t0");
         assert_eq!(ids(&r), ["c", "b", "a"]);
-        assert_eq!(r.insert_before(&c.id, None).unwrap().1, true);
+        assert!(r.insert_before(&c.id, None).unwrap().1);
         assert_eq!(ids(&r), ["b", "a", "c"]);
         assert_eq!(r.insert_before(&c.id, Some(&b.id)).unwrap().0, [c.id.clone(), b.id.clone(), a.id.clone()]);
-        assert_eq!(r.insert_before(&b.id, Some(&a.id)).unwrap().1, false, "already before it");
-        assert_eq!(r.insert_before(&b.id, Some(&b.id)).unwrap().1, false);
+        assert!(!r.insert_before(&b.id, Some(&a.id)).unwrap().1, "already before it");
+        assert!(!r.insert_before(&b.id, Some(&b.id)).unwrap().1);
         assert_eq!(r.insert_before(&b.id, Some("nope")), Err(Refusal::NotFound("nope".into())));
         assert_eq!(r.rename(&a.id, "c", "t2"), Err(Refusal::NameConflict("c".into())));
         assert!(!r.rename(&a.id, "a", "t2").unwrap().1, "same title: no change");
