@@ -1,7 +1,8 @@
 // End-to-end: the demo's use of the 2026-08 session verbs against the reference host
 // speaking the 2026-08 wire (`--wire 2026-08`): the slash-command menu fed by the live
 // command list, rename in the sidebar, an image pasted into the composer and shown in the
-// conversation, a queued prompt edited and removed, fork from a message. No failed request
+// conversation, a queued prompt edited and removed, fork from a message, a search over the
+// sessions' messages from the sidebar. No failed request
 // and no console error on the way (the page guard allows no network errors here: opening a
 // session on the 2026-08 host asks nothing it answers 404).
 import { after, before, describe, it } from 'node:test'
@@ -149,6 +150,25 @@ describe("demo UI with the 2026-08 session verbs", () => {
     assert.equal(await reply.locator('img').count(), 0)
     assert.match(await reply.innerText(), /<img src=x onerror=alert\(1\)> stays text/)
     await shot(page, 'verbs-06-markdown')
+  })
+
+  it('finds sessions by their messages from the sidebar, each keystroke\'s search giving up the one before', async () => {
+    const forked = await sessionId()
+    const box = page.getByTestId('session-search')
+    // Typed a key at a time: every keystroke searches and aborts the search before it.
+    await box.pressSequentially('ask me first', { delay: 5 })
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="search-result"]').length === 1)
+    const hit = page.getByTestId('search-result').first()
+    assert.match(await hit.innerText(), /Ask me first/, 'the snippet shows the matching message (any case)')
+    const parent = await hit.getAttribute('data-session-id')
+    assert.notEqual(parent, forked, 'the fork holds only the first turn, not the second')
+    await shot(page, 'verbs-07-search')
+    await hit.click()
+    await page.waitForFunction((id) => document.querySelector('[data-testid="session-view"]')?.getAttribute('data-session-id') === id, parent)
+    await box.fill('no session says this')
+    await page.waitForFunction(() => /No session mentions that/.test(document.querySelector('[data-testid="search-results"]')?.textContent ?? ''))
+    await box.fill('')
+    await page.waitForFunction(() => !document.querySelector('[data-testid="search-results"]'))
   })
 
   it('logged no page error, failed request or console error', () => {

@@ -117,6 +117,7 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
   return (
     <div className="app">
       <Sidebar
+        host={host}
         list={list}
         providers={providers}
         selected={selected}

@@ -1,5 +1,6 @@
 import { useState } from 'react'
-import type { SessionListSnapshot } from 'agent-session'
+import type { HostClient, SessionListSnapshot } from 'agent-session'
+import { SessionSearch } from './Search'
 import { relativeTime } from '../model'
 import { humanError } from '../errors'
 
@@ -27,6 +28,7 @@ export function providerOptions(hostProvider: string | null): ProviderOption[] |
 }
 
 interface Props {
+  host: HostClient
   list: SessionListSnapshot
   /** The agents this host offers (null until `host.describe()` answered). */
   providers: ProviderOption[] | null
@@ -145,6 +147,7 @@ export function Sidebar(p: Props) {
           {p.createError}
         </div>
       ) : null}
+      <SessionSearch host={p.host} list={list} selected={p.selected} onSelect={p.onSelect} />
       <h2 className="section-label" id="sessions-label">
         Sessions
       </h2>
