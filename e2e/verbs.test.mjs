@@ -1,5 +1,5 @@
 // End-to-end: the demo's use of the 2026-08 session verbs against the reference host
-// speaking the 2026-08 wire (`--wire 2026-08`): the slash-command menu fed by the live
+// speaking the 2026-08 wire (`--wire 2026-08`): a model switch the host keeps, the slash-command menu fed by the live
 // command list, rename in the sidebar, an image pasted into the composer and shown in the
 // conversation, a queued prompt edited and removed, fork from a message, a search over the
 // sessions' messages from the sidebar. No failed request
@@ -45,6 +45,22 @@ describe("demo UI with the 2026-08 session verbs", () => {
     await page.getByTestId('new-session').click()
     await page.waitForSelector('[data-testid="session-view"][data-open-state="open"]')
     await page.waitForSelector('[data-testid="plan-chip"][data-plan="off"]')
+  })
+
+  it('switches the model of the next step, and the host keeps it through a reload', async () => {
+    const select = page.getByTestId('model-select')
+    await select.waitFor()
+    const groups = await select.locator('optgroup').evaluateAll((els) => els.map((e) => e.getAttribute('label')))
+    assert.deepEqual(groups.slice(1), ['Codex', 'Claude', 'Cursor'], 'the routes the scripted host plays, after its own')
+    await select.selectOption({ label: 'GPT-5.1 Codex' })
+    // Shown at once; then as the host confirmed it.
+    assert.equal(await select.inputValue(), 'codex\ngpt-5.1-codex')
+    await page.waitForTimeout(300)
+    assert.equal(await page.getByTestId('model-error').count(), 0)
+    await page.reload()
+    await page.waitForSelector('[data-testid="session-view"][data-open-state="open"]')
+    await page.waitForFunction(() => document.querySelector('[data-testid="model-select"]')?.value === 'codex\ngpt-5.1-codex')
+    await shot(page, 'verbs-00-model-picker')
   })
 
   it('offers the session\'s commands after "/" and runs one with arguments', async () => {

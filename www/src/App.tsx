@@ -134,6 +134,7 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
         {session ? (
           <SessionView
             key={session.sessionId}
+            host={host}
             session={session}
             title={title}
             connGeneration={conn.state === 'open' ? conn.generation : -1}

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
-import type { Session } from 'agent-session'
+import type { HostClient, Session } from 'agent-session'
 import { useSession } from 'agent-session/react'
 import { contentText, interactionView, rec, str } from '../model'
 import { humanError } from '../errors'
@@ -9,6 +9,7 @@ import { NodeRow, OutboxContext, PartialRow, RunningCalls } from './Conversation
 import { InteractionPanel, ModeIndicator } from './Interaction'
 import { PendingCards } from './PendingCards'
 import { PlanChip } from './PlanChip'
+import { ModelPicker } from './ModelPicker'
 import { HostQueue, VerbsContext } from './Verbs'
 
 /** A follow-up sent while a turn runs: shown as queued until its own turn starts. */
@@ -62,11 +63,14 @@ function AgentError({ message }: { message: string }) {
 }
 
 export function SessionView({
+  host,
   session,
   title: hostTitle,
   connGeneration,
   onFork,
 }: {
+  /** For the host's own methods (`host.call`): the model directory. */
+  host: HostClient
   session: Session
   title: string | null
   connGeneration: number
@@ -208,7 +212,11 @@ export function SessionView({
             ) : null}
           </div>
         </div>
-        <PlanChip session={session} plan={snap.planMode} loading={planLoading} />
+        <div className="session-head-tools">
+          {/* The 2026-08 host (it lists commands) has a model directory; the seed host has none. */}
+          {snap.commands !== null ? <ModelPicker host={host} sessionId={session.sessionId} /> : null}
+          <PlanChip session={session} plan={snap.planMode} loading={planLoading} />
+        </div>
       </header>
 
       <div className="scroller" ref={scroller} onScroll={onScroll}>
