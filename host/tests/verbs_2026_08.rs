@@ -27,8 +27,6 @@ fn rename_normalizes_the_title_and_publishes_it() {
         assert!(v["seq"].is_u64());
         let long = host.call("session.rename", json!({ "sessionId": sid, "title": "é".repeat(50) }));
         assert_eq!(long["title"].as_str().unwrap().len(), 80, "cut at 80 bytes");
-        let err = host.call_err("session.rename", json!({ "sessionId": sid, "title": " \u{1b} " }));
-        assert_eq!(err["code"], "bad-request");
         // The 2026-08 dialect: the title projection; the seed's: a session/title frame.
         let frames = mux.until("the title", |f| match f {
             Frame::Projection(p) => p.key == "title" && p.value.value() == json!("é".repeat(40)),
@@ -139,7 +137,7 @@ fn the_queue_is_published_and_edited_removed_or_steered() {
     );
     let err = host
         .call_err("session.updateQueue", json!({ "sessionId": sid, "itemId": third, "action": { "kind": "remove" } }));
-    assert_eq!(err["code"], "bad-request", "gone");
+    assert_eq!(err["code"], "queue-item-not-found", "gone: {err}");
     // Steer: the queued prompt ends the running turn and goes next.
     host.call("session.updateQueue", json!({ "sessionId": sid, "itemId": second, "action": { "kind": "steer" } }));
     let events = host.wait_turn_end(&sid, 2);
@@ -203,5 +201,129 @@ fn fork_copies_the_log_to_a_completed_turn_and_ends_the_seed() {
     host.wait_turn_end(&child, 2);
     // Nothing to fork from: an error, not a session.
     let fresh = host.create();
-    assert_eq!(host.call_err("session.fork", json!({ "sessionId": fresh }))["code"], "bad-request");
+    assert_eq!(host.call_err("session.fork", json!({ "sessionId": fresh }))["code"], "fork-unavailable");
+}
+
+#[test]
+fn a_title_that_normalizes_to_empty_is_title_invalid_upstream_and_bad_request_in_the_seed_dialect() {
+    for (wire, code, message, details) in [
+        (
+            &["--wire", "2026-08"][..],
+            "title-invalid",
+            "session title must contain visible characters",
+            Some("sessionId"),
+        ),
+        (&[][..], "bad-request", "session title is empty after normalization", None),
+    ] {
+        let host = Host::start(wire);
+        let sid = host.create();
+        let before = host.all_events(&sid).len();
+        let err = host.call_err("session.rename", json!({ "sessionId": sid, "title": " \u{1b}\u{200B} \t " }));
+        assert_eq!((err["code"].as_str(), err["message"].as_str()), (Some(code), Some(message)), "{wire:?}: {err}");
+        match details {
+            Some(_) => assert_eq!(err["details"], json!({ "sessionId": sid }), "{err}"),
+            None => assert_eq!(err["details"], json!({ "issues": [] }), "the seed's answer as before: {err}"),
+        }
+        assert_eq!(host.all_events(&sid).len(), before, "no title logged");
+        // An unknown session is session-not-found in both dialects.
+        let err = host.call_err("session.rename", json!({ "sessionId": "session-missing", "title": "x" }));
+        assert_eq!(err["code"], "session-not-found");
+    }
+}
+
+#[test]
+fn a_fork_with_no_completed_turn_is_fork_unavailable_upstream_and_bad_request_in_the_seed_dialect() {
+    for upstream in [true, false] {
+        let args: &[&str] = match upstream {
+            true => &["--wire", "2026-08", "--chunk-delay-ms", "200"],
+            false => &["--chunk-delay-ms", "200"],
+        };
+        let host = Host::start(args);
+        let fresh = host.create();
+        let err = host.call_err("session.fork", json!({ "sessionId": fresh }));
+        let none = match upstream {
+            true => format!("session \"{fresh}\" has no completed turn to fork from"),
+            false => format!("session {fresh:?} has no completed turn to fork from"),
+        };
+        assert_eq!(err["message"], none.as_str(), "{err}");
+        match upstream {
+            true => assert_eq!(
+                (&err["code"], &err["details"]),
+                (&json!("fork-unavailable"), &json!({ "sessionId": fresh }))
+            ),
+            false => assert_eq!((&err["code"], &err["details"]), (&json!("bad-request"), &json!({ "issues": [] }))),
+        }
+        // An anchor in the log whose turn is still open: refused, not cut back to nothing.
+        host.prompt(&fresh, "queue", "a reply long enough to stream for a good while, word after word after word");
+        let events = host.wait_event(&fresh, "the user message", |e| e["type"] == "user/message");
+        let at = events.iter().find(|e| e["type"] == "user/message").unwrap()["seq"].as_u64().unwrap();
+        let err = host.call_err("session.fork", json!({ "sessionId": fresh, "atSeq": at }));
+        assert!(!host.event_types(&fresh).contains(&"turn/end".to_string()), "the turn was still open");
+        match upstream {
+            true => {
+                let open = format!("session \"{fresh}\" has not completed the turn containing event {at}");
+                assert_eq!((&err["code"], &err["message"]), (&json!("fork-unavailable"), &json!(open)), "{err}");
+                assert_eq!(err["details"], json!({ "sessionId": fresh }));
+            }
+            false => assert_eq!((&err["code"], &err["message"]), (&json!("bad-request"), &json!(none)), "{err}"),
+        }
+        host.call("session.cancel", json!({ "sessionId": fresh }));
+        assert_eq!(host.call("session.list", json!({}))["items"].as_array().unwrap().len(), 1, "no child was created");
+    }
+}
+
+#[test]
+fn an_item_no_longer_queued_is_queue_item_not_found_upstream_and_bad_request_in_the_seed_dialect() {
+    for upstream in [true, false] {
+        let args: &[&str] = match upstream {
+            true => &["--wire", "2026-08", "--chunk-delay-ms", "30"],
+            false => &["--chunk-delay-ms", "30"],
+        };
+        let host = Host::start(args);
+        let sid = host.create();
+        let mut mux = host.mux();
+        host.prompt(&sid, "queue", "first, a reply long enough to stream for a while");
+        host.prompt(&sid, "queue", "second");
+        let frames = mux.until(
+            "one queued",
+            |f| matches!(f, Frame::Queue(q) if q.items.value().as_array().is_some_and(|a| a.len() == 1)),
+        );
+        let queued = frames
+            .iter()
+            .rev()
+            .find_map(|f| match &f.frame {
+                Frame::Queue(q) => Some(q.items.value()),
+                _ => None,
+            })
+            .unwrap();
+        let item = queued[0]["id"].as_str().unwrap().to_string();
+        // The agent takes it: the second turn runs it.
+        host.wait_turn_end(&sid, 2);
+        let edit = json!({ "kind": "edit", "content": [{ "type": "text", "text": "too late" }] });
+        let mut refusals = vec![];
+        for item_id in [item.as_str(), "m-never-queued"] {
+            let err =
+                host.call_err("session.updateQueue", json!({ "sessionId": sid, "itemId": item_id, "action": edit }));
+            refusals.push((item_id.to_string(), err));
+        }
+        for (item_id, err) in &refusals {
+            match upstream {
+                true => assert_eq!(
+                    err,
+                    &json!({ "code": "queue-item-not-found", "message": "queued item is no longer pending", "details": { "itemId": item_id } })
+                ),
+                false => assert_eq!(
+                    err,
+                    &json!({ "code": "bad-request", "message": format!("queue item {item_id:?} not found"), "details": { "issues": [] } })
+                ),
+            }
+        }
+        // A session this host does not hold has no pending item upstream; the seed: not found.
+        let err = host.call_err(
+            "session.updateQueue",
+            json!({ "sessionId": "session-missing", "itemId": item, "action": { "kind": "remove" } }),
+        );
+        let code = if upstream { "queue-item-not-found" } else { "session-not-found" };
+        assert_eq!(err["code"], code, "{err}");
+    }
 }

@@ -12,6 +12,7 @@ use crate::http::check::payload;
 use crate::http::head;
 use crate::http::history;
 use crate::http::rpc::{self, custom_issue, internal, invalid_payload};
+use crate::http::verbs::Refusal;
 use crate::log::plan;
 use crate::log::session::Prompt;
 use crate::providers::registry::Provider;
@@ -78,7 +79,8 @@ fn optional_payload(p: &Value) -> Value {
     }
 }
 
-/// The seed's methods (and the 2026-08 verbs both dialects speak); `http::head` reuses its
+/// The seed's methods (and the 2026-08 verbs both dialects speak, answered here with the
+/// seed's errors; `http::head` answers them in the 2026-08 dialect); `http::head` reuses its
 /// `session.create`.
 pub(crate) async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcResult<Value> {
     match method {
@@ -165,17 +167,17 @@ pub(crate) async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Val
         wire::SESSION_RENAME => {
             let p: wire::RenamePayload = payload(method, p)?;
             let s = app.session(&p.session_id)?;
-            crate::http::verbs::rename(app, &s, &p.title).await
+            crate::http::verbs::rename(app, &s, &p.title).await.map_err(Refusal::seed)
         }
         wire::SESSION_FORK => {
             let p: wire::ForkPayload = payload(method, p)?;
             let s = app.session(&p.session_id)?;
-            crate::http::verbs::fork(app, &s, p.at_seq).await
+            crate::http::verbs::fork(app, &s, p.at_seq).await.map_err(Refusal::seed)
         }
         wire::SESSION_UPDATE_QUEUE => {
             let p: wire::UpdateQueuePayload = payload(method, p)?;
             let s = app.session(&p.session_id)?;
-            crate::http::verbs::update_queue(app, &s, &p.item_id, &p.action.value()).await
+            crate::http::verbs::update_queue(app, &s, &p.item_id, &p.action.value()).await.map_err(Refusal::seed)
         }
         wire::SESSION_ATTACHMENT => {
             let p: wire::AttachmentPayload = payload(method, p)?;

@@ -1,5 +1,12 @@
 //! The 2026-08 session verbs over the one SQLite log: `session.rename`,
 //! `session.updateQueue` and `session.fork` (upstream's names and shapes at b150a551b8; spoken in both dialects).
+//!
+//! Their own refusals ([`Refusal::Verb`]) are written per dialect: the seed answers
+//! `bad-request` with its own message; `--wire 2026-08` (through `http::head`, which writes
+//! codes outside the wire crate's closed set) answers upstream's code, message and details:
+//! `title-invalid {sessionId}`, `fork-unavailable {sessionId}`, `queue-item-not-found {itemId}`.
+//! Upstream's `agent-busy` on these verbs fences session-backed subagents only; this host
+//! has none (a fork's child is an ordinary session), so it never answers it here.
 
 use crate::agent::publish_queue;
 use crate::app::App;
@@ -8,6 +15,42 @@ use crate::log::session::{NewEvent, Session, SessionRef};
 use crate::log::store::SessionUpdate;
 use agent_session_wire::{RpcError, SessionEvent};
 use serde_json::{json, Value};
+
+/// Why a verb refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Refusal {
+    /// The same in both dialects (a failure of the host, an unknown session, a bad payload).
+    Rpc(RpcError),
+    /// The verb's own refusal: `bad-request` with `seed` in the seed dialect; `code` with
+    /// `upstream` and `details` in the 2026-08 dialect.
+    Verb { code: &'static str, seed: String, upstream: String, details: Value },
+}
+
+impl Refusal {
+    /// The seed dialect's answer.
+    pub fn seed(self) -> RpcError {
+        match self {
+            Refusal::Rpc(e) => e,
+            Refusal::Verb { seed, .. } => RpcError::bad_request(seed, vec![]),
+        }
+    }
+
+    /// Upstream's answer when the queue holds no item `item_id` (it took it, or it never was).
+    pub fn queue_item_not_found(item_id: &str) -> Refusal {
+        Refusal::Verb {
+            code: "queue-item-not-found",
+            seed: format!("queue item {item_id:?} not found"),
+            upstream: "queued item is no longer pending".to_string(),
+            details: json!({ "itemId": item_id }),
+        }
+    }
+}
+
+impl From<RpcError> for Refusal {
+    fn from(e: RpcError) -> Refusal {
+        Refusal::Rpc(e)
+    }
+}
 
 /// Upstream's title budget, in UTF-8 bytes.
 pub const MAX_TITLE_BYTES: usize = 80;
@@ -39,10 +82,15 @@ pub fn normalize_title(input: &str) -> String {
 }
 
 /// `session.rename {sessionId, title}` → `{title, seq}`: a user-sourced `session/title` event.
-pub async fn rename(app: &App, s: &Session, title: &str) -> Result<Value, RpcError> {
+pub async fn rename(app: &App, s: &Session, title: &str) -> Result<Value, Refusal> {
     let title = normalize_title(title);
     if title.is_empty() {
-        return Err(RpcError::bad_request("session title is empty after normalization", vec![]));
+        return Err(Refusal::Verb {
+            code: "title-invalid",
+            seed: "session title is empty after normalization".to_string(),
+            upstream: "session title must contain visible characters".to_string(),
+            details: json!({ "sessionId": s.id }),
+        });
     }
     let mut log = s.log.lock().await;
     let data = json!({ "title": title, "source": { "kind": "user" } });
@@ -58,10 +106,10 @@ pub async fn rename(app: &App, s: &Session, title: &str) -> Result<Value, RpcErr
 
 /// `session.updateQueue {sessionId, itemId, action}`: edit, remove or steer one queued prompt;
 /// the next `session/queue` frame is the result.
-pub async fn update_queue(app: &App, s: &Session, item_id: &str, action: &Value) -> Result<Value, RpcError> {
+pub async fn update_queue(app: &App, s: &Session, item_id: &str, action: &Value) -> Result<Value, Refusal> {
     let mut ctl = s.ctl.lock().await;
     let Some(at) = ctl.queue.iter().position(|p| p.id == item_id) else {
-        return Err(RpcError::bad_request(format!("queue item {item_id:?} not found"), vec![]));
+        return Err(Refusal::queue_item_not_found(item_id));
     };
     match action.get("kind").and_then(Value::as_str) {
         Some("edit") => {
@@ -71,7 +119,9 @@ pub async fn update_queue(app: &App, s: &Session, item_id: &str, action: &Value)
                 {
                     c.clone()
                 }
-                _ => return Err(RpcError::bad_request("edit needs content: a non-empty array of blocks", vec![])),
+                _ => {
+                    return Err(RpcError::bad_request("edit needs content: a non-empty array of blocks", vec![]).into())
+                }
             };
             ctl.queue[at].content = content;
         }
@@ -86,7 +136,7 @@ pub async fn update_queue(app: &App, s: &Session, item_id: &str, action: &Value)
                 tx.send_replace(true);
             }
         }
-        _ => return Err(RpcError::bad_request("action.kind must be 'edit', 'remove' or 'steer'", vec![])),
+        _ => return Err(RpcError::bad_request("action.kind must be 'edit', 'remove' or 'steer'", vec![]).into()),
     }
     publish_queue(app, s, &ctl.queue);
     Ok(json!({ "accepted": true }))
@@ -112,12 +162,23 @@ pub fn fork_cut(events: &[SessionEvent], at_seq: Option<u64>) -> Option<usize> {
 
 /// `session.fork {sessionId, atSeq?}` → `{sessionId}`: a child whose log is the parent's up to
 /// the cut, then `session/end-seed`; it shares the parent's cwd, provider and images.
-pub async fn fork(app: &App, s: &SessionRef, at_seq: Option<u64>) -> Result<Value, RpcError> {
+pub async fn fork(app: &App, s: &SessionRef, at_seq: Option<u64>) -> Result<Value, Refusal> {
     let upper = s.log.lock().await.last_seq;
     let (events, start) = app.store.page(s.pk, upper, u32::MAX, u32::MAX).map_err(internal)?;
     debug_assert_eq!(start, 0);
     let Some(cut) = fork_cut(&events, at_seq) else {
-        return Err(RpcError::bad_request(format!("session {:?} has no completed turn to fork from", s.id), vec![]));
+        let none = format!("session {:?} has no completed turn to fork from", s.id);
+        // Upstream names the anchor when it lies in the log (its turn is still open).
+        let upstream = match at_seq.filter(|at| events.last().is_some_and(|e| *at <= e.seq)) {
+            Some(at) => format!("session \"{}\" has not completed the turn containing event {at}", s.id),
+            None => format!("session \"{}\" has no completed turn to fork from", s.id),
+        };
+        return Err(Refusal::Verb {
+            code: "fork-unavailable",
+            seed: none,
+            upstream,
+            details: json!({ "sessionId": s.id }),
+        });
     };
     let child = app.create_child(s).map_err(internal)?;
     let seed = &events[..cut];

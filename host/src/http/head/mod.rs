@@ -6,14 +6,19 @@
 //!
 //! Their refusals carry upstream's own codes (`workspace-not-found`, `model-unavailable`, …),
 //! which the wire crate's closed `ErrorCode` set reads as `internal`; so this module writes
-//! its answers itself ([`Refused`]), in the same `server-response` envelope.
+//! its answers itself ([`Refused`]), in the same `server-response` envelope. For the same
+//! reason it answers the session verbs both dialects speak ([`VERBS`], `http::verbs`) in the
+//! 2026-08 dialect: with upstream's `title-invalid`, `fork-unavailable` and
+//! `queue-item-not-found` where the seed answers `bad-request`.
 
 mod models;
 mod search;
 mod workspaces;
 
 use crate::app::App;
+use crate::http::check::payload;
 use crate::http::rpc;
+use crate::http::verbs::{self, Refusal};
 use crate::log::hub::OutFrame;
 use agent_session_wire::RpcError;
 use axum::http::header;
@@ -35,6 +40,11 @@ pub const METHODS: &[&str] = &[
     "workspace.archiveSession",
 ];
 
+/// The session verbs of `http::verbs`, answered here in the 2026-08 dialect (by
+/// `http::api` in the seed's).
+pub const VERBS: &[&str] =
+    &[agent_session_wire::SESSION_RENAME, agent_session_wire::SESSION_FORK, agent_session_wire::SESSION_UPDATE_QUEUE];
+
 /// A business error with any code: the wire object `{code, message, details}`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refused(pub Value);
@@ -52,13 +62,24 @@ impl From<RpcError> for Refused {
     }
 }
 
+impl From<Refusal> for Refused {
+    /// Upstream's answer for a verb's refusal.
+    fn from(r: Refusal) -> Refused {
+        match r {
+            Refusal::Rpc(e) => e.into(),
+            Refusal::Verb { code, upstream, details, .. } => Refused::new(code, upstream, details),
+        }
+    }
+}
+
 type Answer = Result<Value, Refused>;
 
 /// Whether this module answers `method` with payload-carrying envelope `v` on this host: its
-/// methods, and `session.create` naming a workspace, in the 2026-08 dialect.
+/// methods, the session verbs and `session.create` naming a workspace, in the 2026-08 dialect.
 pub fn claims(app: &App, method: &str, v: &Value) -> bool {
     app.options.wire.is_upstream()
         && (METHODS.contains(&method)
+            || VERBS.contains(&method)
             || (method == agent_session_wire::SESSION_CREATE
                 && v.get("payload").is_some_and(|p| p.get("workspaceId").is_some())))
 }
@@ -84,6 +105,24 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> Answ
         "session.models" => models::models(app, p).await,
         "session.selectModel" => models::select(app, p).await,
         agent_session_wire::SESSION_CREATE => workspaces::create_session(app, rpc_id, p).await,
+        agent_session_wire::SESSION_RENAME => {
+            let p: agent_session_wire::RenamePayload = payload(method, p)?;
+            let s = app.session(&p.session_id)?;
+            Ok(verbs::rename(app, &s, &p.title).await?)
+        }
+        agent_session_wire::SESSION_FORK => {
+            let p: agent_session_wire::ForkPayload = payload(method, p)?;
+            let s = app.session(&p.session_id)?;
+            Ok(verbs::fork(app, &s, p.at_seq).await?)
+        }
+        agent_session_wire::SESSION_UPDATE_QUEUE => {
+            let p: agent_session_wire::UpdateQueuePayload = payload(method, p)?;
+            // As upstream: a session with no live agent holds no pending item.
+            let Ok(s) = app.session(&p.session_id) else {
+                return Err(Refusal::queue_item_not_found(&p.item_id).into());
+            };
+            Ok(verbs::update_queue(app, &s, &p.item_id, &p.action.value()).await?)
+        }
         _ => workspaces::dispatch(app, method, p),
     }
 }
