@@ -11,16 +11,15 @@ use crate::dialect;
 use crate::http::check::payload;
 use crate::http::head;
 use crate::http::history;
-use crate::http::rpc::{self, custom_issue, internal, invalid_payload};
+use crate::http::rpc::{self, internal, invalid_payload};
 use crate::http::verbs::Refusal;
 use crate::log::plan;
 use crate::log::session::Prompt;
-use crate::providers::registry::Provider;
 use crate::tickets::STREAM_TICKET;
 use agent_session_wire::interaction::{AnswerPayload, SESSION_ANSWER};
 use agent_session_wire::{
-    self as wire, ClientResponse, CreatePayload, CreateValue, HostDescription, ListPayload, ListValue, PromptPayload,
-    Receipt, ReceiptReason, RpcError, RpcResult, SessionRef, SessionSummary, SetPlanModePayload,
+    self as wire, ClientResponse, HostDescription, ListPayload, ListValue, PromptPayload, Receipt, ReceiptReason,
+    RpcError, RpcResult, SessionRef, SessionSummary, SetPlanModePayload,
 };
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -80,9 +79,8 @@ fn optional_payload(p: &Value) -> Value {
 }
 
 /// The seed's methods (and the 2026-08 verbs both dialects speak, answered here with the
-/// seed's errors; `http::head` answers them in the 2026-08 dialect); `http::head` reuses its
-/// `session.create`.
-pub(crate) async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcResult<Value> {
+/// seed's errors; `http::head` answers them in the 2026-08 dialect).
+async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcResult<Value> {
     match method {
         wire::HOST_DESCRIBE => {
             let _: Value = payload(method, &optional_payload(p))?;
@@ -126,14 +124,7 @@ pub(crate) async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Val
             items.sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at));
             to_value(ListValue { items })
         }
-        wire::SESSION_CREATE => {
-            let p: CreatePayload = payload(method, &optional_payload(p))?;
-            let issue = |m: &str| invalid_payload(method, vec![custom_issue(vec![json!("provider")], m)]);
-            let asked = Provider::parse(p.provider.as_deref()).map_err(|e| issue(&e.to_string()))?;
-            let provider = app.agent.session_provider(asked).map_err(|m| issue(&m))?;
-            let s = app.create_session(p.cwd, provider.map(|p| p.name().to_string())).map_err(internal)?;
-            to_value(CreateValue { session_id: s.id.clone() })
-        }
+        wire::SESSION_CREATE => crate::http::verbs::create(app, &optional_payload(p)),
         wire::SESSION_PROMPT => {
             let p: PromptPayload = payload(method, p)?;
             let s = app.session(&p.session_id)?;

@@ -10,11 +10,15 @@
 
 use crate::agent::publish_queue;
 use crate::app::App;
-use crate::http::rpc::internal;
+use crate::http::check::payload;
+use crate::http::rpc::{custom_issue, internal, invalid_payload};
 use crate::log::session::{NewEvent, Session, SessionRef};
 use crate::log::store::SessionUpdate;
+use crate::providers::registry::Provider;
+use agent_session_wire::{self as wire, RpcResult};
 use agent_session_wire::{RpcError, SessionEvent};
 use serde_json::{json, Value};
+use std::sync::Arc;
 
 /// Why a verb refused.
 #[derive(Debug, Clone, PartialEq)]
@@ -193,6 +197,19 @@ pub async fn fork(app: &App, s: &SessionRef, at_seq: Option<u64>) -> Result<Valu
         app.hub.mux(app.hub.out(&t.frame(&child.id)));
     }
     Ok(json!({ "sessionId": child.id }))
+}
+
+/// `session.create` (an all-optional payload, `{}` when missing): a session for `cwd` and the
+/// `provider` asked for. Here because `http::head`'s `session.create {workspaceId}` makes one
+/// too.
+pub fn create(app: &Arc<App>, p: &Value) -> RpcResult<Value> {
+    let method = wire::SESSION_CREATE;
+    let p: wire::CreatePayload = payload(method, p)?;
+    let issue = |m: &str| invalid_payload(method, vec![custom_issue(vec![json!("provider")], m)]);
+    let asked = Provider::parse(p.provider.as_deref()).map_err(|e| issue(&e.to_string()))?;
+    let provider = app.agent.session_provider(asked).map_err(|m| issue(&m))?;
+    let s = app.create_session(p.cwd, provider.map(|p| p.name().to_string())).map_err(internal)?;
+    serde_json::to_value(wire::CreateValue { session_id: s.id.clone() }).map_err(internal)
 }
 
 #[cfg(test)]

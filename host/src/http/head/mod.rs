@@ -11,16 +11,17 @@
 //! 2026-08 dialect: with upstream's `title-invalid`, `fork-unavailable` and
 //! `queue-item-not-found` where the seed answers `bad-request`.
 
+mod answer;
 mod models;
 mod search;
 mod workspaces;
+
+use answer::{Answer, Refused};
 
 use crate::app::App;
 use crate::http::check::payload;
 use crate::http::rpc;
 use crate::http::verbs::{self, Refusal};
-use crate::log::hub::OutFrame;
-use agent_session_wire::RpcError;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
@@ -45,35 +46,6 @@ pub const METHODS: &[&str] = &[
 pub const VERBS: &[&str] =
     &[agent_session_wire::SESSION_RENAME, agent_session_wire::SESSION_FORK, agent_session_wire::SESSION_UPDATE_QUEUE];
 
-/// A business error with any code: the wire object `{code, message, details}`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Refused(pub Value);
-
-impl Refused {
-    /// A refusal under one of upstream's codes.
-    pub fn new(code: &str, message: impl Into<String>, details: Value) -> Refused {
-        Refused(json!({ "code": code, "message": message.into(), "details": details }))
-    }
-}
-
-impl From<RpcError> for Refused {
-    fn from(e: RpcError) -> Refused {
-        Refused(e.to_json())
-    }
-}
-
-impl From<Refusal> for Refused {
-    /// Upstream's answer for a verb's refusal.
-    fn from(r: Refusal) -> Refused {
-        match r {
-            Refusal::Rpc(e) => e.into(),
-            Refusal::Verb { code, upstream, details, .. } => Refused::new(code, upstream, details),
-        }
-    }
-}
-
-type Answer = Result<Value, Refused>;
-
 /// Whether this module answers `method` with payload-carrying envelope `v` on this host: its
 /// methods, the session verbs and `session.create` naming a workspace, in the 2026-08 dialect.
 pub fn claims(app: &App, method: &str, v: &Value) -> bool {
@@ -88,7 +60,7 @@ pub fn claims(app: &App, method: &str, v: &Value) -> bool {
 pub async fn call(app: &Arc<App>, method: &str, v: &Value) -> Response {
     let rpc_id = rpc::rpc_id_of(v);
     let result = match rpc::request_payload(v, method) {
-        Ok(p) => dispatch(app, method, &rpc_id, &p).await,
+        Ok(p) => dispatch(app, method, &p).await,
         Err(e) => Err(e.into()),
     };
     let result = match result {
@@ -99,12 +71,12 @@ pub async fn call(app: &Arc<App>, method: &str, v: &Value) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 
-async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> Answer {
+async fn dispatch(app: &Arc<App>, method: &str, p: &Value) -> Answer {
     match method {
         "session.search" => search::search(app, p),
         "session.models" => models::models(app, p).await,
         "session.selectModel" => models::select(app, p).await,
-        agent_session_wire::SESSION_CREATE => workspaces::create_session(app, rpc_id, p).await,
+        agent_session_wire::SESSION_CREATE => workspaces::create_session(app, p),
         agent_session_wire::SESSION_RENAME => {
             let p: agent_session_wire::RenamePayload = payload(method, p)?;
             let s = app.session(&p.session_id)?;
@@ -125,16 +97,4 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> Answ
         }
         _ => workspaces::dispatch(app, method, p),
     }
-}
-
-/// Publishes a host frame the wire crate has no type for (`host/workspace-*`,
-/// `host/archived-sessions-changed`) on the host downlink, in the envelope every frame has.
-pub fn publish_host(app: &App, kind: &str, members: Value) {
-    let mut payload = json!({ "type": kind });
-    if let (Some(p), Value::Object(m)) = (payload.as_object_mut(), members) {
-        p.extend(m);
-    }
-    let rpc_id = uuid::Uuid::new_v4().to_string();
-    let envelope = json!({ "type": "server-request", "rpcId": rpc_id, "method": kind, "payload": payload });
-    app.hub.host(Arc::new(OutFrame { json: envelope.to_string(), rpc_id, session_id: None, event_seq: None }));
 }

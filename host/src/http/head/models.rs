@@ -10,7 +10,7 @@
 //! no projection), and neither does this host. Unlike upstream's in-process selection, the
 //! selection here is a SQLite row: it survives a restart.
 
-use super::{Answer, Refused};
+use super::answer::{Answer, Refused};
 use crate::app::App;
 use crate::http::check::payload;
 use crate::http::rpc::internal;

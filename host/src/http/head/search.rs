@@ -3,7 +3,7 @@
 //! NUL (a longer one is an invalid payload, before any scan); at most 20 items, `hasMore`
 //! when more sessions matched (upstream has no cursor: the client refines the query).
 
-use super::{Answer, Refused};
+use super::answer::{Answer, Refused};
 use crate::app::App;
 use crate::http::check::{payload, too_short};
 use crate::http::rpc::{custom_issue, internal, invalid_payload};

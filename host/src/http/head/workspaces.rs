@@ -8,7 +8,7 @@
 //! an archive. A no-op (same title, same position, already archived) writes and publishes
 //! nothing.
 
-use super::{publish_host, Answer, Refused};
+use super::answer::{publish_host, Answer, Refused};
 use crate::app::App;
 use crate::http::check::{payload, too_short};
 use crate::http::rpc::{custom_issue, internal, invalid_payload};
@@ -172,7 +172,7 @@ pub fn dispatch(app: &App, method: &str, p: &Value) -> Answer {
 /// announced (`host/session-added`), then accounted first in the workspace
 /// (`host/workspace-changed`). `cwd` beside it is refused, as upstream's schema refuses it; a
 /// workspace deleted in between is upstream's `workspace-attach-failed`.
-pub async fn create_session(app: &Arc<App>, rpc_id: &str, p: &Value) -> Answer {
+pub fn create_session(app: &Arc<App>, p: &Value) -> Answer {
     const METHOD: &str = agent_session_wire::SESSION_CREATE;
     let mut p = p.clone();
     let Some(obj) = p.as_object_mut() else { return Err(invalid_payload(METHOD, vec![]).into()) };
@@ -195,7 +195,7 @@ pub async fn create_session(app: &Arc<App>, rpc_id: &str, p: &Value) -> Answer {
         r.get(&id).map(|w| w.path.clone()).ok_or_else(|| refused(Refusal::NotFound(id.clone())))?
     };
     obj.insert("cwd".into(), json!(path));
-    let created = crate::http::api::dispatch(app, METHOD, rpc_id, &p).await?;
+    let created = crate::http::verbs::create(app, &p)?;
     let session = created["sessionId"].as_str().unwrap_or_default().to_string();
     let now = iso8601(now_ms());
     mutate(app, |r| match r.attach(&id, &session, &now) {
