@@ -510,3 +510,61 @@ fn a_client_only_made_resident_never_connects_until_its_first_other_input() {
     assert!(closed.is_closed());
     assert_eq!(closed.connection().generation(), 0, "closed before it started: it never connected");
 }
+
+/// The reference host's 2026-08 transcripts, written from upstream's source
+/// (`host/tests/fixtures/head/`), replayed through the core as `host.call`: every request is
+/// sent as written, every answer settles as the host wrote its `result` (upstream's error
+/// codes kept); the `host/workspace-*` frames between them are read, dropped and counted,
+/// never routed.
+#[test]
+fn the_2026_08_methods_written_from_upstream_source_replay_through_call_as_written() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("host/tests/fixtures/head");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("the fixtures").map(|e| e.expect("entry").path()).collect();
+    files.retain(|p| p.extension().is_some_and(|e| e == "txt"));
+    files.sort();
+    assert!(files.len() >= 10, "{files:?}");
+    let (mut answers, mut frames) = (0, 0);
+    for file in files {
+        let mut d = Driver::sse();
+        d.establish();
+        let host = d.opened.iter().rev().find(|o| o.1 == StreamKind::Host).expect("a host stream").0;
+        let text = std::fs::read_to_string(&file).expect("readable");
+        let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+        let mut handle = 100;
+        for pair in lines.windows(2) {
+            let (head, body) = (pair[0], pair[1]);
+            if let Some(rest) = head.strip_prefix("> [http") {
+                let method =
+                    rest.split("POST /api/").nth(1).and_then(|m| m.split_whitespace().next()).expect("a method");
+                let sent: Value = serde_json::from_str(body.trim_start_matches("> ")).expect("a request");
+                handle += 1;
+                let payload = sent["payload"].to_string();
+                d.input(Input::Host { handle: OpHandle(handle), call: call(method, &payload) });
+                let (c, on_wire) = d.take(method);
+                assert_eq!(
+                    (on_wire["method"].as_str(), &on_wire["payload"]),
+                    (Some(method), &sent["payload"]),
+                    "{file:?}"
+                );
+                let at = lines.iter().position(|l| std::ptr::eq(*l, body)).expect("here");
+                let mut answer: Value = serde_json::from_str(&lines[at + 2][2..]).expect("an answer");
+                answer["rpcId"] = on_wire["rpcId"].clone();
+                d.input(Input::Response { call: c, reply: Reply::Body(answer.to_string()) });
+                match d.settlement(handle) {
+                    Some(Settlement::Receipt(v)) => assert_eq!(v.value(), answer["result"], "{file:?}"),
+                    other => panic!("{file:?}: {method}: {other:?}"),
+                }
+                answers += 1;
+            } else if let Some(frame) = head.strip_prefix("< [host") {
+                let json = &frame[frame.find(']').expect("a stamp") + 2..];
+                let before = d.client.diagnostics();
+                d.input(Input::StreamBytes { stream: host, bytes: format!("data: {json}\n\n").into_bytes() });
+                let after = d.client.diagnostics();
+                assert_eq!(after.malformed_frames, before.malformed_frames + 1, "{file:?}: {json}");
+                assert_eq!(after.unrouted_frames, before.unrouted_frames);
+                frames += 1;
+            }
+        }
+    }
+    assert!(answers >= 30 && frames >= 5, "{answers} answers, {frames} frames");
+}
