@@ -14,8 +14,7 @@ use crate::log::store::{SessionUpdate, Store, StoreError};
 use crate::tickets::Tickets;
 use agent_session_wire::{Frame, RpcError, SessionAddedFrame};
 use serde_json::Value;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 
 /// Why the host could not open its sessions at startup.
 #[derive(Debug)]
@@ -45,7 +44,6 @@ pub struct App {
     /// Shared with turn driver tasks; `app.store`, `app.hub`, … read through `Deref`.
     pub base: Arc<Base>,
     pub tickets: Tickets,
-    sessions: RwLock<HashMap<String, SessionRef>>,
     /// The 2026-08 workspace registry, as last saved (changed by `http::head` only).
     pub registry: Mutex<Registry>,
 }
@@ -60,7 +58,7 @@ impl std::ops::Deref for App {
 impl App {
     pub fn new(store: Store, options: Options, faults: bool, agent: Arc<dyn Runtime>) -> Result<App, OpenError> {
         let mut dangling = Vec::new();
-        let mut sessions = HashMap::new();
+        let sessions = crate::log::roster::Roster::default();
         for l in store.load_sessions().map_err(OpenError::Store)? {
             let open_turn = match (&l.last_turn_start, l.last_turn_end_seq) {
                 (Some((start, data)), end) if end.is_none_or(|e| e < *start) => {
@@ -72,7 +70,7 @@ impl App {
             if let Some(turn) = open_turn {
                 dangling.push((s.clone(), turn));
             }
-            sessions.insert(s.id.clone(), s);
+            sessions.insert(s);
         }
         let registry = Mutex::new(store.load_registry().map_err(OpenError::Store)?);
         let tickets = Tickets::new(options.ticket_ttl);
@@ -82,8 +80,9 @@ impl App {
             interactions: Interactions::default(),
             faults: faults.then(Faults::default),
             options,
+            sessions,
         };
-        let app = App { agent, base: Arc::new(base), tickets, sessions: RwLock::new(sessions), registry };
+        let app = App { agent, base: Arc::new(base), tickets, registry };
         for s in app.sessions() {
             let mut log = s.log.try_lock().map_err(|e| OpenError::Append(AppendError::Locked(e)))?;
             crate::agent::provider::drop_stale_prompts(&app, &s, &mut log).map_err(OpenError::Append)?;
@@ -97,19 +96,12 @@ impl App {
     }
 
     pub fn session(&self, id: &str) -> Result<SessionRef, RpcError> {
-        self.sessions
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(id)
-            .cloned()
-            .ok_or_else(|| RpcError::session_not_found(id))
+        self.base.sessions.get(id).ok_or_else(|| RpcError::session_not_found(id))
     }
 
     /// Every session, oldest first.
     pub fn sessions(&self) -> Vec<SessionRef> {
-        let mut all: Vec<_> = self.sessions.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
-        all.sort_by(|a, b| a.created_at.total_cmp(&b.created_at).then(a.pk.cmp(&b.pk)));
-        all
+        self.base.sessions.all()
     }
 
     pub fn create_session(&self, cwd: Option<String>, provider: Option<String>) -> Result<SessionRef, StoreError> {
@@ -127,7 +119,7 @@ impl App {
         }
         let announce: Vec<(String, Value)> = log.projections.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         let session = Arc::new(Session::new(id.clone(), pk, cwd, provider, created_at, log, created_at));
-        self.sessions.write().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), session.clone());
+        self.base.sessions.insert(session.clone());
         let added = SessionAddedFrame {
             session_id: id,
             cwd: session.cwd.clone(),
@@ -141,35 +133,14 @@ impl App {
         Ok(session)
     }
 
-    /// A fork's child: the parent's cwd and provider, announced with its `parentSessionId`.
+    /// A fork's child: the parent's cwd and provider, its parent stored, announced with its
+    /// `parentSessionId`.
     pub fn create_child(&self, parent: &Session) -> Result<SessionRef, StoreError> {
-        let id = format!("session-{}", uuid::Uuid::new_v4());
-        let created_at = now_ms();
-        let pk = self.store.create_session(&id, parent.cwd.as_deref(), parent.provider.as_deref(), created_at)?;
-        let session = Arc::new(Session::new(
-            id.clone(),
-            pk,
-            parent.cwd.clone(),
-            parent.provider.clone(),
-            created_at,
-            LogState::empty(),
-            created_at,
-        ));
-        let _ = session.parent_id.set(parent.id.clone());
-        self.sessions.write().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), session.clone());
-        let added = SessionAddedFrame {
-            session_id: id,
-            parent_session_id: Some(parent.id.clone()),
-            cwd: session.cwd.clone(),
-            updated_at: Some(created_at),
-        };
-        self.hub.host(self.hub.out(&Frame::SessionAdded(added)));
-        Ok(session)
+        crate::log::children::create_child(&self.base, parent, None)
     }
 
     /// Drops sessions from the registry (store reset).
     pub fn forget_sessions(&self) -> Vec<SessionRef> {
-        let mut map = self.sessions.write().unwrap_or_else(|e| e.into_inner());
-        map.drain().map(|(_, s)| s).collect()
+        self.base.sessions.drain()
     }
 }

@@ -8,6 +8,7 @@ use crate::dialect::Wire;
 use crate::faults::Faults;
 use crate::log::hub::Hub;
 use crate::log::interact::Interactions;
+use crate::log::roster::Roster;
 use crate::log::store::Store;
 use std::time::Duration;
 
@@ -26,4 +27,6 @@ pub struct Base {
     pub interactions: Interactions,
     pub faults: Option<Faults>,
     pub options: Options,
+    /// The sessions this process holds.
+    pub sessions: Roster,
 }

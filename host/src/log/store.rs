@@ -66,6 +66,8 @@ pub struct LoadedSession {
     pub last_request_header: Option<Value>,
     /// Extension projections of a provider session (`projections` table).
     pub projections: std::collections::BTreeMap<String, Value>,
+    /// A child's parent (and subagent identity), from the `lineage` table.
+    pub lineage: Option<super::lineage::Lineage>,
 }
 
 /// The latest accepted title and its `session/title` event: what a `session/title` frame says.
@@ -175,6 +177,7 @@ impl Store {
         conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;")
             .map_err(err)?;
         conn.execute_batch(SCHEMA).map_err(err)?;
+        conn.execute_batch(super::lineage::SCHEMA).map_err(err)?;
         Ok(Store { conn: Mutex::new(conn) })
     }
 
@@ -226,6 +229,7 @@ impl Store {
                         last_turn_end_seq: None,
                         last_request_header: None,
                         projections: Default::default(),
+                        lineage: None,
                     })
                 })
                 .map_err(err)?;
@@ -243,6 +247,7 @@ impl Store {
             s.last_turn_end_seq = last_of(&conn, s.pk, Some("turn/end"))?.map(|(seq, _)| seq);
             s.last_request_header = last_of(&conn, s.pk, Some("request/header"))?.and_then(|(_, b)| data_of(&b));
             s.projections = projections_of(&conn, s.pk)?;
+            s.lineage = super::lineage::lineage_of(&conn, s.pk)?;
         }
         Ok(rows)
     }
@@ -468,6 +473,7 @@ impl Store {
             tx.execute("DELETE FROM agent_threads", []).map_err(err)?;
             tx.execute("DELETE FROM projections", []).map_err(err)?;
             tx.execute("DELETE FROM model_selections", []).map_err(err)?;
+            tx.execute("DELETE FROM lineage", []).map_err(err)?;
         }
         tx.commit().map_err(err)
     }

@@ -11,6 +11,7 @@ pub use plan_state::PlanState;
 pub use provider_state::ProviderState;
 
 use crate::log::base::Base;
+use crate::log::lineage::{Lineage, Subagent};
 pub use crate::log::store::TitleState;
 use crate::log::store::{LoadedSession, SessionUpdate, StoreError};
 use crate::providers::registry::Provider;
@@ -104,8 +105,9 @@ pub struct Session {
     pub running: watch::Sender<bool>,
     /// Set when the store was reset under it: appends fail from then on.
     pub removed: AtomicBool,
-    /// The session this one was forked from (kept for the process's life, not stored).
-    pub parent_id: std::sync::OnceLock<String>,
+    /// The session this one was forked or spawned from, and its subagent identity (stored in
+    /// the `lineage` table; set once, at creation or load).
+    pub lineage: std::sync::OnceLock<Lineage>,
 }
 
 #[derive(Debug)]
@@ -209,7 +211,7 @@ impl Session {
             updated_at: AtomicU64::new(updated_at.to_bits()),
             running: watch::channel(false).0,
             removed: AtomicBool::new(false),
-            parent_id: std::sync::OnceLock::new(),
+            lineage: std::sync::OnceLock::new(),
         }
     }
 
@@ -233,7 +235,22 @@ impl Session {
             provider,
         };
         let updated = l.last_time.unwrap_or(l.created_at).max(l.created_at);
-        Session::new(l.id, l.pk, l.cwd, l.provider, l.created_at, log, updated)
+        let lineage = l.lineage;
+        let s = Session::new(l.id, l.pk, l.cwd, l.provider, l.created_at, log, updated);
+        if let Some(lineage) = lineage {
+            let _ = s.lineage.set(lineage);
+        }
+        s
+    }
+
+    /// The session this one was forked or spawned from.
+    pub fn parent_id(&self) -> Option<&str> {
+        self.lineage.get().map(|l| l.parent_id.as_str())
+    }
+
+    /// Its subagent identity, when a subagent spawned it.
+    pub fn subagent(&self) -> Option<&Subagent> {
+        self.lineage.get().and_then(|l| l.subagent.as_ref())
     }
 
     pub fn updated_at(&self) -> f64 {

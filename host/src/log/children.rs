@@ -1,0 +1,58 @@
+//! A child session: a fork's (`session.fork`) or a subagent's (the scripted agent's
+//! `subagent` tool). It takes its parent's cwd and provider, its lineage is stored with its row,
+//! and `host/session-added` announces it with its `parentSessionId` (and, for a subagent,
+//! upstream's `origin: 'subagent'`, a member the wire crate's frame type does not carry).
+
+use crate::log::base::Base;
+use crate::log::lineage::{Lineage, Subagent};
+use crate::log::session::{now_ms, LogState, Session, SessionRef};
+use crate::log::store::StoreError;
+use agent_session_wire::{Frame, SessionAddedFrame};
+use serde_json::Value;
+use std::sync::Arc;
+
+pub fn create_child(app: &Base, parent: &Session, subagent: Option<Subagent>) -> Result<SessionRef, StoreError> {
+    let id = format!("session-{}", uuid::Uuid::new_v4());
+    let created_at = now_ms();
+    let lineage = Lineage { parent_id: parent.id.clone(), subagent };
+    let pk =
+        app.store.create_child_session(&id, parent.cwd.as_deref(), parent.provider.as_deref(), created_at, &lineage)?;
+    let session = Arc::new(Session::new(
+        id.clone(),
+        pk,
+        parent.cwd.clone(),
+        parent.provider.clone(),
+        created_at,
+        LogState::empty(),
+        created_at,
+    ));
+    let origin = lineage.subagent.is_some();
+    let _ = session.lineage.set(lineage);
+    app.sessions.insert(session.clone());
+    let added = SessionAddedFrame {
+        session_id: id,
+        parent_session_id: Some(parent.id.clone()),
+        cwd: session.cwd.clone(),
+        updated_at: Some(created_at),
+    };
+    let mut out = app.hub.out(&Frame::SessionAdded(added));
+    if origin {
+        out = with_origin(&out);
+    }
+    app.hub.host(out);
+    Ok(session)
+}
+
+/// The frame with `origin: 'subagent'` in its payload.
+fn with_origin(out: &crate::log::hub::OutFrame) -> Arc<crate::log::hub::OutFrame> {
+    let mut v: Value = serde_json::from_str(&out.json).unwrap_or(Value::Null);
+    if let Some(p) = v.get_mut("payload").and_then(Value::as_object_mut) {
+        p.insert("origin".into(), Value::from("subagent"));
+    }
+    Arc::new(crate::log::hub::OutFrame {
+        json: v.to_string(),
+        rpc_id: out.rpc_id.clone(),
+        session_id: out.session_id.clone(),
+        event_seq: out.event_seq,
+    })
+}
