@@ -51,3 +51,85 @@ fn a_forks_parent_survives_a_restart_in_both_dialects() {
         assert_eq!(item(&host, &grandchild)["parentSessionId"], child, "{wire}: again after a second restart");
     }
 }
+
+fn upstream() -> Host {
+    host("2026-08")
+}
+
+/// Prompts `parent` with `text` and returns the child its turn spawned (from `host/session-added`).
+fn spawn(host: &Host, parent: &str, text: &str) -> (String, Value) {
+    let frames = RawFrames::open(host);
+    host.prompt(parent, "queue", text);
+    let added = frames.next_of("host/session-added", WAIT).expect("the child's host/session-added");
+    let child = added["payload"]["sessionId"].as_str().unwrap().to_string();
+    (child, added)
+}
+
+fn tool_call<'a>(events: &'a [Value], name: &str) -> &'a Value {
+    events.iter().find(|e| e["type"] == "tool/call" && e["data"]["name"] == name).expect("the tool call")
+}
+
+fn tool_result_text(events: &[Value], call_id: &Value) -> (String, bool) {
+    let r = events
+        .iter()
+        .find(|e| e["type"] == "tool/result" && e["data"]["message"]["source"]["callId"] == *call_id)
+        .expect("the tool result");
+    let part = &r["data"]["message"]["content"][0];
+    (part["content"][0]["text"].as_str().unwrap().to_string(), part["isError"] == true)
+}
+
+#[test]
+fn a_one_shot_subagent_runs_a_child_turn_and_the_parent_gets_its_answer() {
+    let host = upstream();
+    let parent = host.create();
+    let (child, added) = spawn(&host, &parent, "delegate this [subagent]");
+    assert_eq!(added["payload"]["origin"], "subagent");
+    assert_eq!(added["payload"]["parentSessionId"], parent.as_str());
+    let events = host.wait_turn_end(&parent, 1);
+    let call = tool_call(&events, "subagent");
+    assert_eq!(
+        call["data"]["arguments"],
+        json!({ "description": "Summarize the README", "prompt": "Summarize README.md in one sentence." })
+    );
+    // The child's turn completed before the parent's tool result, which is its final text.
+    let child_events = host.all_events(&child);
+    let kinds: Vec<&str> = child_events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds.first(), Some(&"subagent/descriptor"), "{kinds:?}");
+    assert_eq!(
+        child_events[0]["data"],
+        json!({ "version": 2, "mode": "one-shot", "provider": "spawn", "label": "Summarize the README" })
+    );
+    assert!(kinds.contains(&"user/message") && kinds.last() == Some(&"turn/end"), "{kinds:?}");
+    let reply = child_events.iter().rev().find(|e| e["type"] == "assistant/message").unwrap();
+    let answer = reply["data"]["message"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(tool_result_text(&events, &call["data"]["callId"]), (answer.to_string(), false));
+    let end = events.iter().rev().find(|e| e["type"] == "turn/end").unwrap();
+    assert_eq!(end["data"]["reason"]["kind"], "completed");
+    let listed = item(&host, &child);
+    assert_eq!((&listed["origin"], &listed["parentSessionId"]), (&json!("subagent"), &json!(parent)));
+    assert!(item(&host, &parent).get("origin").is_none());
+}
+
+#[test]
+fn a_continuable_subagent_is_started_in_the_background_and_named_in_the_tool_result() {
+    let host = upstream();
+    let parent = host.create();
+    let (child, added) = spawn(&host, &parent, "delegate this [subagent:continuable]");
+    assert_eq!(added["payload"]["origin"], "subagent");
+    let events = host.wait_turn_end(&parent, 1);
+    let call = tool_call(&events, "subagent");
+    assert_eq!(call["data"]["arguments"]["run_in_background"], true);
+    assert_eq!(tool_result_text(&events, &call["data"]["callId"]), (format!("started subagent {child}"), false));
+    let child_events = host.wait_turn_end(&child, 1);
+    assert_eq!(child_events[0]["data"]["mode"], "continuable");
+}
+
+#[test]
+fn the_seed_dialect_spawns_no_subagent() {
+    let host = host("seed");
+    let parent = host.create();
+    host.prompt(&parent, "queue", "delegate this [subagent]");
+    let events = host.wait_turn_end(&parent, 1);
+    assert!(!events.iter().any(|e| e["type"] == "tool/call"), "{:?}", types(&events));
+    assert_eq!(host.call("session.list", json!({}))["items"].as_array().unwrap().len(), 1);
+}

@@ -1,5 +1,6 @@
 //! The scripted agent: no model, deterministic, paced by `--chunk-delay-ms`. Markers in the
-//! prompt (`texts::Markers`) ask for a question, an approval or a tool call; a provider
+//! prompt (`texts::Markers`) ask for a question, an approval, a tool call or (2026-08) a
+//! subagent (`subagent`); a provider
 //! session's plan-mode turn plays that provider's native payloads through its adapter
 //! (`provider_turn`).
 
@@ -15,6 +16,7 @@ use agent_session_wire::{
 use serde_json::{json, Value};
 
 mod provider_turn;
+mod subagent;
 
 /// The scripted agent (`--agent script`, the default).
 pub struct Scripted;
@@ -51,7 +53,9 @@ impl Run<'_> {
         if t.plan_mode && Markers::parse(&t.text).plan_review {
             return self.plan_review_turn().await;
         }
-        let markers = if t.plan_mode { Markers::default() } else { Markers::parse(&t.text) };
+        let mut markers = if t.plan_mode { Markers::default() } else { Markers::parse(&t.text) };
+        // Subagents are the 2026-08 host's.
+        markers.subagent &= self.app.options.wire.is_upstream();
         let mut step = 1;
         self.step_start(step).await?;
         let mut notes = self.turn.images.clone();
@@ -65,6 +69,9 @@ impl Run<'_> {
             }
             if markers.tool {
                 notes.push(self.run_tool(step).await?);
+            }
+            if markers.subagent {
+                notes.push(self.run_subagent(step, markers.continuable).await?);
             }
             self.log("step/end", json!({ "turn": t.number, "step": step })).await?;
             step += 1;

@@ -17,6 +17,9 @@ pub struct Markers {
     /// The reply shows Markdown: a GFM table, a link, a code block (and text a renderer must
     /// not turn into markup).
     pub markdown: bool,
+    /// Delegate to a subagent (`[subagent]` one-shot, `[subagent:continuable]`; 2026-08 only).
+    pub subagent: bool,
+    pub continuable: bool,
 }
 
 impl Markers {
@@ -27,10 +30,12 @@ impl Markers {
             approval: text.contains("[approval]"),
             tool: text.contains("[tool]"),
             markdown: text.contains("[markdown]"),
+            subagent: text.contains("[subagent]") || text.contains("[subagent:continuable]"),
+            continuable: text.contains("[subagent:continuable]"),
         }
     }
     pub fn any(&self) -> bool {
-        self.question || self.approval || self.tool
+        self.question || self.approval || self.tool || self.subagent
     }
 }
 
@@ -146,8 +151,15 @@ pub fn tool_intro(m: Markers) -> String {
     if m.tool {
         parts.push("read a file");
     }
+    if m.subagent {
+        parts.push("delegate a task to a subagent");
+    }
     format!("First I will {}.", parts.join(", then "))
 }
+
+/// The subagent tool's `description` (the child's label) and the child's prompt.
+pub const SUBAGENT_LABEL: &str = "Summarize the README";
+pub const SUBAGENT_PROMPT: &str = "Summarize README.md in one sentence.";
 
 /// The final answer of a turn. In plan mode it is a markdown plan and nothing is done.
 pub fn reply(prompt: &str, plan_mode: bool, notes: &[String]) -> String {
