@@ -11,7 +11,7 @@ mod common;
 mod replay;
 
 use common::*;
-use replay::RawFrames;
+use replay::{bind, check, exchanges, RawFrames};
 use serde_json::{json, Value};
 
 fn host(wire: &str) -> Host {
@@ -132,4 +132,126 @@ fn the_seed_dialect_spawns_no_subagent() {
     let events = host.wait_turn_end(&parent, 1);
     assert!(!events.iter().any(|e| e["type"] == "tool/call"), "{:?}", types(&events));
     assert_eq!(host.call("session.list", json!({}))["items"].as_array().unwrap().len(), 1);
+}
+
+const METHODS: [&str; 4] = ["subagent.list", "subagent.history", "subagent.prompt", "subagent.interrupt"];
+
+/// The transcripts' setup (`fixtures/head/subagents/README.md`): its host and `$NAME` bindings.
+fn setup() -> (Host, Vec<(String, String)>) {
+    let host = upstream();
+    let parent = host.create();
+    let (one, _) = spawn(&host, &parent, "delegate [subagent]");
+    host.wait_turn_end(&parent, 1);
+    let (cont, _) = spawn(&host, &parent, "delegate [subagent:continuable]");
+    host.wait_turn_end(&parent, 2);
+    host.wait_turn_end(&cont, 1);
+    let other = host.create();
+    let names = [("$P", parent), ("$ONE", one), ("$CONT", cont), ("$Q", other)];
+    (host, names.into_iter().map(|(n, v)| (n.to_string(), v)).collect())
+}
+
+fn name<'a>(names: &'a [(String, String)], n: &str) -> &'a str {
+    &names.iter().find(|(k, _)| k == n).unwrap().1
+}
+
+#[test]
+fn each_subagent_method_answers_as_its_transcript_written_from_upstream_source() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/head/subagents");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), METHODS.len(), "one transcript per method: {files:?}");
+    for file in files {
+        let file_name = file.file_name().unwrap().to_string_lossy().into_owned();
+        let (host, names) = setup();
+        let frames = RawFrames::open(&host);
+        for (i, ex) in exchanges(&std::fs::read_to_string(&file).unwrap()).iter().enumerate() {
+            let raw = host.post(&format!("/api/{}", ex.method), &bind(&ex.request, &names).to_string());
+            assert_eq!(raw.status, 200, "{file_name} #{i}: {}", raw.body);
+            check(&bind(&ex.response, &names), &raw.json(), &format!("{file_name} #{i}")).unwrap();
+            for expected in &ex.frames {
+                let method = expected["method"].as_str().unwrap();
+                let got = frames.next_of(method, WAIT).unwrap_or_else(|| panic!("{file_name} #{i}: no {method}"));
+                check(&bind(expected, &names), &got, &format!("{file_name} #{i} {method}")).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn subagent_history_pages_the_childs_log_as_session_history_does() {
+    let (host, names) = setup();
+    let (parent, one) = (name(&names, "$P"), name(&names, "$ONE"));
+    let address = json!({ "parentSessionId": parent, "childSessionId": one, "mode": "one-shot" });
+    let tail = host.call("subagent.history", address.clone());
+    // Upstream serves a child's own `session.history` too: the same page.
+    assert_eq!(tail, host.history(one, json!({})));
+    assert!(tail["projections"]["values"].get("title").is_some(), "{tail}");
+    let mut older = address.clone();
+    older["maxMessages"] = json!(1);
+    let last = host.call("subagent.history", older.clone());
+    assert_eq!(last["events"][0]["event"]["type"], "assistant/message");
+    assert_eq!(last["hasMore"], true);
+    older["beforeSeq"] = last["events"][0]["event"]["seq"].clone();
+    let before = host.call("subagent.history", older);
+    assert!(before.get("projections").is_none(), "an older page has no baseline");
+    assert_eq!(before["events"][0]["event"]["type"], "user/message");
+}
+
+#[test]
+fn subagent_prompt_plays_a_new_turn_in_a_continuable_child() {
+    let (host, names) = setup();
+    let (parent, cont) = (name(&names, "$P"), name(&names, "$CONT"));
+    let content = json!([{ "type": "text", "text": "And the licence?" }]);
+    let v = host.call(
+        "subagent.prompt",
+        json!({ "parentSessionId": parent, "childSessionId": cont, "mode": "continuable", "content": content }),
+    );
+    assert!(v["messageId"].as_str().is_some_and(|id| !id.is_empty()), "{v}");
+    let events = host.wait_turn_end(cont, 2);
+    let user = events.iter().rev().find(|e| e["type"] == "user/message").unwrap();
+    assert_eq!(user["data"]["content"], content);
+    assert_eq!(host.call("subagent.list", json!({ "parentSessionId": parent }))["entries"][1]["activity"], "inactive");
+}
+
+#[test]
+fn subagent_interrupt_ends_the_childs_running_turn() {
+    let host = Host::start(&["--wire", "2026-08", "--chunk-delay-ms", "40"]);
+    let parent = host.create();
+    let (cont, _) = spawn(&host, &parent, "delegate [subagent:continuable]");
+    host.wait_event(&cont, "the child's turn/start", |e| e["type"] == "turn/start");
+    let address = json!({ "parentSessionId": parent, "childSessionId": cont, "mode": "continuable" });
+    let listed = host.call("subagent.list", json!({ "parentSessionId": parent }));
+    assert_eq!(listed["entries"][0]["activity"], "running", "{listed}");
+    assert_eq!(host.call("subagent.interrupt", address), json!({ "accepted": true }));
+    let events = host.wait_turn_end(&cont, 1);
+    let end = events.iter().rev().find(|e| e["type"] == "turn/end").unwrap();
+    assert_eq!(end["data"]["reason"]["kind"], "interrupted");
+}
+
+#[test]
+fn the_subagent_catalog_survives_a_restart() {
+    let (mut host, names) = setup();
+    let parent = name(&names, "$P").to_string();
+    let before = host.call("subagent.list", json!({ "parentSessionId": parent }));
+    host.kill9_and_restart();
+    assert_eq!(host.call("subagent.list", json!({ "parentSessionId": parent })), before);
+    let one = name(&names, "$ONE");
+    let listed = item(&host, one);
+    assert_eq!((&listed["origin"], &listed["parentSessionId"]), (&json!("subagent"), &json!(parent)));
+    let address = json!({ "parentSessionId": parent, "childSessionId": one, "mode": "one-shot" });
+    assert!(host.call("subagent.history", address)["events"].as_array().is_some_and(|e| !e.is_empty()));
+}
+
+#[test]
+fn the_seed_dialect_answers_the_subagent_methods_as_unknown_ones() {
+    let host = host("seed");
+    for method in METHODS {
+        let body = json!({ "type": "client-request", "rpcId": "r", "method": method, "payload": {} });
+        let raw = host.post(&format!("/api/{method}"), &body.to_string());
+        assert_eq!((raw.status, raw.body.as_str()), (404, "not found"), "{method}");
+    }
 }

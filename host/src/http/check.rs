@@ -52,6 +52,24 @@ fn fields(method: &str) -> Option<&'static [(&'static str, Kind, bool)]> {
         "workspace.insertBefore" => &[WID, ("beforeWorkspaceId", Id, false)],
         "workspace.insertSessionBefore" => &[WID, ("sessionId", Id, true), ("beforeSessionId", Id, false)],
         "workspace.archiveSession" => &[("sessionId", Id, true)],
+        "subagent.list" => &[("parentSessionId", Str, true)],
+        "subagent.history" => &[
+            ("parentSessionId", Str, true),
+            ("childSessionId", Str, true),
+            ("mode", OneOf(&["one-shot", "continuable"]), true),
+            ("beforeSeq", Int(0), false),
+            ("maxMessages", Int(1), false),
+        ],
+        "subagent.prompt" => &[
+            ("parentSessionId", Str, true),
+            ("childSessionId", Str, true),
+            ("mode", OneOf(&["continuable"]), true),
+            ("content", Array, true),
+            ("clientTimeZone", Str, false),
+        ],
+        "subagent.interrupt" => {
+            &[("parentSessionId", Str, true), ("childSessionId", Str, true), ("mode", OneOf(&["continuable"]), true)]
+        }
         _ => return None,
     })
 }

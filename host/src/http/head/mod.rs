@@ -1,7 +1,8 @@
 //! The 2026-08 methods beyond the seed's verbs, spoken with `--wire 2026-08` only (the seed
 //! host answers them as any unknown method: 404 `not found`): `session.search` (`search`),
 //! `session.models` and `session.selectModel` (`models`), the `workspace.*` registry and
-//! `session.create {workspaceId}` (`workspaces`). Names, payloads and error codes are
+//! `session.create {workspaceId}` (`workspaces`), the `subagent.*` catalog and continuation
+//! (`subagents`). Names, payloads and error codes are
 //! upstream's at b150a551b8.
 //!
 //! Their refusals carry upstream's own codes (`workspace-not-found`, `model-unavailable`, …),
@@ -14,6 +15,7 @@
 mod answer;
 mod models;
 mod search;
+mod subagents;
 mod workspaces;
 
 use answer::{Answer, Refused};
@@ -39,6 +41,10 @@ pub const METHODS: &[&str] = &[
     "workspace.insertBefore",
     "workspace.insertSessionBefore",
     "workspace.archiveSession",
+    "subagent.list",
+    "subagent.history",
+    "subagent.prompt",
+    "subagent.interrupt",
 ];
 
 /// The session verbs of `http::verbs`, answered here in the 2026-08 dialect (by
@@ -60,7 +66,7 @@ pub fn claims(app: &App, method: &str, v: &Value) -> bool {
 pub async fn call(app: &Arc<App>, method: &str, v: &Value) -> Response {
     let rpc_id = rpc::rpc_id_of(v);
     let result = match rpc::request_payload(v, method) {
-        Ok(p) => dispatch(app, method, &p).await,
+        Ok(p) => dispatch(app, method, &rpc_id, &p).await,
         Err(e) => Err(e.into()),
     };
     let result = match result {
@@ -71,8 +77,9 @@ pub async fn call(app: &Arc<App>, method: &str, v: &Value) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 
-async fn dispatch(app: &Arc<App>, method: &str, p: &Value) -> Answer {
+async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> Answer {
     match method {
+        m if m.starts_with("subagent.") => subagents::dispatch(app, method, rpc_id, p).await,
         "session.search" => search::search(app, p),
         "session.models" => models::models(app, p).await,
         "session.selectModel" => models::select(app, p).await,
