@@ -2,12 +2,13 @@
 // speaking the 2026-08 wire (`--wire 2026-08`): a model switch the host keeps, the slash-command menu fed by the live
 // command list, rename in the sidebar, an image pasted into the composer and shown in the
 // conversation, a queued prompt edited and removed, fork from a message, a search over the
-// sessions' messages from the sidebar. No failed request
+// sessions' messages from the sidebar, workspaces (added, reordered, a session started in
+// one and archived). No failed request
 // and no console error on the way (the page guard allows no network errors here: opening a
 // session on the 2026-08 host asks nothing it answers 404).
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, cleanup, killHost, startHost, tempDir } from '../tests/support/host.mjs'
 import { launch, shot } from '../tests/support/browser.mjs'
@@ -185,6 +186,35 @@ describe("demo UI with the 2026-08 session verbs", () => {
     await page.waitForFunction(() => /No session mentions that/.test(document.querySelector('[data-testid="search-results"]')?.textContent ?? ''))
     await box.fill('')
     await page.waitForFunction(() => !document.querySelector('[data-testid="search-results"]'))
+  })
+
+  it('keeps workspaces: two added, reordered, a session started in one and archived, all kept through a reload', async () => {
+    const [alpha, beta] = ['alpha', 'beta'].map((n) => join(dir, n))
+    for (const d of [alpha, beta]) mkdirSync(d)
+    const titles = () => page.getByTestId('workspace-title').allInnerTexts()
+    for (const d of [alpha, beta]) {
+      await page.getByTestId('workspace-add').click()
+      await page.getByTestId('workspace-path').fill(d)
+      await page.getByTestId('workspace-create').click()
+      await page.waitForFunction((n) => document.querySelectorAll('[data-testid="workspace"]').length === n, d === alpha ? 1 : 2)
+    }
+    assert.deepEqual(await titles(), ['beta', 'alpha'], 'a new workspace goes first')
+    await page.locator('[data-testid="workspace"]').nth(1).getByTestId('workspace-up').click()
+    await page.waitForFunction(() => document.querySelector('[data-testid="workspace-title"]')?.textContent === 'alpha')
+    assert.deepEqual(await titles(), ['alpha', 'beta'])
+    const sessions = await page.locator('.session-item').count()
+    await page.locator('[data-testid="workspace"]').first().getByTestId('workspace-new-session').click()
+    await page.waitForFunction((n) => document.querySelectorAll('.session-item').length === n, sessions + 1)
+    const fresh = await sessionId()
+    await page.waitForSelector(`[data-testid="workspace"] [data-testid="workspace-session"][data-session-id="${fresh}"]`)
+    await shot(page, 'verbs-08-workspaces')
+    await page.locator(`[data-testid="workspace-session"][data-session-id="${fresh}"] + [data-testid="workspace-archive"]`).click()
+    await page.waitForFunction((id) => !document.querySelector(`[data-session-id="${id}"].session-item, [data-testid="workspace-session"][data-session-id="${id}"]`), fresh)
+    assert.equal(await page.locator('.session-item').count(), sessions, 'archived: gone from the list too')
+    await page.reload()
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="workspace"]').length === 2)
+    assert.deepEqual(await titles(), ['alpha', 'beta'], 'the order the host keeps')
+    await page.waitForFunction((n) => document.querySelectorAll('.session-item').length === n, sessions)
   })
 
   it('logged no page error, failed request or console error', () => {

@@ -111,6 +111,23 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
     [host],
   )
 
+  // A 2026-08 host (an open session of it lists commands) has workspaces.
+  const [upstream, setUpstream] = useState(false)
+  const onUpstream = useCallback(() => setUpstream(true), [])
+  const createIn = useCallback(
+    async (workspaceId: string): Promise<string | null> => {
+      setCreateError(null)
+      const r = await host.createSession({ workspaceId })
+      if (!r.ok) {
+        setCreateError(humanError('create a session', r.error))
+        return null
+      }
+      select(r.value.sessionId)
+      return r.value.sessionId
+    },
+    [host, select],
+  )
+
   const session = useMemo(() => (selected ? host.session(selected) : null), [host, selected])
   const title = list.items.find((i) => i.sessionId === selected)?.title ?? null
 
@@ -118,6 +135,9 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
     <div className="app">
       <Sidebar
         host={host}
+        upstream={upstream}
+        generation={conn.state === 'open' ? conn.generation : -1}
+        onCreateIn={createIn}
         list={list}
         providers={providers}
         selected={selected}
@@ -135,6 +155,7 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
           <SessionView
             key={session.sessionId}
             host={host}
+            onUpstream={onUpstream}
             session={session}
             title={title}
             connGeneration={conn.state === 'open' ? conn.generation : -1}

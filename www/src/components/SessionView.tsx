@@ -64,6 +64,7 @@ function AgentError({ message }: { message: string }) {
 
 export function SessionView({
   host,
+  onUpstream,
   session,
   title: hostTitle,
   connGeneration,
@@ -71,6 +72,8 @@ export function SessionView({
 }: {
   /** For the host's own methods (`host.call`): the model directory. */
   host: HostClient
+  /** Told once the session shows the host speaks the 2026-08 wire (it lists commands). */
+  onUpstream?(): void
   session: Session
   title: string | null
   connGeneration: number
@@ -87,6 +90,10 @@ export function SessionView({
   useEffect(() => {
     void session.open()
   }, [session])
+  const speaks2026 = snap.commands !== null
+  useEffect(() => {
+    if (speaks2026) onUpstream?.()
+  }, [speaks2026, onUpstream])
 
   // The host's title (live session list), else the snapshot's; never a guess from the window.
   const title = hostTitle ?? snap.title

@@ -1,6 +1,7 @@
-import { useState } from 'react'
+import { useCallback, useState } from 'react'
 import type { HostClient, SessionListSnapshot } from 'agent-session'
 import { SessionSearch } from './Search'
+import { Workspaces } from './Workspaces'
 import { relativeTime } from '../model'
 import { humanError } from '../errors'
 
@@ -29,6 +30,12 @@ export function providerOptions(hostProvider: string | null): ProviderOption[] |
 
 interface Props {
   host: HostClient
+  /** The host speaks the 2026-08 wire (an open session lists commands): it has workspaces. */
+  upstream: boolean
+  /** The connection generation while open, else -1: workspaces are read again on each. */
+  generation: number
+  /** A new session in a workspace; resolves its id. */
+  onCreateIn(workspaceId: string): Promise<string | null>
   list: SessionListSnapshot
   /** The agents this host offers (null until `host.describe()` answered). */
   providers: ProviderOption[] | null
@@ -108,7 +115,10 @@ function Activity({ running, waiting }: { running: boolean; waiting: boolean }) 
 
 export function Sidebar(p: Props) {
   const [picked, setPicked] = useState<Provider | null>(null)
-  const { list } = p
+  // Archived sessions leave every grouping surface (upstream's rule): the list too.
+  const [archived, setArchived] = useState<ReadonlySet<string>>(new Set())
+  const onArchived = useCallback((ids: string[]) => setArchived(new Set(ids)), [])
+  const list = archived.size ? { ...p.list, items: p.list.items.filter((i) => !archived.has(i.sessionId)) } : p.list
   const offered = p.providers ?? []
   // The pick stays while the host offers it; otherwise the host's first agent.
   const provider = offered.find((x) => x.id === picked)?.id ?? offered[0]?.id ?? 'default'
@@ -148,6 +158,9 @@ export function Sidebar(p: Props) {
         </div>
       ) : null}
       <SessionSearch host={p.host} list={list} selected={p.selected} onSelect={p.onSelect} />
+      {p.upstream ? (
+        <Workspaces host={p.host} list={list} generation={p.generation} selected={p.selected} onSelect={p.onSelect} onArchived={onArchived} onCreateIn={p.onCreateIn} />
+      ) : null}
       <h2 className="section-label" id="sessions-label">
         Sessions
       </h2>
