@@ -140,10 +140,11 @@ pub enum HostCall {
     Describe,
     /// `session.list`.
     List,
-    /// `host.call` (and `createSession`, `fork` through it): any method, with the package's envelope, auth, deadline and body bound. It
-    /// settles with the host's result object as the host wrote it ([`Settlement::Receipt`]),
-    /// its error codes the host's own; a failure of the client's own (carrier, deadline, an
-    /// abort through [`Input::Abandon`], a 404: `unsupported`) as [`Settlement::Result`].
+    /// `host.call` (and `createSession`, `fork`, `search`, made of it): any method, with the
+    /// package's envelope, auth, deadline and body bound. It settles with the host's result
+    /// object as the host wrote it ([`Settlement::Receipt`]), its error codes the host's own;
+    /// a failure of the client's own (carrier, deadline, an abort through
+    /// [`Input::Abandon`], a 404: `unsupported`) as [`Settlement::Result`].
     Call {
         /// The method (its path under `/api/`).
         method: String,
