@@ -70,7 +70,7 @@ impl App {
             if let Some(turn) = open_turn {
                 dangling.push((s.clone(), turn));
             }
-            sessions.insert(s);
+            sessions.insert(&s.id.clone(), s.created_at, s.pk, s);
         }
         let registry = Mutex::new(store.load_registry().map_err(OpenError::Store)?);
         let tickets = Tickets::new(options.ticket_ttl);
@@ -119,7 +119,7 @@ impl App {
         }
         let announce: Vec<(String, Value)> = log.projections.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         let session = Arc::new(Session::new(id.clone(), pk, cwd, provider, created_at, log, created_at));
-        self.base.sessions.insert(session.clone());
+        self.base.sessions.insert(&session.id, session.created_at, session.pk, session.clone());
         let added = SessionAddedFrame {
             session_id: id,
             cwd: session.cwd.clone(),

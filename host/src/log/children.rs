@@ -28,7 +28,7 @@ pub fn create_child(app: &Base, parent: &Session, subagent: Option<Subagent>) ->
     ));
     let origin = lineage.subagent.is_some();
     let _ = session.lineage.set(lineage);
-    app.sessions.insert(session.clone());
+    app.sessions.insert(&session.id, session.created_at, session.pk, session.clone());
     let added = SessionAddedFrame {
         session_id: id,
         parent_session_id: Some(parent.id.clone()),

@@ -9,6 +9,7 @@
 //! carry a partial index so a history page finds its message boundary by walking at most
 //! `maxMessages` index entries, whatever the log length.
 
+use crate::log::lineage::{Lineage, Mode, Subagent};
 use agent_session_wire::interaction::{PROJ_CAPABILITIES, PROJ_MODE};
 use agent_session_wire::{is_message_kind, Frame, SessionEvent, TitleFrame};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -67,7 +68,7 @@ pub struct LoadedSession {
     /// Extension projections of a provider session (`projections` table).
     pub projections: std::collections::BTreeMap<String, Value>,
     /// A child's parent (and subagent identity), from the `lineage` table.
-    pub lineage: Option<super::lineage::Lineage>,
+    pub lineage: Option<Lineage>,
 }
 
 /// The latest accepted title and its `session/title` event: what a `session/title` frame says.
@@ -165,6 +166,13 @@ CREATE TABLE IF NOT EXISTS archived_sessions (
     position INTEGER PRIMARY KEY,
     session_id TEXT NOT NULL UNIQUE
 );
+CREATE TABLE IF NOT EXISTS lineage (
+    sid INTEGER PRIMARY KEY,
+    parent_id TEXT NOT NULL,
+    origin TEXT,
+    mode TEXT,
+    label TEXT
+);
 CREATE TABLE IF NOT EXISTS model_selections (
     sid INTEGER PRIMARY KEY,
     selection TEXT NOT NULL
@@ -177,7 +185,6 @@ impl Store {
         conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;")
             .map_err(err)?;
         conn.execute_batch(SCHEMA).map_err(err)?;
-        conn.execute_batch(super::lineage::SCHEMA).map_err(err)?;
         Ok(Store { conn: Mutex::new(conn) })
     }
 
@@ -247,7 +254,7 @@ impl Store {
             s.last_turn_end_seq = last_of(&conn, s.pk, Some("turn/end"))?.map(|(seq, _)| seq);
             s.last_request_header = last_of(&conn, s.pk, Some("request/header"))?.and_then(|(_, b)| data_of(&b));
             s.projections = projections_of(&conn, s.pk)?;
-            s.lineage = super::lineage::lineage_of(&conn, s.pk)?;
+            s.lineage = lineage_of(&conn, s.pk)?;
         }
         Ok(rows)
     }
@@ -455,6 +462,40 @@ impl Store {
         Ok(())
     }
 
+    /// A child session's row and its lineage, in one transaction: a restart never finds a
+    /// child without its parent.
+    pub fn create_child_session(
+        &self,
+        id: &str,
+        cwd: Option<&str>,
+        provider: Option<&str>,
+        created_at: f64,
+        lineage: &Lineage,
+    ) -> StoreResult<i64> {
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(err)?;
+        tx.execute(
+            "INSERT INTO sessions (id, cwd, provider, created_at) VALUES (?1, ?2, ?3, ?4)",
+            params![id, cwd, provider, created_at],
+        )
+        .map_err(err)?;
+        let pk = tx.last_insert_rowid();
+        let sub = lineage.subagent.as_ref();
+        tx.execute(
+            "INSERT INTO lineage (sid, parent_id, origin, mode, label) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                pk,
+                lineage.parent_id,
+                sub.map(|_| "subagent"),
+                sub.map(|s| s.mode.name()),
+                sub.and_then(|s| s.label.as_deref())
+            ],
+        )
+        .map_err(err)?;
+        tx.commit().map_err(err)?;
+        Ok(pk)
+    }
+
     /// Fault injection: the host "loses its log". With `keep_sessions` only the events go
     /// (and the per-session state they imply).
     pub fn reset(&self, keep_sessions: bool) -> StoreResult<()> {
@@ -535,6 +576,22 @@ fn title_of(body: &str) -> Option<TitleState> {
 
 fn data_of(body: &str) -> Option<Value> {
     serde_json::from_str::<SessionEvent>(body).ok().map(|e| e.data.value())
+}
+
+/// The stored lineage of session `pk`, if it is a child.
+fn lineage_of(conn: &rusqlite::Connection, pk: i64) -> StoreResult<Option<Lineage>> {
+    let row = conn
+        .query_row("SELECT parent_id, origin, mode, label FROM lineage WHERE sid = ?1", [pk], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, Option<String>>(2)?, r.get(3)?))
+        })
+        .optional()
+        .map_err(err)?;
+    Ok(row.map(|(parent_id, origin, mode, label)| {
+        let subagent = origin
+            .filter(|o| o == "subagent")
+            .map(|_| Subagent { mode: mode.as_deref().and_then(Mode::parse).unwrap_or(Mode::OneShot), label });
+        Lineage { parent_id, subagent }
+    }))
 }
 
 #[cfg(test)]
