@@ -6,7 +6,8 @@
 //! codes outside the wire crate's closed set) answers upstream's code, message and details:
 //! `title-invalid {sessionId}`, `fork-unavailable {sessionId}`, `queue-item-not-found {itemId}`.
 //! Upstream's `agent-busy` on these verbs fences session-backed subagents only; this host
-//! has none (a fork's child is an ordinary session), so it never answers it here.
+//! does not fence its subagent children (`http::head::subagents`) here yet, so it never
+//! answers it.
 
 use crate::agent::publish_queue;
 use crate::app::App;
