@@ -124,6 +124,18 @@ function describeNode(n: ConversationNode): string {
   }
 }
 
+// \`call\` knows the 2026-08 methods' shapes; any other name takes an object and resolves unknown.
+async function models(host: HostClient, sessionId: string): Promise<string> {
+  const r = await host.call('session.models', { sessionId })
+  if (!r.ok) return r.error.code === 'unsupported' ? 'none' : r.error.message
+  const picked = await host.call('session.selectModel', { sessionId, provider: r.value.current.provider, model: r.value.groups[0]?.models[0]?.id ?? r.value.current.model })
+  // @ts-expect-error: the payload is checked against the method's
+  void host.call('workspace.rename', { workspaceId: 'w' })
+  const other = await host.call('goal.list', { any: 1 })
+  const found = await host.search('fox', { signal: new AbortController().signal })
+  return (picked.ok ? picked.value.selected.model : '') + (other.ok ? String(other.value) : other.error.code) + (found.ok ? found.value.items.map((i) => i.snippet).join() : '')
+}
+
 function planLabel(s: ConversationSnapshot): string {
   const p = s.planMode
   if (p === null) return 'unavailable'
@@ -156,6 +168,7 @@ function App({ host }: { host: HostClient }) {
     <div>
       <p>{conn.state} #{conn.generation} attempt {conn.attempt} {retryIn ?? ''} {conn.lastError ?? ''}</p>
       <Conversation session={host.session('session-1')} />
+      <button onClick={() => void models(host, 'session-1').then((m) => console.log(m))}>models</button>
     </div>
   )
 }

@@ -32,6 +32,47 @@ export type CallOptions = { signal?: AbortSignal }
 /** A session whose visible messages matched a `search` (the 2026-08 host's `session.search`). */
 export type SessionSearchItem = { sessionId: string; snippet: string }
 
+// ---- the 2026-08 host's methods `call` knows the shapes of (upstream b150a551b8's schema) ----
+
+export type ModelSelection = { provider: string; model: string; reasoningEffort?: string }
+export type ModelCatalogModel = {
+  id: string
+  name: string
+  description?: string
+  reasoning?: { efforts: { id: string; name: string; description?: string }[]; defaultEffort?: string }
+}
+/** `session.models`: the directory for one session; `routable` says whether a route serves `current`. */
+export type SessionModels = {
+  current: ModelSelection
+  routable: boolean
+  groups: { id: string; name: string; models: ModelCatalogModel[] }[]
+  failures: { id: string; name: string; message: string }[]
+}
+export type WorkspaceView = { workspaceId: string; path: string; title: string; sessionIds: string[]; createdAt: string; updatedAt: string }
+export type SubagentAddress = { parentSessionId: string; childSessionId: string; mode: 'one-shot' | 'continuable' }
+export type SubagentListEntry =
+  | ({ kind: 'child'; id: string; activity: 'running' | 'inactive'; hasChildren: boolean } & ({ mode: 'one-shot'; label?: string } | { mode: 'continuable'; label: string }))
+  | { kind: 'diagnostic'; id: string; reason: 'corrupt' | 'unsupported' | 'unavailable' }
+/** Payload and value of each method below; any other name takes an object and resolves `unknown`. */
+export interface HostMethods {
+  'session.search': { payload: { query: string }; value: { items: SessionSearchItem[]; hasMore: boolean } }
+  'session.models': { payload: { sessionId: string }; value: SessionModels }
+  'session.selectModel': { payload: { sessionId: string } & ModelSelection; value: { selected: ModelSelection } }
+  'workspace.list': { payload: Record<string, never>; value: { items: WorkspaceView[]; archivedSessionIds: string[] } }
+  'workspace.create': { payload: { path: string }; value: { workspace: WorkspaceView; created: boolean } }
+  'workspace.rename': { payload: { workspaceId: string; title: string }; value: { workspace: WorkspaceView } }
+  'workspace.delete': { payload: { workspaceId: string }; value: { deleted: true } }
+  'workspace.insertBefore': { payload: { workspaceId: string; beforeWorkspaceId?: string }; value: { workspaceIds: string[] } }
+  'workspace.insertSessionBefore': { payload: { workspaceId: string; sessionId: string; beforeSessionId?: string }; value: { workspace: WorkspaceView } }
+  'workspace.archiveSession': { payload: { sessionId: string }; value: { archivedSessionIds: string[] } }
+  'subagent.list': { payload: { parentSessionId: string }; value: { entries: SubagentListEntry[]; parentAvailable: boolean } }
+  'subagent.history': { payload: SubagentAddress & { beforeSeq?: number; maxMessages?: number }; value: { events: { event: { type: string; seq: number; time: number; data: unknown } }[]; hasMore: boolean } }
+  'subagent.prompt': { payload: SubagentAddress & { mode: 'continuable'; content: ContentBlock[] }; value: { messageId: string } }
+  'subagent.interrupt': { payload: SubagentAddress & { mode: 'continuable' }; value: { accepted: true } }
+}
+type MethodPayload<M extends string> = M extends keyof HostMethods ? HostMethods[M]['payload'] : object
+type MethodValue<M extends string> = M extends keyof HostMethods ? HostMethods[M]['value'] : unknown
+
 /** The receipt of `session.respond`. `'transport'`: the answer did not reach the host (see `error`). */
 export type RpcReceipt =
   | { accepted: true }
@@ -183,7 +224,7 @@ export class HostClient {
    * as it wrote it; never rejects. Throws `bad-argument` for a method that is not a name of
    * letters, digits, `.`, `_` and `-`, or a payload with no JSON form.
    */
-  call<T = unknown>(method: string, payload?: object, options?: CallOptions): Promise<HostRpcResult<T>>
+  call<M extends string>(method: M, payload?: MethodPayload<M>, options?: CallOptions): Promise<HostRpcResult<MethodValue<M>>>
   /** The 2026-08 host's `session.search`: at most 20 sessions, `hasMore` when the query should
    * be narrowed. A search gives up the one before it (which resolves `'cancelled'`). */
   search(query: string, options?: CallOptions): Promise<HostRpcResult<{ items: SessionSearchItem[]; hasMore: boolean }>>

@@ -1,15 +1,6 @@
 import { useEffect, useRef, useState } from 'react'
-import type { HostClient } from 'agent-session'
+import type { HostClient, ModelSelection as Selection, SessionModels as Models } from 'agent-session'
 import { humanError } from '../errors'
-
-/** The 2026-08 host's model directory (`session.models`), as upstream's schema has it. */
-type Selection = { provider: string; model: string; reasoningEffort?: string }
-type Models = {
-  current: Selection
-  routable: boolean
-  groups: { id: string; name: string; models: { id: string; name: string }[] }[]
-  failures: { id: string; name: string; message: string }[]
-}
 
 const key = (s: { provider: string; model: string }) => `${s.provider}\n${s.model}`
 
@@ -25,7 +16,7 @@ export function ModelPicker({ host, sessionId }: { host: HostClient; sessionId: 
 
   useEffect(() => {
     const c = new AbortController()
-    void host.call<Models>('session.models', { sessionId }, { signal: c.signal }).then((r) => {
+    void host.call('session.models', { sessionId }, { signal: c.signal }).then((r) => {
       if (r.ok) (setModels(r.value), setShown(r.value.current))
       else if (r.error.code !== 'cancelled') setError(humanError('list the models', r.error))
     })
@@ -38,7 +29,7 @@ export function ModelPicker({ host, sessionId }: { host: HostClient; sessionId: 
     const n = ++latest.current
     setError(null)
     setShown({ provider, model })
-    void host.call<{ selected: Selection }>('session.selectModel', { sessionId, provider, model }).then((r) => {
+    void host.call('session.selectModel', { sessionId, provider, model }).then((r) => {
       if (n !== latest.current) return
       if (r.ok) (setShown(r.value.selected), setModels({ ...models, current: r.value.selected }))
       else (setShown(models.current), setError(humanError('switch the model', r.error)))

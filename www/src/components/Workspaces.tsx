@@ -1,9 +1,7 @@
 import { useCallback, useEffect, useState } from 'react'
-import type { HostClient, HostRpcResult, SessionListSnapshot } from 'agent-session'
+import type { HostClient, HostRpcResult, SessionListSnapshot, WorkspaceView as Workspace } from 'agent-session'
 import { humanError } from '../errors'
 
-/** The 2026-08 host's workspace rows (`workspace.list`), as upstream's schema has them. */
-type Workspace = { workspaceId: string; path: string; title: string; sessionIds: string[] }
 type Listed = { items: Workspace[]; archivedSessionIds: string[] }
 
 /** The host's workspaces and archive set, through `host.call`. Read again after each change
@@ -33,7 +31,7 @@ export function Workspaces({
   const [renaming, setRenaming] = useState<{ id: string; title: string } | null>(null)
 
   const reload = useCallback(async () => {
-    const r = await host.call<Listed>('workspace.list')
+    const r = await host.call('workspace.list')
     if (r.ok) (setListed(r.value), onArchived(r.value.archivedSessionIds))
     else setError(humanError('list the workspaces', r.error))
   }, [host, onArchived])
@@ -43,7 +41,7 @@ export function Workspaces({
 
   const change = async (what: string, method: string, payload: object) => {
     setError(null)
-    const r: HostRpcResult<unknown> = await host.call(method, payload)
+    const r: HostRpcResult<unknown> = await host.call(method as string, payload)
     if (!r.ok) setError(humanError(what, r.error))
     await reload()
     return r.ok
