@@ -2,7 +2,7 @@
 // speaking the 2026-08 wire (`--wire 2026-08`): a model switch the host keeps, the slash-command menu fed by the live
 // command list, rename in the sidebar, an image pasted into the composer and shown in the
 // conversation, a queued prompt edited and removed, fork from a message, a search over the
-// sessions' messages from the sidebar, workspaces (added, reordered, a session started in
+// sessions' messages from the sidebar, subagents under the calls that spawned them, workspaces (added, reordered, a session started in
 // one and archived). No failed request
 // and no console error on the way (the page guard allows no network errors here: opening a
 // session on the 2026-08 host asks nothing it answers 404).
@@ -186,6 +186,29 @@ describe("demo UI with the 2026-08 session verbs", () => {
     await page.waitForFunction(() => /No session mentions that/.test(document.querySelector('[data-testid="search-results"]')?.textContent ?? ''))
     await box.fill('')
     await page.waitForFunction(() => !document.querySelector('[data-testid="search-results"]'))
+  })
+
+  it('shows a subagent under the tool call that spawned it, and opens it as a session', async () => {
+    await page.getByTestId('new-session').click()
+    await page.waitForSelector('[data-testid="session-view"][data-open-state="open"]')
+    const parent = await sessionId()
+    for (const [prompt, mode] of [['Look into the tests [subagent]', 'one-shot'], ['Keep watching the build [subagent:continuable]', 'continuable']]) {
+      await page.getByTestId('composer-input').fill(prompt)
+      await page.getByTestId('send').click()
+      await page.waitForSelector(`[data-testid="subagent"][data-mode="${mode}"]`)
+      await page.getByTestId('status-idle').waitFor()
+    }
+    const links = page.getByTestId('subagent')
+    assert.equal(await links.count(), 2, 'one child under each subagent call')
+    const child = await links.first().getAttribute('data-session-id')
+    assert.notEqual(child, parent)
+    await shot(page, 'verbs-09-subagents')
+    await links.first().getByTestId('subagent-open').click()
+    await page.waitForFunction((id) => document.querySelector('[data-testid="session-view"][data-open-state="open"]')?.getAttribute('data-session-id') === id, child)
+    await page.getByTestId('msg-assistant').first().waitFor()
+    assert.ok((await page.getByTestId('msg-user').count()) >= 1, "the child's own prompt")
+    await page.locator(`.session-item[data-session-id="${parent}"]`).click()
+    await page.waitForFunction((id) => document.querySelector('[data-testid="session-view"]')?.getAttribute('data-session-id') === id, parent)
   })
 
   it('keeps workspaces: two added, reordered, a session started in one and archived, all kept through a reload', async () => {

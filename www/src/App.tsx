@@ -156,6 +156,7 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
             key={session.sessionId}
             host={host}
             onUpstream={onUpstream}
+            onOpen={select}
             session={session}
             title={title}
             connGeneration={conn.state === 'open' ? conn.generation : -1}

@@ -3,6 +3,7 @@ import type { Session } from 'agent-session'
 import { nodeView, preview, rec, str, type NodeView } from '../model'
 import { Markdown } from './Markdown'
 import { AttachmentImage, ForkButton } from './Verbs'
+import { SubagentLink } from './Subagents'
 
 function ToolCard({ name, status, args, result, isError }: { name: string; status: string; args: unknown; result: unknown; isError: boolean }) {
   const [open, setOpen] = useState(false)
@@ -100,7 +101,12 @@ function Row({ v, delivery }: { v: NodeView; delivery?: Delivery | null }) {
         </div>
       )
     case 'tool':
-      return <ToolCard name={v.name} status={v.status} args={v.args} result={v.result} isError={v.isError} />
+      return (
+        <>
+          <ToolCard name={v.name} status={v.status} args={v.args} result={v.result} isError={v.isError} />
+          {v.name === 'subagent' ? <SubagentLink callId={v.callId} /> : null}
+        </>
+      )
     case 'interrupted':
       return (
         <div className="msg assistant interrupted" data-testid="msg-interrupted">

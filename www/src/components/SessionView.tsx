@@ -10,6 +10,7 @@ import { InteractionPanel, ModeIndicator } from './Interaction'
 import { PendingCards } from './PendingCards'
 import { PlanChip } from './PlanChip'
 import { ModelPicker } from './ModelPicker'
+import { SubagentsContext, useSubagents } from './Subagents'
 import { HostQueue, VerbsContext } from './Verbs'
 
 /** A follow-up sent while a turn runs: shown as queued until its own turn starts. */
@@ -65,6 +66,7 @@ function AgentError({ message }: { message: string }) {
 export function SessionView({
   host,
   onUpstream,
+  onOpen,
   session,
   title: hostTitle,
   connGeneration,
@@ -74,6 +76,8 @@ export function SessionView({
   host: HostClient
   /** Told once the session shows the host speaks the 2026-08 wire (it lists commands). */
   onUpstream?(): void
+  /** Opens another session (a subagent's child). */
+  onOpen?(sessionId: string): void
   session: Session
   title: string | null
   connGeneration: number
@@ -94,6 +98,8 @@ export function SessionView({
   useEffect(() => {
     if (speaks2026) onUpstream?.()
   }, [speaks2026, onUpstream])
+  const byCall = useSubagents(host, session.sessionId, snap.nodes, snap.running, speaks2026 && snap.openState === 'open')
+  const subagents = useMemo(() => ({ byCall, open: (id: string) => onOpen?.(id) }), [byCall, onOpen])
 
   // The host's title (live session list), else the snapshot's; never a guess from the window.
   const title = hostTitle ?? snap.title
@@ -263,12 +269,14 @@ export function SessionView({
           ) : null}
           <VerbsContext.Provider value={verbs}>
             <OutboxContext.Provider value={session}>
+              <SubagentsContext.Provider value={subagents}>
               <div className="messages" data-testid="messages">
                 {/* `clientId ?? id`: the host's node that replaces an echo re-mounts nothing. */}
                 {snap.nodes.map((n, i) => (
                   <NodeRow key={str(rec(n)?.clientId) ?? str(rec(n)?.id) ?? i} node={n} index={i} />
                 ))}
               </div>
+              </SubagentsContext.Provider>
             </OutboxContext.Provider>
           </VerbsContext.Provider>
           <RunningCalls calls={snap.runningCalls} shown={toolIds} />

@@ -1,0 +1,52 @@
+import { createContext, useContext, useEffect, useMemo, useState } from 'react'
+import type { ConversationNode, HostClient, SubagentListEntry } from 'agent-session'
+
+type Child = Extract<SubagentListEntry, { kind: 'child' }>
+
+/** Each `subagent` tool call's child (by `callId`), and how to open one. */
+export const SubagentsContext = createContext<{ byCall: ReadonlyMap<string, Child>; open(id: string): void } | null>(null)
+
+/** The session's direct children from the 2026-08 host's `subagent.list` (through
+ *  `host.call`), read on open and whenever a turn ends, each matched to the tool call that
+ *  spawned it: a continuable child's result names it (`started subagent <id>`); otherwise the
+ *  n-th `subagent` call spawned the n-th child (the catalog is in creation order). */
+export function useSubagents(host: HostClient, sessionId: string, nodes: readonly ConversationNode[], running: boolean, enabled: boolean) {
+  const [children, setChildren] = useState<Child[]>([])
+  useEffect(() => {
+    if (!enabled || running) return
+    const c = new AbortController()
+    void host.call('subagent.list', { parentSessionId: sessionId }, { signal: c.signal }).then((r) => {
+      if (r.ok) setChildren(r.value.entries.filter((e): e is Child => e.kind === 'child'))
+    })
+    return () => c.abort()
+  }, [host, sessionId, running, enabled])
+  return useMemo(() => {
+    const byCall = new Map<string, Child>()
+    const rest = [...children]
+    for (const n of nodes) {
+      if (n.type !== 'tool' || n.name !== 'subagent') continue
+      const named = /started subagent ([\w.:-]+)/.exec(typeof n.result === 'string' ? n.result : JSON.stringify(n.result ?? ''))?.[1]
+      const at = named ? rest.findIndex((c) => c.id === named) : 0
+      const child = at >= 0 ? rest.splice(at, 1)[0] : undefined
+      if (child) byCall.set(n.callId, child)
+    }
+    return byCall
+  }, [children, nodes])
+}
+
+/** Under a `subagent` tool call: the child it spawned, openable as a session of its own. */
+export function SubagentLink({ callId }: { callId: string }) {
+  const ctx = useContext(SubagentsContext)
+  const child = ctx?.byCall.get(callId)
+  if (!ctx || !child) return null
+  return (
+    <div className="subagent-link" data-testid="subagent" data-session-id={child.id} data-mode={child.mode}>
+      <span className="muted small">
+        Subagent{child.label ? ` “${child.label}”` : ''} · {child.mode === 'continuable' ? 'continuable' : 'one-shot'} · {child.activity === 'running' ? 'running' : 'done'}
+      </span>
+      <button className="link small" data-testid="subagent-open" onClick={() => ctx.open(child.id)}>
+        Open
+      </button>
+    </div>
+  )
+}
