@@ -202,6 +202,11 @@ describe("demo UI with the 2026-08 session verbs", () => {
     assert.equal(await links.count(), 2, 'one child under each subagent call')
     const child = await links.first().getAttribute('data-session-id')
     assert.notEqual(child, parent)
+    // In the list, each child right under its parent, one level in.
+    const order = await page.locator('.session-item').evaluateAll((els) => els.map((e) => [e.getAttribute('data-session-id'), e.getAttribute('data-depth')]))
+    const at = order.findIndex(([id]) => id === parent)
+    assert.deepEqual(order.slice(at + 1, at + 3).map(([, d]) => d), ['1', '1'], JSON.stringify(order))
+    assert.ok(order.slice(at + 1, at + 3).some(([id]) => id === child))
     await shot(page, 'verbs-09-subagents')
     await links.first().getByTestId('subagent-open').click()
     await page.waitForFunction((id) => document.querySelector('[data-testid="session-view"][data-open-state="open"]')?.getAttribute('data-session-id') === id, child)

@@ -113,6 +113,28 @@ function Activity({ running, waiting }: { running: boolean; waiting: boolean }) 
   )
 }
 
+type Item = SessionListSnapshot['items'][number]
+
+/** The list with each child (a fork, a subagent) right under its parent, one level in per
+ *  generation; a child whose parent is not listed stands as a root. Order is the list's. */
+function nested(items: readonly Item[]): { item: Item; depth: number }[] {
+  const ids = new Set(items.map((i) => i.sessionId))
+  const kids = new Map<string, Item[]>()
+  for (const i of items) if (i.parentSessionId && ids.has(i.parentSessionId)) kids.set(i.parentSessionId, [...(kids.get(i.parentSessionId) ?? []), i])
+  const out: { item: Item; depth: number }[] = []
+  const seen = new Set<string>()
+  const walk = (i: Item, depth: number) => {
+    if (seen.has(i.sessionId)) return
+    seen.add(i.sessionId)
+    out.push({ item: i, depth })
+    for (const k of kids.get(i.sessionId) ?? []) walk(k, Math.min(depth + 1, 4))
+  }
+  for (const i of items) if (!(i.parentSessionId && ids.has(i.parentSessionId))) walk(i, 0)
+  // A host that names parents in a circle: those stand as roots, none is lost.
+  for (const i of items) walk(i, 0)
+  return out
+}
+
 export function Sidebar(p: Props) {
   const [picked, setPicked] = useState<Provider | null>(null)
   // Archived sessions leave every grouping surface (upstream's rule): the list too.
@@ -173,10 +195,12 @@ export function Sidebar(p: Props) {
         {list.items.length === 0 ? (
           <div className="muted pad">{list.state === 'loading' ? 'Loading sessions…' : list.state === 'ready' ? 'No sessions yet.' : null}</div>
         ) : (
-          list.items.map((s) => [
+          nested(list.items).map(({ item: s, depth }) => [
             <button
               key={s.sessionId}
               className={`session-item${s.sessionId === p.selected ? ' selected' : ''}`}
+              style={depth ? { paddingLeft: 10 + 14 * depth } : undefined}
+              data-depth={depth}
               data-session-id={s.sessionId}
               data-running={s.running}
               data-waiting={s.waiting}
