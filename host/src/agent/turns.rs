@@ -306,14 +306,7 @@ async fn drive(
     mut interrupt: watch::Receiver<bool>,
 ) {
     loop {
-        let mut run = Run {
-            app: &app,
-            runtime: &runtime,
-            s: &s,
-            turn: &turn,
-            interrupt: &mut interrupt,
-            title_due: turn.title_request,
-        };
+        let mut run = Run { app: &app, s: &s, turn: &turn, interrupt: &mut interrupt, title_due: turn.title_request };
         let outcome = runtime.turn(&mut run).await;
         let kind = match &outcome {
             Ok(()) => "completed",
@@ -359,10 +352,9 @@ async fn drive(
 
 /// One turn being played: what every runtime's body reads and writes through.
 pub struct Run<'a> {
-    /// Shared (an `Arc`): a turn may start a turn in another session (a subagent child).
+    /// Shared (an `Arc`): a turn may start a turn in another session (a subagent child,
+    /// through the `Base`'s spawner).
     pub app: &'a Arc<Base>,
-    /// What plays this turn, and so a child's.
-    pub runtime: &'a Arc<dyn Runtime>,
     pub s: &'a Session,
     pub turn: &'a Turn,
     /// Becomes `true` when the turn is to stop (cancel, steer).

@@ -2,9 +2,9 @@
 //! (`session`), the SQLite store (`store`), the fan-out of frames (`hub`), the questions and
 //! approvals waiting for an answer (`interact`), the plan-mode service whose commits are log
 //! events (`plan`), the 2026-08 workspace registry (`registry`), the message scan behind
-//! `session.search` (`search`), the sessions held (`roster`), where a child session comes from
-//! (`lineage`, stored) and how one is made (`children`), and `base`, the context all of them
-//! take.
+//! `session.search` (`search`), the sessions held (`roster`, owned by the app), where a child
+//! session comes from (`lineage`, stored) and how one is made (`children`), and `base`, the
+//! context all of them take, with the `Spawner` through which a turn starts a child.
 
 pub mod base;
 pub mod children;

@@ -1,43 +1,33 @@
-//! The sessions this process holds, by id. In `Base` rather than the `App` because a turn
-//! spawns sessions too (a subagent child), and a turn sees only the `Base`. The entries are
-//! held type-erased (`Any`) so that `base` need not name the session type, whose module takes
-//! the `Base`: callers name it (`SessionRef`) and get it back by downcast.
+//! The sessions this process holds, by id. Owned by the `App` (in an `Arc` it shares with its
+//! spawner, through which a turn starts a subagent child), above `session` so it holds the
+//! session type itself; `children` adds a child to it.
 
-use std::any::Any;
+use crate::log::session::SessionRef;
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::RwLock;
 
-struct Entry {
-    created_at: f64,
-    pk: i64,
-    session: Arc<dyn Any + Send + Sync>,
-}
-
+/// Every session by id; a session stays until a store reset drops them all.
 #[derive(Default)]
-pub struct Roster(RwLock<HashMap<String, Entry>>);
+pub struct Roster(RwLock<HashMap<String, SessionRef>>);
 
 impl Roster {
-    pub fn get<T: Any + Send + Sync>(&self, id: &str) -> Option<Arc<T>> {
-        let map = self.0.read().unwrap_or_else(|e| e.into_inner());
-        map.get(id).and_then(|e| e.session.clone().downcast().ok())
+    pub fn get(&self, id: &str) -> Option<SessionRef> {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).get(id).cloned()
     }
 
     /// Every session, oldest first (creation time, then row).
-    pub fn all<T: Any + Send + Sync>(&self) -> Vec<Arc<T>> {
-        let map = self.0.read().unwrap_or_else(|e| e.into_inner());
-        let mut all: Vec<&Entry> = map.values().collect();
+    pub fn all(&self) -> Vec<SessionRef> {
+        let mut all: Vec<SessionRef> = self.0.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
         all.sort_by(|a, b| a.created_at.total_cmp(&b.created_at).then(a.pk.cmp(&b.pk)));
-        all.into_iter().filter_map(|e| e.session.clone().downcast().ok()).collect()
+        all
     }
 
-    pub fn insert<T: Any + Send + Sync>(&self, id: &str, created_at: f64, pk: i64, session: Arc<T>) {
-        let entry = Entry { created_at, pk, session };
-        self.0.write().unwrap_or_else(|e| e.into_inner()).insert(id.to_string(), entry);
+    pub fn insert(&self, session: SessionRef) {
+        self.0.write().unwrap_or_else(|e| e.into_inner()).insert(session.id.clone(), session);
     }
 
     /// Drops every session (store reset).
-    pub fn drain<T: Any + Send + Sync>(&self) -> Vec<Arc<T>> {
-        let mut map = self.0.write().unwrap_or_else(|e| e.into_inner());
-        map.drain().filter_map(|(_, e)| e.session.downcast().ok()).collect()
+    pub fn drain(&self) -> Vec<SessionRef> {
+        self.0.write().unwrap_or_else(|e| e.into_inner()).drain().map(|(_, s)| s).collect()
     }
 }
