@@ -63,12 +63,12 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
     history.replaceState(null, '', `${location.pathname}${location.search}#s=${encodeURIComponent(id)}`)
   }, [])
 
-  const create = useCallback(
-    async (provider: Provider): Promise<string | null> => {
+  // A new session (a provider's, or in a workspace), selected once the host made it.
+  const createWith = useCallback(
+    async (options: Parameters<HostClient['createSession']>[0]): Promise<string | null> => {
       setCreating(true)
       setCreateError(null)
-      const options: { cwd?: string; provider?: Provider } = provider === 'default' ? {} : { provider }
-      const r = await host.createSession(options as Parameters<HostClient['createSession']>[0])
+      const r = await host.createSession(options)
       setCreating(false)
       if (!r.ok) {
         setCreateError(humanError('create a session', r.error))
@@ -79,6 +79,7 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
     },
     [host, select],
   )
+  const create = useCallback((provider: Provider) => createWith(provider === 'default' ? {} : { provider }), [createWith])
 
   // An example from the empty state: a new session, plan mode if it needs it, then the prompt.
   const startExample = useCallback(
@@ -114,19 +115,7 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
   // A 2026-08 host (an open session of it lists commands) has workspaces.
   const [upstream, setUpstream] = useState(false)
   const onUpstream = useCallback(() => setUpstream(true), [])
-  const createIn = useCallback(
-    async (workspaceId: string): Promise<string | null> => {
-      setCreateError(null)
-      const r = await host.createSession({ workspaceId })
-      if (!r.ok) {
-        setCreateError(humanError('create a session', r.error))
-        return null
-      }
-      select(r.value.sessionId)
-      return r.value.sessionId
-    },
-    [host, select],
-  )
+  const createIn = useCallback((workspaceId: string) => createWith({ workspaceId }), [createWith])
 
   const session = useMemo(() => (selected ? host.session(selected) : null), [host, selected])
   const title = list.items.find((i) => i.sessionId === selected)?.title ?? null
