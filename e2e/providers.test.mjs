@@ -140,7 +140,8 @@ describe('provider profiles: one plan-mode turn each, through the demo UI', () =
     const users = await tid('msg-user').count()
     await implement.click()
     await page.waitForFunction((n) => document.querySelectorAll('[data-testid="msg-user"]').length === n + 1, users)
-    assert.equal((await tid('msg-user').last().innerText()).trim(), 'Implement the plan.')
+    // The bubble's text (the echo may still say "Sending…" under it).
+    assert.equal((await tid('msg-user').last().locator('.bubble').innerText()).trim(), 'Implement the plan.')
     await page.waitForSelector('[data-testid="plan-chip"][data-plan="off"]')
     await tid('status-idle').waitFor()
     // The handed-off plan's step list is not pinned under the newer messages.
