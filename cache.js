@@ -152,10 +152,13 @@ export class Cache {
     // not written again), held weakly: a released session's window must not stay in memory
     // because the cache once wrote it.
     this.written = new WeakSet()
-    // Per session, what this page wrote last: its write's id, the snapshot's nodes array (held
-    // weakly), how many of them were the window's, and in how many chunks. A write compares
-    // with it to write only the chunks that changed.
+    // Per session, what this page wrote last: its write's id, how many nodes were the window's,
+    // in how many chunks, and each chunk's first seq. With `kept` (every node object this page
+    // stored or read, held weakly: frozen objects are only replaced, never changed) a write
+    // finds the first chunk that changed. (Not the last array written, held weakly: the
+    // collector took it between writes and every write then rewrote the whole window.)
     this.last = new Map()
+    this.kept = new WeakSet()
     // Sessions whose host-confirmed window is behind what was cached: the host's log was
     // replaced (an honest log never shrinks), so their next write replaces the entry.
     this.replaced = new Set()
@@ -310,8 +313,11 @@ export class Cache {
   /** Remembers what the stored entry of session `id` holds (written by this page or read
    *  whole): the first `n` of `nodes` in `count` chunks under write `w`. Nodes the page lends
    *  from it are the same objects, so the next write puts only the chunks that changed. */
-  wrote(id, w, nodes, count, n = nodes.length) {
-    this.last.set(id, { w, nodes: new WeakRef(nodes), n, count })
+  wrote(id, w, nodes, count, n = nodes.length, from = 0) {
+    for (let i = from; i < n; i++) this.kept.add(nodes[i])
+    const seqs = []
+    for (let i = 0; i < count; i++) seqs.push(nodes[i * CHUNK]?.seq)
+    this.last.set(id, { w, n, count, seqs })
   }
 
   /** Writes snapshot `s` of session `id`: the entry (its newest chunk, seqs and title) and the
@@ -327,10 +333,10 @@ export class Cache {
     const count = Math.max(1, Math.ceil(n / CHUNK))
     const chunk = (i) => nodes.slice(i * CHUNK, Math.min(n, (i + 1) * CHUNK))
     const last = this.last.get(id)
-    const old = last?.nodes.deref()
-    // The first node that is not what this page wrote last.
+    // The first node that is not what this page wrote last: a new object, or in a chunk that
+    // no longer starts where it did (a node came or went before it).
     let d = 0
-    if (old) while (d < Math.min(n, last.n) && nodes[d] === old[d]) d++
+    if (last) while (d < Math.min(n, last.n) && this.kept.has(nodes[d]) && (d % CHUNK || nodes[d].seq === last.seqs[d / CHUNK])) d++
     const w = Math.random()
     let mine = false
     const wrote = await tx('readwrite', async (meta, entries) => {
@@ -339,7 +345,7 @@ export class Cache {
       // here, in the transaction: a cache read that ran before it has said so by now).
       if (m && m.v === VERSION && m.tailSeq > s.tailSeq && !this.replaced.delete(id)) return false
       this.replaced.delete(id)
-      mine = !!old && m?.v === VERSION && m.w === last.w && m.from === 0 && m.n === last.count
+      mine = !!last && m?.v === VERSION && m.w === last.w && m.from === 0 && m.n === last.count
       const sizes = mine ? m.sizes.slice(0, count) : []
       if (mine) {
         // From the first chunk that changed, or the old newest one (kept in the entry until
@@ -361,7 +367,7 @@ export class Cache {
       return true
     })
     if (!wrote) return
-    this.wrote(id, w, nodes, count, n)
+    this.wrote(id, w, nodes, count, n, mine ? d : 0)
     if (mine) return
     for (let i = count - 2; i >= 0; i--) {
       const c = chunk(i)
