@@ -148,7 +148,7 @@ fn a_model_selection_survives_a_restart_and_publishes_nothing() {
     assert_eq!(selected, json!({ "selected": { "provider": "claude", "model": "claude-sonnet-4-5-20250929" } }));
     assert_eq!(frames.drain(Duration::from_millis(300)), Vec::<Value>::new(), "no host frame");
     assert_eq!(host.history(&sid, json!({})), before, "no event, no projection");
-    host.restart();
+    host.kill9_and_restart();
     let models = host.call("session.models", json!({ "sessionId": sid }));
     assert_eq!(models["current"], selected["selected"]);
     assert_eq!(models["routable"], true);

@@ -162,8 +162,13 @@ impl Host {
         }
     }
 
-    /// A new process on the same database, flags and launch (after the last one exited).
+    /// A new process on the same database, flags and launch, once the last one exited (one
+    /// still running is killed first: a test never leaves a host behind).
     pub fn restart(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
         let (child, base) = spawn(&self.db, &self.args, &self.launch);
         self.child = child;
         self.base = base;
