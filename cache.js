@@ -162,6 +162,9 @@ export class Cache {
     // Sessions whose host-confirmed window is behind what was cached: the host's log was
     // replaced (an honest log never shrinks), so their next write replaces the entry.
     this.replaced = new Set()
+    // Per session, its open's cache read while it runs: a write waits for it, since only
+    // the read can tell that the host answered with a replaced log before it was in.
+    this.reading = new Map()
     this.flush = this.flush.bind(this)
     if (typeof addEventListener === 'function') addEventListener('pagehide', this.flush)
     live.add(this)
@@ -332,6 +335,7 @@ export class Cache {
     while (n > 0 && nodes[n - 1].seq === -1) n--
     const count = Math.max(1, Math.ceil(n / CHUNK))
     const chunk = (i) => nodes.slice(i * CHUNK, Math.min(n, (i + 1) * CHUNK))
+    await this.reading.get(id)
     const last = this.last.get(id)
     // The first node that is not what this page wrote last: a new object, or in a chunk that
     // no longer starts where it did (a node came or went before it).
@@ -462,8 +466,9 @@ function changed(cache, s) {
 // is read meanwhile, and the window shown if it is in first.
 function opened(cache, s, st) {
   st.asked = true
-  cache
-    .read(s.sessionId)
+  const id = s.sessionId
+  const run = cache
+    .read(id)
     .then(([entry, prompts, more]) => {
       // Prompts an earlier page of this app made and could not deliver: sent by this one,
       // under their ids (the session looks the host's log up first: never twice).
@@ -478,13 +483,15 @@ function opened(cache, s, st) {
       if (entry && now.openState === 'loading') {
         paint(s, st, entry)
         // The older chunks, then the whole kept window (unless the host answered meanwhile).
-        if (more) cache.older(s.sessionId, more).then((all) => all && st.entry === entry && s.getSnapshot().cached && paint(s, st, all))
+        if (more) cache.older(id, more).then((all) => all && st.entry === entry && s.getSnapshot().cached && paint(s, st, all))
       } else if (entry && now.openState === 'open' && now.tailSeq < entry.tailSeq) {
         // The host answered first, with a shorter log than the cached one: it was replaced.
-        cache.replace(s.sessionId, now)
+        cache.replace(id, now)
       }
     })
     .catch(() => {})
+    .then(() => cache.reading.get(id) === run && cache.reading.delete(id))
+  cache.reading.set(id, run)
 }
 
 // The snapshot while the host's window is not in: the kept window's nodes (its newest chunk

@@ -430,6 +430,33 @@ describe('local cache', () => {
     guard.assertClean()
   })
 
+  it("after a replaced log whose host answer is in before the cache read, the write at close() still replaces the stale entry", async () => {
+    const { id, page, guard, newTail } = await replacedLog()
+    // The cache read waits on the page locks' query, so the host's window is in (and close()
+    // writes it) first: the write must wait for the read that knows the log was replaced.
+    await page.evaluate(() => {
+      const locks = navigator.locks
+      const query = locks.query.bind(locks)
+      locks.query = () => window.cachePage.sleep(300).then(query)
+    })
+    const second = await cacheOnce(page, id, true, false)
+    assert.equal(second.tailSeq, newTail)
+    // The write goes in once the read is: well within the batch delay (2 s) a later write
+    // would wait.
+    const entry = await page.evaluate(
+      async ({ id, newTail }) => {
+        const C = window.cachePage
+        const get = () => C.get('entries', C.key(id))
+        await C.until(async () => (await get())?.tailSeq === newTail, 'the write', 1000).catch(() => {})
+        return get()
+      },
+      { id, newTail },
+    )
+    assert.equal(entry.tailSeq, newTail, `the entry holds the host's new log (tailSeq ${entry.tailSeq}, the host's is ${newTail})`)
+    assert.deepEqual(entry.nodes, second.nodes)
+    guard.assertClean()
+  })
+
   it("a failed open after the cached paint shows the host's error, not the cached window", async () => {
     const id = await seed(30)
     const { page, guard } = await cachePage()
