@@ -35,6 +35,16 @@ class HostClient extends Wasm {
     return super.call(/^[\w.-]+$/.test(method) ? method : 0, JSON.stringify(payload), o?.signal)
   }
 
+  // Both are read at every connect (`host.describe`) and seed (`session.list`), where the
+  // value is checked against its schema.
+  describe() {
+    return this.call('host.describe')
+  }
+
+  listSessions() {
+    return this.call('session.list')
+  }
+
   // Both are the host's payloads as given: the host checks them (a seed host has no fork: 404,
   // which resolves `unsupported`).
   createSession(o) {

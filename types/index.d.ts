@@ -208,8 +208,11 @@ export class HostClient {
   getSnapshot(): ConnectionSnapshot
   /** Returns the unsubscribe function. Listeners run in a microtask, at most once per microtask. */
   subscribe(listener: () => void): () => void
-  describe(): Promise<RpcResult<HostDescription>>
-  listSessions(): Promise<RpcResult<{ items: SessionSummary[] }>>
+  /** `host.describe` through `call`: the host's result as written (the client checks the same
+   * value against its schema at every connect). */
+  describe(): Promise<HostRpcResult<HostDescription>>
+  /** `session.list` through `call`: one page, no cursor sent. */
+  listSessions(): Promise<HostRpcResult<{ items: SessionSummary[] }>>
   /** `session.create` with `options` as its payload (the host checks it; the 2026-08 host also
    * takes `workspaceId`, `sessionId`, `agentPreset`). */
   createSession(options?: { cwd?: string; provider?: string; [member: string]: unknown }): Promise<HostRpcResult<{ sessionId: string }>>

@@ -11,12 +11,12 @@ async fn a_token_is_sent_as_a_bearer_header() {
     let client = |token: &str| client_of(TOKEN_HOST, TRANSPORT, token);
     let with = client(&format!(",\"token\":\"{TOKEN}\""));
     connected(&with).await;
-    let r = wait(call(&with, "listSessions", &[])).await;
+    let r = wait(call(&with, "call", &["session.list".into(), "{}".into()])).await;
     assert_eq!(get(&r, "ok"), JsValue::TRUE, "{}", json(&r));
     call(&with, "close", &[]);
     for token in [String::new(), ",\"token\":\"wrong\"".to_string()] {
         let without = client(&token);
-        let r = wait(call(&without, "listSessions", &[])).await;
+        let r = wait(call(&without, "call", &["session.list".into(), "{}".into()])).await;
         assert_eq!(get(&r, "ok"), JsValue::FALSE, "refused without the right token: {}", json(&r));
         assert_eq!(path(&r, &["error", "code"]).as_string().as_deref(), Some("internal"), "a 401 is a transport error");
         until("a failed connection attempt", 5_000.0, || conn_state(&without) == "reconnecting").await;

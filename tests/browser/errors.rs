@@ -25,7 +25,7 @@ async fn business_and_transport_failures_resolve_never_throw() {
     // Transport failure: nothing listens there.
     let dead =
         JsValue::from(HostClient::new(obj("{\"baseUrl\":\"http://127.0.0.1:9\",\"requestTimeoutMs\":3000}")).unwrap());
-    let r = wait(call(&dead, "describe", &[])).await;
+    let r = wait(call(&dead, "call", &["host.describe".into(), "{}".into()])).await;
     assert_eq!(get(&r, "ok"), JsValue::FALSE);
     assert_eq!(path(&r, &["error", "code"]).as_string().unwrap(), "internal");
     let ds = call(&dead, "session", &["x".into()]);
@@ -46,14 +46,14 @@ async fn business_and_transport_failures_resolve_never_throw() {
 #[wasm_bindgen_test]
 async fn a_unary_body_over_max_response_bytes_is_a_transport_error_naming_the_limit() {
     let small = host_with(",\"maxResponseBytes\":16");
-    let r = wait(call(&small, "describe", &[])).await;
+    let r = wait(call(&small, "call", &["host.describe".into(), "{}".into()])).await;
     assert_eq!(get(&r, "ok"), JsValue::FALSE);
     let message = path(&r, &["error", "message"]).as_string().unwrap();
     assert!(message.contains("over the 16-byte limit (maxResponseBytes)"), "{message}");
     assert_eq!(path(&r, &["error", "details", "transport"]), JsValue::TRUE);
     call(&small, "close", &[]);
     let roomy = host_with(",\"maxResponseBytes\":4096");
-    let r = wait(call(&roomy, "describe", &[])).await;
+    let r = wait(call(&roomy, "call", &["host.describe".into(), "{}".into()])).await;
     assert_eq!(get(&r, "ok"), JsValue::TRUE, "a body within the limit is read");
     call(&roomy, "close", &[]);
     let e = HostClient::new(obj("{\"maxResponseBytes\":-1}")).err().expect("a negative limit throws");
@@ -100,8 +100,6 @@ async fn programmer_errors_throw_errors_with_stable_codes() {
     }
     call(&host, "close", &[]);
     for (target, name, args) in [
-        (&host, "describe", vec![]),
-        (&host, "listSessions", vec![]),
         (&host, "call", vec![JsValue::from_str("session.create"), JsValue::from_str("{}")]),
         (&host, "session", vec![JsValue::from_str("abc")]),
         (&s, "open", vec![]),

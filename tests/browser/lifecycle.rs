@@ -19,7 +19,7 @@ async fn close_releases_streams_timers_listeners_and_settles_operations() {
     // An operation in flight when close() happens still settles.
     fault("{\"command\":\"withhold\",\"count\":2}").await;
     let pending = call(&s, "setPlanMode", &[JsValue::TRUE]);
-    let desc = call(&host, "describe", &[]);
+    let desc = call(&host, "call", &["host.describe".into(), "{}".into()]);
     sleep(100.0).await;
     call(&host, "close", &[]);
     call(&host, "close", &[]); // idempotent

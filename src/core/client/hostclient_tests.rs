@@ -102,7 +102,7 @@ fn close_settles_every_pending_operation_and_closes_every_stream_and_call() {
     let mut d = Driver::sse();
     d.establish();
     d.open(1, "s1");
-    d.input(Input::Host { handle: OpHandle(2), call: HostCall::List });
+    d.input(Input::Host { handle: OpHandle(2), call: HostCall::Call { method: "session.list".into(), payload: "{}".into() } });
     d.input(Input::Session {
         handle: OpHandle(3),
         session: "s1".into(),
@@ -168,7 +168,7 @@ fn a_respond_whose_call_fails_settles_a_transport_receipt() {
 fn unreadable_replies_are_transport_errors_naming_the_path() {
     let mut d = Driver::sse();
     d.establish();
-    d.input(Input::Host { handle: OpHandle(1), call: HostCall::Describe });
+    d.input(Input::Host { handle: OpHandle(1), call: HostCall::Call { method: "host.describe".into(), payload: "{}".into() } });
     let (call, _) = d.take("host.describe");
     d.input(Input::Response {
         call,
@@ -444,7 +444,7 @@ fn a_call_unanswered_past_the_request_timeout_is_aborted_and_fails_with_the_time
     d.establish();
     d.seed();
     let sent_at = d.now;
-    d.input(Input::Host { handle: OpHandle(7), call: HostCall::List });
+    d.input(Input::Host { handle: OpHandle(7), call: HostCall::Call { method: "session.list".into(), payload: "{}".into() } });
     let (call, _) = d.take("session.list");
     let deadline = Instant::from_ms(sent_at + DEFAULT_TIMEOUT_MS);
     assert_eq!(d.client.poll_timeout(), Some(deadline), "the call's deadline is the one timer");
@@ -462,13 +462,13 @@ fn an_answered_call_leaves_no_deadline_and_a_zero_timeout_arms_none() {
     let mut d = Driver::sse();
     d.establish();
     d.seed();
-    d.input(Input::Host { handle: OpHandle(7), call: HostCall::List });
+    d.input(Input::Host { handle: OpHandle(7), call: HostCall::Call { method: "session.list".into(), payload: "{}".into() } });
     d.answer("session.list", r#"{"items":[]}"#);
     assert_eq!(d.client.poll_timeout(), None, "the deadline went with the answer");
     let mut d =
         Driver::new(Config { transport: Transport::Only(Carrier::Sse), request_timeout_ms: 0.0, ..Config::default() });
     d.establish();
-    d.input(Input::Host { handle: OpHandle(7), call: HostCall::List });
+    d.input(Input::Host { handle: OpHandle(7), call: HostCall::Call { method: "session.list".into(), payload: "{}".into() } });
     assert_eq!(d.client.poll_timeout(), None, "requestTimeoutMs 0: no call deadline");
 }
 
@@ -478,7 +478,7 @@ fn a_body_past_max_response_bytes_is_aborted_and_fails_naming_the_limit() {
         Driver::new(Config { transport: Transport::Only(Carrier::Sse), max_response_bytes: 16, ..Config::default() });
     d.establish();
     d.seed();
-    d.input(Input::Host { handle: OpHandle(7), call: HostCall::List });
+    d.input(Input::Host { handle: OpHandle(7), call: HostCall::Call { method: "session.list".into(), payload: "{}".into() } });
     let (call, _) = d.take("session.list");
     d.input(Input::ResponseBytes { call, bytes: vec![b' '; 16] });
     assert!(d.aborted.is_empty() && d.settled.is_empty(), "16 bytes are within the bound");

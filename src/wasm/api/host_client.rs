@@ -4,7 +4,7 @@ use super::session::JsSession;
 use crate::core::client::{HostCall, Input, OpHandle};
 use crate::wasm::config::parse_options;
 use crate::wasm::driver::{
-    close_shared, feed_weak, live, make_unsubscribe, operate, operate_as, run, Inner, SessionJs, Shared,
+    close_shared, feed_weak, live, make_unsubscribe, operate_as, run, Inner, SessionJs, Shared,
 };
 use crate::wasm::js;
 use js_sys::Promise;
@@ -58,17 +58,6 @@ impl HostClient {
             feed_weak(&weak, Input::Timeout);
         }
         Ok(make_unsubscribe(weak, None, id))
-    }
-
-    pub fn describe(&self) -> Result<Promise, JsValue> {
-        self.live()?;
-        Ok(self.host_call(HostCall::Describe))
-    }
-
-    #[wasm_bindgen(js_name = listSessions)]
-    pub fn list_sessions(&self) -> Result<Promise, JsValue> {
-        self.live()?;
-        Ok(self.host_call(HostCall::List))
     }
 
     /// `call(method, payloadText, signal)` (index.js's `call` checks the method and writes the
@@ -134,12 +123,6 @@ impl HostClient {
     pub fn close(&self) {
         // The destructors' close (closing starts no I/O): one fewer generic copy of `run`.
         close_shared(&self.shared);
-    }
-}
-
-impl HostClient {
-    fn host_call(&self, call: HostCall) -> Promise {
-        operate(&self.shared, |handle| Input::Host { handle, call })
     }
 }
 

@@ -105,10 +105,6 @@ impl HostClient {
                     s.on_response(req, result);
                 }
             }
-            CallFor::Host { handle, method } => {
-                let result = result.and_then(|v| checked(method, v));
-                self.outputs.push_back(Output::Settle { handle, settlement: Settlement::Result(result) });
-            }
             // The host's result object as written; the client's own failures as results.
             CallFor::Call { handle } => {
                 let settlement = match result {
@@ -179,16 +175,10 @@ impl HostClient {
             self.outputs.push_back(Output::Settle { handle, settlement });
             return;
         }
-        let method = match call {
-            HostCall::Describe => wire::HOST_DESCRIBE,
-            HostCall::List => wire::SESSION_LIST,
-            HostCall::Call { method, payload } => {
-                let rpc = self.mint_rpc();
-                let body = wire::client_request_text(&rpc, &method, &payload);
-                return self.dispatch(CallFor::Call { handle }, &method, body, ResponseForm::Result { rpc_id: rpc });
-            }
-        };
-        self.send(CallFor::Host { handle, method }, method, "{}");
+        let HostCall::Call { method, payload } = call;
+        let rpc = self.mint_rpc();
+        let body = wire::client_request_text(&rpc, &method, &payload);
+        self.dispatch(CallFor::Call { handle }, &method, body, ResponseForm::Result { rpc_id: rpc });
     }
 
     /// `host.call`'s signal aborted: the call, if still in flight, is given up.

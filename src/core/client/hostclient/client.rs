@@ -19,8 +19,6 @@ use std::collections::VecDeque;
 pub(super) enum CallFor {
     /// A session request: the result goes back to the session under `req`.
     Session { session: String, req: ReqId },
-    /// A host-level call of the UI.
-    Host { handle: OpHandle, method: &'static str },
     /// `host.call` (its result settles as the host wrote it).
     Call { handle: OpHandle },
     /// `host.describe` of a generation (part of establishing it).
@@ -356,7 +354,7 @@ impl HostClient {
         // Every call is given up: no reply is read after this.
         for (call, p) in std::mem::take(&mut self.calls) {
             self.outputs.push_back(Output::Abort { call });
-            if let CallFor::Host { handle, .. } | CallFor::Call { handle } = p.what {
+            if let CallFor::Call { handle } = p.what {
                 let settlement = Settlement::Result(Err(cancelled("HostClient closed")));
                 self.outputs.push_back(Output::Settle { handle, settlement });
             }

@@ -136,11 +136,8 @@ pub enum SessionOp {
 /// A host-level call the UI asked for.
 #[derive(Debug, Clone, PartialEq)]
 pub enum HostCall {
-    /// `host.describe`.
-    Describe,
-    /// `session.list`.
-    List,
-    /// `host.call` (and `createSession`, `fork`, `search`, made of it): any method, with the
+    /// `host.call` (and `describe`, `listSessions`, `createSession`, `fork`, `search`, made
+    /// of it): any method, with the
     /// package's envelope, auth, deadline and body bound. It settles with the host's result
     /// object as the host wrote it ([`Settlement::Receipt`]), its error codes the host's own;
     /// a failure of the client's own (carrier, deadline, an abort through
