@@ -20,11 +20,13 @@ class HostClient extends Wasm {
     // The local cache composes through the wasm's store hook: the sessions that change before
     // cache.js is in wait for it.
     const kept = options?.cache && { w: new Set() }
-    if (link || kept) options = { ...options }
+    // Frames of types the wasm does not read go to `host.workspaces()`'s store once it is in.
+    const h = { s: link, k: kept }
+    options = { ...options, __frames: (t) => h.w?.deref()?.f(t) }
     if (link) options.__socket = (path, url) => link.m?.socket(path, url) ?? (link.w.push({ path, url, close() { this.gone = 1 } }), link.w.at(-1))
     if (kept) options.__store = (s) => (kept.f ? kept.f(s) : kept.w.add(s))
     super(options)
-    unlinked.register(this, (this.h = { s: link, k: kept }))
+    unlinked.register(this, (this.h = h))
     if (link) import('./share.js').then((m) => (link.m = m.join(options, link.w)) && link.gone && link.m.close())
     if (kept) cache().then((m) => m.attach(kept, options))
   }
@@ -61,6 +63,12 @@ class HostClient extends Wasm {
     const c = (this.h.q = new AbortController())
     const s = o?.signal
     return this.call('session.search', { query }, { signal: s ? AbortSignal.any([c.signal, s]) : c.signal })
+  }
+
+  // The 2026-08 host's workspaces and archive set, kept live (workspaces.js, loaded on the
+  // first call: one store per client).
+  workspaces() {
+    return (this.h.p ??= import('./workspaces.js').then((m) => m.store(this, this.h)))
   }
 
   clearCache() {

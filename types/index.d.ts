@@ -49,6 +49,26 @@ export type SessionModels = {
   failures: { id: string; name: string; message: string }[]
 }
 export type WorkspaceView = { workspaceId: string; path: string; title: string; sessionIds: string[]; createdAt: string; updatedAt: string }
+/** `host.workspaces()`'s snapshot: frozen, the same object until something changes; a workspace
+ * whose record did not change stays the same object. */
+export interface WorkspacesSnapshot {
+  /** `loading` until the first `workspace.list` answers; `unsupported` on a host without
+   * workspaces (a seed host); `error` when the list failed (asked again at the next connection). */
+  readonly state: 'loading' | 'ready' | 'unsupported' | 'error'
+  /** In the host's display order (a new workspace first). */
+  readonly items: readonly Readonly<WorkspaceView>[]
+  readonly archivedSessionIds: readonly string[]
+  readonly error: HostRpcError | null
+  /** Workspace frames dropped: not of their shape. */
+  readonly dropped: number
+}
+/** The 2026-08 host's workspaces and archive set, kept live by its `host/workspace-*` and
+ * `host/archived-sessions-changed` frames; `workspace.list` again at every new connection. */
+export interface WorkspaceStore {
+  getSnapshot(): WorkspacesSnapshot
+  /** Returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void
+}
 export type SubagentAddress = { parentSessionId: string; childSessionId: string; mode: 'one-shot' | 'continuable' }
 export type SubagentListEntry =
   | ({ kind: 'child'; id: string; activity: 'running' | 'inactive'; hasChildren: boolean } & ({ mode: 'one-shot'; label?: string } | { mode: 'continuable'; label: string }))
@@ -231,6 +251,10 @@ export class HostClient {
   /** The 2026-08 host's `session.search`: at most 20 sessions, `hasMore` when the query should
    * be narrowed. A search gives up the one before it (which resolves `'cancelled'`). */
   search(query: string, options?: CallOptions): Promise<HostRpcResult<{ items: SessionSearchItem[]; hasMore: boolean }>>
+  /** The 2026-08 host's workspaces and archive set, kept live (loaded on the first call; the
+   * same store for every call). Change them with `call('workspace.create' | 'workspace.rename' |
+   * …)`: the store shows what the host's frames say, whoever made the change. */
+  workspaces(): Promise<WorkspaceStore>
   /** The resident Session for the id: the same object for the same id. */
   session(sessionId: string): Session
   /** Empties the local cache: every host's entries (whether or not this client uses it). */

@@ -25,6 +25,9 @@ pub(crate) struct Endpoint {
     /// changed whose `Session` object the page holds (the local cache composes through it: it
     /// reads the snapshot, paints a loading one with `__cache`, writes what the host confirmed).
     pub(crate) store: Option<js_sys::Function>,
+    /// The entry's `__frames(text)`: handed each frame of a type the core does not read
+    /// (`host.workspaces()` composes through it), before the listeners.
+    pub(crate) frames: Option<js_sys::Function>,
 }
 
 impl Endpoint {
@@ -146,6 +149,7 @@ pub(crate) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Config), JsValu
     };
     let socket = js::is_function(&js::get(&opts, "__socket"));
     let store = js::is_function(&js::get(&opts, "__store"));
+    let frames = js::is_function(&js::get(&opts, "__frames"));
     let eager = !js::get(&js_sys::global().into(), "document").is_undefined();
-    Ok((Endpoint { base, token, eager, socket, store }, cfg))
+    Ok((Endpoint { base, token, eager, socket, store, frames }, cfg))
 }

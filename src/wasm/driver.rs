@@ -33,6 +33,9 @@ pub(crate) struct Listeners {
     pub(crate) items: Vec<(u64, Function)>,
 }
 
+/// The unread frames held for the frame hook between two microtasks, at most.
+const MAX_UNREAD: usize = 256;
+
 /// What the shell holds for one session.
 #[derive(Default)]
 pub(crate) struct SessionJs {
@@ -74,6 +77,9 @@ pub(crate) struct Inner {
     pub(crate) host_listeners: Listeners,
     notify_host: bool,
     pub(crate) notify_sessions: Vec<String>,
+    /// Frames of types the core does not read, for the entry's frame hook with the listeners
+    /// (never from inside an input: the hook may call the client).
+    unread: Vec<String>,
     /// JS calls to make once the borrow is released.
     deferred: Vec<(Function, JsValue)>,
     /// I/O to start after those calls.
@@ -108,6 +114,7 @@ impl Inner {
                 host_listeners: Listeners::default(),
                 notify_host: false,
                 notify_sessions: Vec::new(),
+                unread: Vec::new(),
                 deferred: Vec::new(),
                 starts: Vec::new(),
                 sessions_export: ListExport::default(),
@@ -264,6 +271,13 @@ impl Inner {
                     }
                 }
                 Output::HostChanged => self.notify_host = true,
+                // Held for the hook only where there is one; at most one microtask's worth
+                // (each frame is one input, and the microtask runs between them).
+                Output::Unread(text) => {
+                    if self.ep.frames.is_some() && self.unread.len() < MAX_UNREAD {
+                        self.unread.push(text);
+                    }
+                }
                 Output::SessionChanged(id) => {
                     let export = &mut self.per_session.get_or_insert_with(id.as_str(), SessionJs::default).export;
                     export.changes += 1;
@@ -277,7 +291,7 @@ impl Inner {
             }
         }
         self.arm_timer();
-        if (self.notify_host || !self.notify_sessions.is_empty()) && !self.microtask_queued {
+        if (self.notify_host || !self.notify_sessions.is_empty() || !self.unread.is_empty()) && !self.microtask_queued {
             if let Some(cb) = &self.microtask_cb {
                 self.microtask_queued = true;
                 js::queue_microtask(cb);
@@ -390,6 +404,12 @@ pub(crate) fn flush_listeners(weak: &WeakShared) {
         let mut g = shared.borrow_mut();
         g.microtask_queued = false;
         let mut calls = Vec::new();
+        let unread = std::mem::take(&mut g.unread);
+        if let Some(hook) = &g.ep.frames {
+            for text in unread {
+                calls.push((hook.clone(), text.into()));
+            }
+        }
         if std::mem::take(&mut g.notify_host) {
             for (_, f) in &g.host_listeners.items {
                 calls.push((f.clone(), JsValue::UNDEFINED));

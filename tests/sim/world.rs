@@ -303,7 +303,8 @@ impl World {
                     Some(slot) => *slot = Some(settlement),
                 }
             }
-            Output::HostChanged => {}
+            // The model host sends no frame of a type the client does not read.
+            Output::HostChanged | Output::Unread(_) => {}
             Output::SessionChanged(id) => {
                 let i = self.sim_of(&id);
                 self.sims[i].changed_since_check = true;

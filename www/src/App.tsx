@@ -125,7 +125,6 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
       <Sidebar
         host={host}
         upstream={upstream}
-        generation={conn.state === 'open' ? conn.generation : -1}
         onCreateIn={createIn}
         list={list}
         providers={providers}

@@ -197,6 +197,21 @@ fn malformed_and_dropped_frames_are_counted_not_routed() {
 }
 
 #[test]
+fn a_frame_of_a_type_the_client_does_not_know_is_handed_on_not_counted_malformed() {
+    let mut d = Driver::sse();
+    d.establish();
+    let host = d.mux();
+    let newer = r#"{"type":"server-request","rpcId":"r9","method":"host/goal-changed","payload":{"type":"host/goal-changed"}}"#;
+    d.input(Input::StreamBytes { stream: host, bytes: format!("data: {newer}\n\n").into_bytes() });
+    // A known type that fails its schema is still malformed, and not handed on.
+    let bad = r#"{"type":"server-request","rpcId":"r10","method":"session/title","payload":{"type":"session/title"}}"#;
+    d.input(Input::StreamBytes { stream: host, bytes: format!("data: {bad}\n\n").into_bytes() });
+    assert_eq!(d.unread, vec![newer.to_string()]);
+    let diag = d.client.diagnostics();
+    assert_eq!((diag.frames, diag.malformed_frames), (1, 1));
+}
+
+#[test]
 fn a_socket_close_is_worded_by_the_client_from_its_code() {
     let mut d = Driver::sse();
     d.establish();
@@ -558,9 +573,12 @@ fn the_2026_08_methods_written_from_upstream_source_replay_through_call_as_writt
             } else if let Some(frame) = head.strip_prefix("< [host") {
                 let json = &frame[frame.find(']').expect("a stamp") + 2..];
                 let before = d.client.diagnostics();
+                d.unread.clear();
                 d.input(Input::StreamBytes { stream: host, bytes: format!("data: {json}\n\n").into_bytes() });
                 let after = d.client.diagnostics();
-                assert_eq!(after.malformed_frames, before.malformed_frames + 1, "{file:?}: {json}");
+                // A frame the client has no model of is read and handed on as it came.
+                assert_eq!(d.unread, vec![json.to_string()], "{file:?}: {json}");
+                assert_eq!(after.malformed_frames, before.malformed_frames, "{file:?}: {json}");
                 assert_eq!(after.unrouted_frames, before.unrouted_frames);
                 frames += 1;
             }

@@ -17,6 +17,8 @@ pub(super) struct Driver {
     pub(super) aborted: Vec<CallId>,
     pub(super) settled: Vec<(OpHandle, Settlement)>,
     pub(super) session_changes: Vec<String>,
+    /// Frames of types the client does not read, as handed on.
+    pub(super) unread: Vec<String>,
 }
 
 impl Driver {
@@ -30,6 +32,7 @@ impl Driver {
             aborted: Vec::new(),
             settled: Vec::new(),
             session_changes: Vec::new(),
+            unread: Vec::new(),
         };
         d.input(Input::Timeout);
         d
@@ -54,6 +57,7 @@ impl Driver {
                 Output::Settle { handle, settlement } => self.settled.push((handle, settlement)),
                 Output::HostChanged => {}
                 Output::SessionChanged(id) => self.session_changes.push(id),
+                Output::Unread(text) => self.unread.push(text),
             }
         }
     }

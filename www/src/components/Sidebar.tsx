@@ -32,8 +32,6 @@ interface Props {
   host: HostClient
   /** The host speaks the 2026-08 wire (an open session lists commands): it has workspaces. */
   upstream: boolean
-  /** The connection generation while open, else -1: workspaces are read again on each. */
-  generation: number
   /** A new session in a workspace; resolves its id. */
   onCreateIn(workspaceId: string): Promise<string | null>
   list: SessionListSnapshot
@@ -139,7 +137,7 @@ export function Sidebar(p: Props) {
   const [picked, setPicked] = useState<Provider | null>(null)
   // Archived sessions leave every grouping surface (upstream's rule): the list too.
   const [archived, setArchived] = useState<ReadonlySet<string>>(new Set())
-  const onArchived = useCallback((ids: string[]) => setArchived(new Set(ids)), [])
+  const onArchived = useCallback((ids: readonly string[]) => setArchived(new Set(ids)), [])
   const list = archived.size ? { ...p.list, items: p.list.items.filter((i) => !archived.has(i.sessionId)) } : p.list
   const offered = p.providers ?? []
   // The pick stays while the host offers it; otherwise the host's first agent.
@@ -181,7 +179,7 @@ export function Sidebar(p: Props) {
       ) : null}
       <SessionSearch host={p.host} list={list} selected={p.selected} onSelect={p.onSelect} />
       {p.upstream ? (
-        <Workspaces host={p.host} list={list} generation={p.generation} selected={p.selected} onSelect={p.onSelect} onArchived={onArchived} onCreateIn={p.onCreateIn} />
+        <Workspaces host={p.host} list={list} selected={p.selected} onSelect={p.onSelect} onArchived={onArchived} onCreateIn={p.onCreateIn} />
       ) : null}
       <h2 className="section-label" id="sessions-label">
         Sessions

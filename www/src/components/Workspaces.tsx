@@ -1,16 +1,15 @@
-import { useCallback, useEffect, useState } from 'react'
-import type { HostClient, HostRpcResult, SessionListSnapshot, WorkspaceView as Workspace } from 'agent-session'
+import { useCallback, useEffect, useState, useSyncExternalStore } from 'react'
+import type { HostClient, HostRpcResult, SessionListSnapshot, WorkspaceStore, WorkspacesSnapshot } from 'agent-session'
 import { humanError } from '../errors'
 
-type Listed = { items: Workspace[]; archivedSessionIds: string[] }
+const none = () => () => {}
 
-/** The host's workspaces and archive set, through `host.call`. Read again after each change
- *  made here and on every new connection generation (the package does not follow the host's
- *  `host/workspace-*` frames yet). `onArchived` tells the app which sessions to hide. */
+/** The host's workspaces and archive set, kept live by the package (`host.workspaces()`: the
+ *  host's `host/workspace-*` frames, whoever made the change). `onArchived` tells the app which
+ *  sessions to hide. */
 export function Workspaces({
   host,
   list,
-  generation,
   selected,
   onSelect,
   onArchived,
@@ -18,37 +17,40 @@ export function Workspaces({
 }: {
   host: HostClient
   list: SessionListSnapshot
-  generation: number
   selected: string | null
   onSelect(id: string): void
-  onArchived(ids: string[]): void
+  onArchived(ids: readonly string[]): void
   /** A new session in the workspace (`createSession({workspaceId})`); resolves its id. */
   onCreateIn(workspaceId: string): Promise<string | null>
 }) {
-  const [listed, setListed] = useState<Listed | null>(null)
+  const [store, setStore] = useState<WorkspaceStore | null>(null)
+  useEffect(() => {
+    let live = true
+    void host.workspaces().then((s) => live && setStore(s))
+    return () => {
+      live = false
+    }
+  }, [host])
+  const subscribe = useCallback((l: () => void) => (store ? store.subscribe(l) : none()), [store])
+  const snap: WorkspacesSnapshot | null = useSyncExternalStore(subscribe, () => store?.getSnapshot() ?? null)
   const [error, setError] = useState<string | null>(null)
   const [path, setPath] = useState<string | null>(null)
   const [renaming, setRenaming] = useState<{ id: string; title: string } | null>(null)
-
-  const reload = useCallback(async () => {
-    const r = await host.call('workspace.list')
-    if (r.ok) (setListed(r.value), onArchived(r.value.archivedSessionIds))
-    else setError(humanError('list the workspaces', r.error))
-  }, [host, onArchived])
+  const archivedIds = snap?.archivedSessionIds
   useEffect(() => {
-    if (generation >= 0) void reload()
-  }, [reload, generation])
+    if (archivedIds) onArchived(archivedIds)
+  }, [archivedIds, onArchived])
+  const listError = snap?.state === 'error' && snap.error ? humanError('list the workspaces', snap.error) : null
 
   const change = async (what: string, method: string, payload: object) => {
     setError(null)
     const r: HostRpcResult<unknown> = await host.call(method as string, payload)
     if (!r.ok) setError(humanError(what, r.error))
-    await reload()
     return r.ok
   }
   const title = (id: string) => list.items.find((i) => i.sessionId === id)?.title ?? 'New session'
-  const archived = new Set(listed?.archivedSessionIds ?? [])
-  const items = listed?.items ?? []
+  const archived = new Set(archivedIds ?? [])
+  const items = snap?.items ?? []
 
   return (
     <section className="workspaces" data-testid="workspaces" aria-labelledby="workspaces-label">
@@ -80,9 +82,9 @@ export function Workspaces({
           </button>
         </form>
       ) : null}
-      {error ? (
+      {error || listError ? (
         <div className="sidebar-error" role="alert" data-testid="workspace-error">
-          {error}
+          {error ?? listError}
         </div>
       ) : null}
       {items.map((w, i) => (
@@ -108,7 +110,7 @@ export function Workspaces({
             <button className="link small" data-testid="workspace-rename" onClick={() => setRenaming({ id: w.workspaceId, title: w.title })}>
               Rename
             </button>
-            <button className="link small" data-testid="workspace-new-session" aria-label={`New session in ${w.title}`} onClick={() => void onCreateIn(w.workspaceId).then(reload)}>
+            <button className="link small" data-testid="workspace-new-session" aria-label={`New session in ${w.title}`} onClick={() => void onCreateIn(w.workspaceId)}>
               + session
             </button>
             <button

@@ -176,6 +176,10 @@ impl HostClient {
                 }
                 self.router.on_frame(inbound, data.len());
             }
+            Err(wire::FrameError::Unknown { .. }) => {
+                self.diag.frames += 1;
+                self.outputs.push_back(Output::Unread(data.to_string()));
+            }
             Err(_) => self.diag.malformed_frames += 1,
         }
         true

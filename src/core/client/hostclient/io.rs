@@ -314,6 +314,10 @@ pub enum Output {
     HostChanged,
     /// Session `id`'s snapshot changed.
     SessionChanged(String),
+    /// A frame of a type this client does not read (a newer host's, such as the 2026-08
+    /// workspace frames), as it arrived: for the app's own reader (the shell's frame hook),
+    /// which composes what the core has no model of.
+    Unread(String),
 }
 
 /// Counters for diagnostics and tests.
@@ -321,7 +325,8 @@ pub enum Output {
 pub struct ClientDiagnostics {
     /// Frame documents read.
     pub frames: u64,
-    /// Frames dropped: not a frame document, oversize, binary.
+    /// Frames dropped: not a frame document (or a known type failing its schema), oversize,
+    /// binary. A frame of a type this client does not know is read ([`Output::Unread`]).
     pub malformed_frames: u64,
     /// Frames that named no resident session and were not held for one (no stash kind, or
     /// past the stash's bounds).
