@@ -60,9 +60,18 @@ describe('a message is never lost (demo, network cut by the browser)', () => {
   })
 
   async function newSession() {
+    // The view shown before the click is open too: wait for the new session's own.
+    const view = page.getByTestId('session-view')
+    const before = (await view.count()) ? await view.getAttribute('data-session-id') : null
     await page.getByTestId('new-session').click()
-    await page.waitForSelector('[data-testid="session-view"][data-open-state="open"]')
-    return page.getByTestId('session-view').getAttribute('data-session-id')
+    await page.waitForFunction(
+      (before) => {
+        const v = document.querySelector('[data-testid="session-view"][data-open-state="open"]')
+        return v && v.getAttribute('data-session-id') !== before
+      },
+      before,
+    )
+    return view.getAttribute('data-session-id')
   }
 
   async function send(text) {
