@@ -71,6 +71,12 @@ class HostClient extends Wasm {
     return (this.h.p ??= import('./workspaces.js').then((m) => m.store(this, this.h)))
   }
 
+  // One session's model directory and selection, behind a fence (models.js, loaded on the
+  // first call).
+  models(sessionId) {
+    return import('./models.js').then((m) => m.store(this, sessionId))
+  }
+
   clearCache() {
     return cache().then((m) => m.clearAll())
   }

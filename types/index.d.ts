@@ -41,11 +41,12 @@ export type ModelCatalogModel = {
   description?: string
   reasoning?: { efforts: { id: string; name: string; description?: string }[]; defaultEffort?: string }
 }
+export type ModelCatalogGroup = { id: string; name: string; models: ModelCatalogModel[] }
 /** `session.models`: the directory for one session; `routable` says whether a route serves `current`. */
 export type SessionModels = {
   current: ModelSelection
   routable: boolean
-  groups: { id: string; name: string; models: ModelCatalogModel[] }[]
+  groups: ModelCatalogGroup[]
   failures: { id: string; name: string; message: string }[]
 }
 export type WorkspaceView = { workspaceId: string; path: string; title: string; sessionIds: string[]; createdAt: string; updatedAt: string }
@@ -61,6 +62,29 @@ export interface WorkspacesSnapshot {
   readonly error: HostRpcError | null
   /** Workspace frames dropped: not of their shape. */
   readonly dropped: number
+}
+/** `host.models(sessionId)`'s snapshot: frozen, a new object at every change. */
+export interface ModelsSnapshot {
+  /** `loading` until `session.models` answers; `unsupported` on a host without it (a seed host). */
+  readonly state: 'loading' | 'ready' | 'unsupported' | 'error'
+  readonly groups: readonly ModelCatalogGroup[]
+  /** Whether a route serves `current` (`session.models`' `routable`). */
+  readonly routable: boolean
+  /** The selection as the host last confirmed it (null until listed). */
+  readonly current: Readonly<ModelSelection> | null
+  /** The newest pick while the host has not answered it. */
+  readonly pending: Readonly<ModelSelection> | null
+  /** Why the directory could not be listed, or why the newest pick was refused. */
+  readonly error: HostRpcError | null
+}
+/** One session's model directory and selection. Picks are fenced: only the answer to the
+ * newest one is applied, so a slower answer to an older pick never overwrites a newer one. */
+export interface ModelStore {
+  getSnapshot(): ModelsSnapshot
+  /** Returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void
+  /** `session.selectModel` for the session's next step; resolves the host's answer. */
+  select(selection: ModelSelection): Promise<HostRpcResult<{ selected: ModelSelection }>>
 }
 /** The 2026-08 host's workspaces and archive set, kept live by its `host/workspace-*` and
  * `host/archived-sessions-changed` frames; `workspace.list` again at every new connection. */
@@ -255,6 +279,9 @@ export class HostClient {
    * same store for every call). Change them with `call('workspace.create' | 'workspace.rename' |
    * …)`: the store shows what the host's frames say, whoever made the change. */
   workspaces(): Promise<WorkspaceStore>
+  /** The 2026-08 host's model directory and selection of one session (loaded on the first
+   * call; the same store for the same id). Rejects with `bad-argument` for an empty id. */
+  models(sessionId: string): Promise<ModelStore>
   /** The resident Session for the id: the same object for the same id. */
   session(sessionId: string): Session
   /** Empties the local cache: every host's entries (whether or not this client uses it). */

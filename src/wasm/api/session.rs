@@ -153,7 +153,7 @@ impl JsSession {
             _ => false,
         };
         let action = js::js_json(&action).filter(|_| ok).ok_or_else(|| {
-            js::bad_argument("action must be {kind:'edit', content: ContentBlock[]} | {kind:'remove'} | {kind:'steer'}")
+            js::bad_argument("action must be {kind:'edit', content} or {kind:'remove' | 'steer'}")
         })?;
         self.op(SessionOp::Verb(Call::UpdateQueue { item_id, action }))
     }

@@ -1,39 +1,34 @@
-import { useEffect, useRef, useState } from 'react'
-import type { HostClient, ModelSelection as Selection, SessionModels as Models } from 'agent-session'
+import { useCallback, useEffect, useState, useSyncExternalStore } from 'react'
+import type { HostClient, ModelStore, ModelsSnapshot } from 'agent-session'
 import { humanError } from '../errors'
 
 const key = (s: { provider: string; model: string }) => `${s.provider}\n${s.model}`
+const none = () => () => {}
 
-/** Picks the model of the session's next step (`session.models` / `session.selectModel`
- *  through `host.call`). Shown only on a host that has them (the caller decides). A selection
- *  the host confirmed is what the picker shows; a newer pick always wins over an older answer. */
+/** Picks the model of the session's next step through the package's model store
+ *  (`host.models(sessionId)`). Shown only on a host that has them (the caller decides). It
+ *  shows the newest pick while the host answers it, then the selection the host confirmed; the
+ *  store's fence keeps an older pick's late answer from overwriting a newer one. */
 export function ModelPicker({ host, sessionId }: { host: HostClient; sessionId: string }) {
-  const [models, setModels] = useState<Models | null>(null)
-  const [shown, setShown] = useState<Selection | null>(null)
-  const [error, setError] = useState<string | null>(null)
-  // The newest pick: an answer to an older one is not shown.
-  const latest = useRef(0)
-
+  const [store, setStore] = useState<ModelStore | null>(null)
   useEffect(() => {
-    const c = new AbortController()
-    void host.call('session.models', { sessionId }, { signal: c.signal }).then((r) => {
-      if (r.ok) (setModels(r.value), setShown(r.value.current))
-      else if (r.error.code !== 'cancelled') setError(humanError('list the models', r.error))
-    })
-    return () => c.abort()
+    let live = true
+    void host.models(sessionId).then((s) => live && setStore(s))
+    return () => {
+      live = false
+    }
   }, [host, sessionId])
+  const subscribe = useCallback((l: () => void) => (store ? store.subscribe(l) : none()), [store])
+  const snap: ModelsSnapshot | null = useSyncExternalStore(subscribe, () => store?.getSnapshot() ?? null)
 
-  if (!models || !shown) return error ? <span className="small" role="alert">{error}</span> : null
+  if (!store || !snap) return null
+  if (snap.state !== 'ready' || !snap.current) {
+    return snap.error ? <span className="small" role="alert">{humanError('list the models', snap.error)}</span> : null
+  }
+  const shown = snap.pending ?? snap.current
   const pick = (value: string) => {
     const [provider, model] = value.split('\n') as [string, string]
-    const n = ++latest.current
-    setError(null)
-    setShown({ provider, model })
-    void host.call('session.selectModel', { sessionId, provider, model }).then((r) => {
-      if (n !== latest.current) return
-      if (r.ok) (setShown(r.value.selected), setModels({ ...models, current: r.value.selected }))
-      else (setShown(models.current), setError(humanError('switch the model', r.error)))
-    })
+    void store.select({ provider, model })
   }
   return (
     <div className="model-picker">
@@ -41,10 +36,10 @@ export function ModelPicker({ host, sessionId }: { host: HostClient; sessionId: 
         Model
       </label>
       <select id="model-select" className="select small" data-testid="model-select" value={key(shown)} onChange={(e) => pick(e.target.value)} title="The model of the next step">
-        {models.groups.some((g) => g.models.some((m) => key({ provider: g.id, model: m.id }) === key(shown))) ? null : (
+        {snap.groups.some((g) => g.models.some((m) => key({ provider: g.id, model: m.id }) === key(shown))) ? null : (
           <option value={key(shown)}>{shown.model}</option>
         )}
-        {models.groups.map((g) => (
+        {snap.groups.map((g) => (
           <optgroup key={g.id} label={g.name}>
             {g.models.map((m) => (
               <option key={m.id} value={key({ provider: g.id, model: m.id })}>
@@ -54,9 +49,9 @@ export function ModelPicker({ host, sessionId }: { host: HostClient; sessionId: 
           </optgroup>
         ))}
       </select>
-      {error ? (
+      {snap.error ? (
         <span className="small" role="alert" data-testid="model-error">
-          {error}
+          {humanError('switch the model', snap.error)}
         </span>
       ) : null}
     </div>

@@ -1,0 +1,92 @@
+// The 2026-08 host's model directory and selection of one session (`host.models(sessionId)`,
+// docs/API.md "Models"). Loaded by index.js on the first call (apps without it never load this
+// file). Made of `host.call`: `session.models` once, then `session.selectModel` per pick. The
+// host sends no frame when a selection changes, so what is shown is what its answers say,
+// behind a fence: each pick is numbered, and only the answer to the newest one is applied (a
+// slower answer to an older pick never overwrites a newer one).
+
+// Per client, per session: one store (one fence for every component that picks), held weakly:
+// a store nobody holds goes, and its entry with it.
+const stores = new WeakMap()
+const gone = new FinalizationRegistry(([mine, id]) => mine.get(id)?.deref() || mine.delete(id))
+
+/** The store of session `sessionId`'s models on client `host` (the same one for the same id). */
+export function store(host, sessionId) {
+  if (typeof sessionId !== 'string' || !sessionId) throw Object.assign(new Error('sessionId must be a non-empty string'), { code: 'bad-argument' })
+  let mine = stores.get(host)
+  if (!mine) stores.set(host, (mine = new Map()))
+  let s = mine.get(sessionId)?.deref()
+  if (!s) {
+    mine.set(sessionId, new WeakRef((s = new Models(host, sessionId))))
+    gone.register(s, [mine, sessionId])
+  }
+  return s
+}
+
+class Models {
+  constructor(host, sessionId) {
+    this.host = host
+    this.id = sessionId
+    this.listeners = new Set()
+    this.snap = Object.freeze({ state: 'loading', groups: [], routable: false, current: null, pending: null, error: null })
+    // The number of the newest pick (the fence).
+    this.picks = 0
+    this.load()
+  }
+
+  getSnapshot() {
+    return this.snap
+  }
+
+  subscribe(listener) {
+    if (typeof listener !== 'function') throw Object.assign(new Error('listener must be a function'), { code: 'bad-argument' })
+    const l = () => listener()
+    this.listeners.add(l)
+    return () => this.listeners.delete(l)
+  }
+
+  async load() {
+    const r = await this.host.call('session.models', { sessionId: this.id })
+    const v = r.ok && r.value
+    if (v && Array.isArray(v.groups) && v.current && typeof v.current.provider === 'string') {
+      // A pick made while the directory was asked stands over its `current`.
+      this.set({ state: 'ready', groups: deepFreeze(v.groups), routable: v.routable === true, current: this.picks ? this.snap.current : deepFreeze(v.current) })
+    } else {
+      const error = r.ok ? { code: 'internal', message: 'session.models: not {current, routable, groups}' } : r.error
+      this.set({ state: error.code === 'unsupported' ? 'unsupported' : 'error', error })
+    }
+  }
+
+  /** Asks the host to use `selection` (`{provider, model, reasoningEffort?}`) for the next
+   *  step; resolves the host's answer. `pending` shows it until the answer comes. */
+  async select(selection) {
+    const n = ++this.picks
+    const pick = deepFreeze({ ...selection })
+    this.set({ pending: pick, error: null })
+    const r = await this.host.call('session.selectModel', { ...selection, sessionId: this.id })
+    if (n === this.picks) {
+      if (r.ok) this.set({ current: deepFreeze(r.value.selected), pending: null })
+      else this.set({ pending: null, error: r.error })
+    }
+    return r
+  }
+
+  set(part) {
+    this.snap = Object.freeze({ ...this.snap, ...part })
+    for (const l of this.listeners) {
+      try {
+        l()
+      } catch (e) {
+        console.error(e)
+      }
+    }
+  }
+}
+
+function deepFreeze(v) {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    for (const k in v) deepFreeze(v[k])
+    Object.freeze(v)
+  }
+  return v
+}
