@@ -11,6 +11,8 @@
 // them. So a stale, replaced or tampered entry can cost a flash of old content, never a
 // wrong window.
 
+import { deepFreeze as freeze } from './store.js'
+
 /** The IndexedDB database of the cache (its one definition; docs/API.md names it). */
 export const DB = 'agent-session-cache'
 // An entry of another format version is ignored (and replaced by the next write).
@@ -30,14 +32,6 @@ const PAGE_LOCK = 'agent-session-page:'
 const BATCH_MS = 2000
 // The bound of `cache: true` (and of an object without `maxBytes`).
 const MAX_BYTES = 50 * 1024 * 1024
-
-const freeze = (v) => {
-  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
-    for (const k in v) freeze(v[k])
-    Object.freeze(v)
-  }
-  return v
-}
 
 // Whether two exported (plain, JSON-shaped) values are equal.
 export function same(a, b) {

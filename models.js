@@ -5,6 +5,8 @@
 // behind a fence: each pick is numbered, and only the answer to the newest one is applied (a
 // slower answer to an older pick never overwrites a newer one).
 
+import { Store } from './store.js'
+
 // Per client, per session: one store (one fence for every component that picks), held weakly:
 // a store nobody holds goes, and its entry with it.
 const stores = new WeakMap()
@@ -23,26 +25,14 @@ export function store(host, sessionId) {
   return s
 }
 
-class Models {
+class Models extends Store {
   constructor(host, sessionId) {
+    super({ state: 'loading', groups: [], routable: false, current: null, pending: null, error: null })
     this.host = host
     this.id = sessionId
-    this.listeners = new Set()
-    this.snap = Object.freeze({ state: 'loading', groups: [], routable: false, current: null, pending: null, error: null })
     // The number of the newest pick (the fence).
     this.picks = 0
     this.load()
-  }
-
-  getSnapshot() {
-    return this.snap
-  }
-
-  subscribe(listener) {
-    if (typeof listener !== 'function') throw Object.assign(new Error('listener must be a function'), { code: 'bad-argument' })
-    const l = () => listener()
-    this.listeners.add(l)
-    return () => this.listeners.delete(l)
   }
 
   async load() {
@@ -50,7 +40,7 @@ class Models {
     const v = r.ok && r.value
     if (v && Array.isArray(v.groups) && v.current && typeof v.current.provider === 'string') {
       // A pick made while the directory was asked stands over its `current`.
-      this.set({ state: 'ready', groups: deepFreeze(v.groups), routable: v.routable === true, current: this.picks ? this.snap.current : deepFreeze(v.current) })
+      this.set({ state: 'ready', groups: v.groups, routable: v.routable === true, current: this.picks ? this.snap.current : v.current })
     } else {
       const error = r.ok ? { code: 'internal', message: 'session.models: not {current, routable, groups}' } : r.error
       this.set({ state: error.code === 'unsupported' ? 'unsupported' : 'error', error })
@@ -61,32 +51,17 @@ class Models {
    *  step; resolves the host's answer. `pending` shows it until the answer comes. */
   async select(selection) {
     const n = ++this.picks
-    const pick = deepFreeze({ ...selection })
+    const pick = { ...selection }
     this.set({ pending: pick, error: null })
     const r = await this.host.call('session.selectModel', { ...selection, sessionId: this.id })
     if (n === this.picks) {
-      if (r.ok) this.set({ current: deepFreeze(r.value.selected), pending: null })
+      if (r.ok) this.set({ current: r.value.selected, pending: null })
       else this.set({ pending: null, error: r.error })
     }
     return r
   }
 
   set(part) {
-    this.snap = Object.freeze({ ...this.snap, ...part })
-    for (const l of this.listeners) {
-      try {
-        l()
-      } catch (e) {
-        console.error(e)
-      }
-    }
+    this.show({ ...this.snap, ...part })
   }
-}
-
-function deepFreeze(v) {
-  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
-    for (const k in v) deepFreeze(v[k])
-    Object.freeze(v)
-  }
-  return v
 }

@@ -6,6 +6,8 @@
 // applied on top of its answer (they are full records on one ordered stream, so applying one
 // the answer already holds changes nothing, and the last one stands).
 
+import { Store, deepFreeze } from './store.js'
+
 const CHANGED = 'host/workspace-changed'
 const REMOVED = 'host/workspace-removed'
 const ORDER = 'host/workspace-order-changed'
@@ -16,13 +18,6 @@ const MAX_HELD = 1000
 const strings = (v) => Array.isArray(v) && v.every((s) => typeof s === 'string')
 const workspace = (w) =>
   w && typeof w === 'object' && typeof w.workspaceId === 'string' && typeof w.title === 'string' && typeof w.path === 'string' && strings(w.sessionIds)
-const freeze = (v) => {
-  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
-    for (const k in v) freeze(v[k])
-    Object.freeze(v)
-  }
-  return v
-}
 
 /** The store of client `host` (`h`: what the client holds beside the wasm; its frame hook
  *  reaches the store through `h.w`, held weakly: the client must stay collectable). */
@@ -32,28 +27,16 @@ export function store(host, h) {
   return s
 }
 
-class Workspaces {
+class Workspaces extends Store {
   constructor(host) {
+    super({ state: 'loading', items: [], archivedSessionIds: [], error: null, dropped: 0 })
     this.host = host
-    this.listeners = new Set()
-    this.snap = freeze({ state: 'loading', items: [], archivedSessionIds: [], error: null, dropped: 0 })
     // The frames since the seed in flight was asked (null: none in flight).
     this.held = null
     this.gen = -1
     this.f = this.f.bind(this)
     host.subscribe(() => this.connected())
     this.connected()
-  }
-
-  getSnapshot() {
-    return this.snap
-  }
-
-  subscribe(listener) {
-    if (typeof listener !== 'function') throw Object.assign(new Error('listener must be a function'), { code: 'bad-argument' })
-    const l = () => listener()
-    this.listeners.add(l)
-    return () => this.listeners.delete(l)
   }
 
   // A new connection: its own seed (what changed while there was none is in its answer).
@@ -109,21 +92,13 @@ class Workspaces {
     const old = new Map(this.snap.items.map((w) => [w.workspaceId, w]))
     const keep = (w) => {
       const o = old.get(w.workspaceId)
-      return o && JSON.stringify(o) === JSON.stringify(w) ? o : freeze(w)
+      return o && JSON.stringify(o) === JSON.stringify(w) ? o : deepFreeze(w)
     }
     const items = next.items.map(keep)
     const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i])
     next.items = same(items, this.snap.items) ? this.snap.items : items
     if (same(next.archivedSessionIds, this.snap.archivedSessionIds)) next.archivedSessionIds = this.snap.archivedSessionIds
-    if (Object.keys(next).every((k) => next[k] === this.snap[k])) return
-    this.snap = freeze(next)
-    for (const l of this.listeners) {
-      try {
-        l()
-      } catch (e) {
-        console.error(e)
-      }
-    }
+    if (!Object.keys(next).every((k) => next[k] === this.snap[k])) this.show(next)
   }
 }
 

@@ -26,7 +26,7 @@ describe('host.models(sessionId): one session model directory and selection, beh
     dir = tempDir()
     const www = join(dir, 'www')
     cpSync(join(ROOT, 'pkg'), join(www, 'pkg'), { recursive: true })
-    for (const f of ['index.js', 'cache.js', 'share.js', 'workspaces.js', 'models.js']) copyFileSync(join(ROOT, f), join(www, f))
+    for (const f of ['index.js', 'cache.js', 'share.js', 'workspaces.js', 'models.js', 'store.js']) copyFileSync(join(ROOT, f), join(www, f))
     writeFileSync(join(www, 'models.html'), PAGE)
     host = await startHost({ db: join(dir, 'host.sqlite'), staticDir: www, faults: true, extra: ['--wire', '2026-08'] })
     browser = await launch()

@@ -45,7 +45,7 @@ async function setup() {
   const dir = tempDir()
   const www = join(dir, 'www')
   cpSync(join(ROOT, 'pkg'), join(www, 'pkg'), { recursive: true })
-  for (const f of ['index.js', 'cache.js', 'share.js']) copyFileSync(join(ROOT, f), join(www, f))
+  for (const f of ['index.js', 'cache.js', 'share.js', 'store.js']) copyFileSync(join(ROOT, f), join(www, f))
   writeFileSync(join(www, 'share.html'), PAGE)
   const host = await startHost({ db: join(dir, 'host.sqlite'), staticDir: www, chunkDelayMs: 5, faults: true })
   const { sessionId } = (await admin(host.url, { command: 'seed', events: 20, messageEvery: 5 })).results[0]

@@ -40,7 +40,7 @@ describe('host.workspaces(): the 2026-08 host workspaces, kept live', () => {
     dir = tempDir()
     const www = join(dir, 'www')
     cpSync(join(ROOT, 'pkg'), join(www, 'pkg'), { recursive: true })
-    for (const f of ['index.js', 'cache.js', 'share.js', 'workspaces.js']) copyFileSync(join(ROOT, f), join(www, f))
+    for (const f of ['index.js', 'cache.js', 'share.js', 'workspaces.js', 'store.js']) copyFileSync(join(ROOT, f), join(www, f))
     writeFileSync(join(www, 'workspaces.html'), PAGE)
     for (const d of ['alpha', 'beta']) mkdirSync(join(dir, d))
     host = await startHost({ db: join(dir, 'host.sqlite'), staticDir: www, faults: true, extra: ['--wire', '2026-08'] })
