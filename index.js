@@ -77,6 +77,11 @@ class HostClient extends Wasm {
     return import('./models.js').then((m) => m.store(this, sessionId))
   }
 
+  // One session's subagents, kept live (subagents.js, loaded on the first call).
+  subagents(parentSessionId) {
+    return import('./subagents.js').then((m) => m.store(this, parentSessionId))
+  }
+
   clearCache() {
     return cache().then((m) => m.clearAll())
   }

@@ -5,24 +5,12 @@
 // behind a fence: each pick is numbered, and only the answer to the newest one is applied (a
 // slower answer to an older pick never overwrites a newer one).
 
-import { Store } from './store.js'
+import { Store, keyed } from './store.js'
 
-// Per client, per session: one store (one fence for every component that picks), held weakly:
-// a store nobody holds goes, and its entry with it.
-const stores = new WeakMap()
-const gone = new FinalizationRegistry(([mine, id]) => mine.get(id)?.deref() || mine.delete(id))
-
-/** The store of session `sessionId`'s models on client `host` (the same one for the same id). */
+/** The store of session `sessionId`'s models on client `host` (one per session: one fence for
+ *  every component that picks). */
 export function store(host, sessionId) {
-  if (typeof sessionId !== 'string' || !sessionId) throw Object.assign(new Error('sessionId must be a non-empty string'), { code: 'bad-argument' })
-  let mine = stores.get(host)
-  if (!mine) stores.set(host, (mine = new Map()))
-  let s = mine.get(sessionId)?.deref()
-  if (!s) {
-    mine.set(sessionId, new WeakRef((s = new Models(host, sessionId))))
-    gone.register(s, [mine, sessionId])
-  }
-  return s
+  return keyed(host, 'models', 'sessionId', sessionId, () => new Models(host, sessionId))
 }
 
 class Models extends Store {

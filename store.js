@@ -11,6 +11,27 @@ export function deepFreeze(v) {
   return v
 }
 
+const bad = (message) => Object.assign(new Error(message), { code: 'bad-argument' })
+
+// Per client, per key: one store, held weakly (a store nobody holds goes, its entry with it).
+const stores = new WeakMap()
+const gone = new FinalizationRegistry(([mine, key]) => mine.get(key)?.deref() || mine.delete(key))
+
+/** Client `host`'s store of `kind` for session `id` (a non-empty string, else `bad-argument`
+ *  naming it `what`): the same object while anything holds it, else `make()`'s. */
+export function keyed(host, kind, what, id, make) {
+  if (typeof id !== 'string' || !id) throw bad(`${what} must be a non-empty string`)
+  let mine = stores.get(host)
+  if (!mine) stores.set(host, (mine = new Map()))
+  const key = `${kind}\n${id}`
+  let s = mine.get(key)?.deref()
+  if (!s) {
+    mine.set(key, new WeakRef((s = make())))
+    gone.register(s, [mine, key])
+  }
+  return s
+}
+
 /** A store's snapshot and listeners (`getSnapshot`, `subscribe`), as the package's own are. */
 export class Store {
   constructor(snap) {
@@ -23,7 +44,7 @@ export class Store {
   }
 
   subscribe(listener) {
-    if (typeof listener !== 'function') throw Object.assign(new Error('listener must be a function'), { code: 'bad-argument' })
+    if (typeof listener !== 'function') throw bad('listener must be a function')
     const l = () => listener()
     this.listeners.add(l)
     return () => this.listeners.delete(l)

@@ -5,29 +5,23 @@
 // (the host's answer to the first is held), a refused pick, and one store per session.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { copyFileSync, cpSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT, admin, cleanup, killHost, startHost, tempDir } from '../tests/support/host.mjs'
+import { admin, cleanup, killHost, startHost, tempDir } from '../tests/support/host.mjs'
 import { launch } from '../tests/support/browser.mjs'
+import { barePage } from '../tests/support/pages.mjs'
 import { guardPage } from '../tests/support/guard.mjs'
 
-const PAGE = `<!doctype html><meta charset="utf-8"><title>models</title><link rel="icon" href="data:,">
-<script type="module">
-import init, { HostClient } from './index.js'
-await init()
+const SCRIPT = `
 const host = new HostClient({ baseUrl: location.origin })
 window.__t = { host }
-</script>`
+`
 
 describe('host.models(sessionId): one session model directory and selection, behind a fence', () => {
   let dir, host, browser, page, guard, sessionId
 
   before(async () => {
     dir = tempDir()
-    const www = join(dir, 'www')
-    cpSync(join(ROOT, 'pkg'), join(www, 'pkg'), { recursive: true })
-    for (const f of ['index.js', 'cache.js', 'share.js', 'workspaces.js', 'models.js', 'store.js']) copyFileSync(join(ROOT, f), join(www, f))
-    writeFileSync(join(www, 'models.html'), PAGE)
+    const www = barePage(dir, 'models.html', SCRIPT)
     host = await startHost({ db: join(dir, 'host.sqlite'), staticDir: www, faults: true, extra: ['--wire', '2026-08'] })
     browser = await launch()
     page = await browser.newPage()

@@ -6,22 +6,20 @@
 // says `unsupported`.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { copyFileSync, cpSync, mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT, admin, cleanup, killHost, startHost, tempDir } from '../tests/support/host.mjs'
+import { admin, cleanup, killHost, startHost, tempDir } from '../tests/support/host.mjs'
 import { launch } from '../tests/support/browser.mjs'
+import { barePage } from '../tests/support/pages.mjs'
 import { NETWORK, guardPage } from '../tests/support/guard.mjs'
 
-const PAGE = `<!doctype html><meta charset="utf-8"><title>workspaces</title><link rel="icon" href="data:,">
-<script type="module">
-import init, { HostClient } from './index.js'
-await init()
+const SCRIPT = `
 const host = new HostClient({ baseUrl: location.origin })
 const store = await host.workspaces()
 const seen = []
 store.subscribe(() => seen.push(store.getSnapshot()))
 window.__t = { host, store, seen, again: await host.workspaces() }
-</script>`
+`
 
 let n = 0
 /** Another client's call (plain HTTP, as any program on the host's network would). */
@@ -38,10 +36,7 @@ describe('host.workspaces(): the 2026-08 host workspaces, kept live', () => {
 
   before(async () => {
     dir = tempDir()
-    const www = join(dir, 'www')
-    cpSync(join(ROOT, 'pkg'), join(www, 'pkg'), { recursive: true })
-    for (const f of ['index.js', 'cache.js', 'share.js', 'workspaces.js', 'store.js']) copyFileSync(join(ROOT, f), join(www, f))
-    writeFileSync(join(www, 'workspaces.html'), PAGE)
+    const www = barePage(dir, 'workspaces.html', SCRIPT)
     for (const d of ['alpha', 'beta']) mkdirSync(join(dir, d))
     host = await startHost({ db: join(dir, 'host.sqlite'), staticDir: www, faults: true, extra: ['--wire', '2026-08'] })
     seedHost = await startHost({ db: join(dir, 'seed.sqlite'), staticDir: www })

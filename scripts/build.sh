@@ -61,12 +61,12 @@ for snippet in $(find pkg/snippets -name "*.js"); do
   node_modules/.bin/terser "$snippet" --module --compress --mangle --output "$snippet"
 done
 # The browser entry ships minified too (pkg/index.js, the package's "default" export) with the
-# modules it loads on demand (pkg/cache.js, pkg/share.js, pkg/workspaces.js, pkg/models.js and pkg/store.js, which the
+# modules it loads on demand (pkg/cache.js, pkg/share.js, pkg/workspaces.js, pkg/models.js, pkg/subagents.js and pkg/store.js, which the
 # stores share), its imports re-pointed
 # from the package root to pkg/; the readable index.js and those modules stay the source (and what
 # node.js builds on): measured 1,097 -> 698 B gzipped for the entry.
 node_modules/.bin/terser index.js --module --compress --mangle --keep-classnames | sed -e 's#\./pkg/#./#g' > pkg/index.js
-for m in cache share workspaces models store; do
+for m in cache share workspaces models subagents store; do
   node_modules/.bin/terser "$m.js" --module --compress --mangle --output "pkg/$m.js"
 done
 grep -q '"./agent_session.js"\|'"'"'./agent_session.js'"'"'' pkg/index.js || { echo "build: pkg/index.js does not import ./agent_session.js" >&2; exit 1; }

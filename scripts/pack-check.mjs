@@ -38,14 +38,14 @@ try {
   const files = info.files.map((f) => f.path)
   // Exactly these files: the entries, the local cache and the many-tabs layer (loaded on demand), the glue and its one
   // snippet, the module, the typings.
-  const expected = ['README.md', 'cache.js', 'first.js', 'index.js', 'models.js', 'node.js', 'package.json', 'pkg/agent_session.js', 'pkg/agent_session_bg.wasm', 'pkg/cache.js', 'pkg/index.js', 'pkg/models.js', 'pkg/share.js', 'pkg/snippets/*/src/wasm/shell.js', 'pkg/store.js', 'pkg/workspaces.js', 'react/index.d.ts', 'react/index.js', 'share.js', 'store.js', 'svelte/index.d.ts', 'svelte/index.js', 'types/index.d.ts', 'vue/index.d.ts', 'vue/index.js', 'workspaces.js']
+  const expected = ['README.md', 'cache.js', 'first.js', 'index.js', 'models.js', 'node.js', 'package.json', 'pkg/agent_session.js', 'pkg/agent_session_bg.wasm', 'pkg/cache.js', 'pkg/index.js', 'pkg/models.js', 'pkg/share.js', 'pkg/snippets/*/src/wasm/shell.js', 'pkg/store.js', 'pkg/subagents.js', 'pkg/workspaces.js', 'react/index.d.ts', 'react/index.js', 'share.js', 'store.js', 'subagents.js', 'svelte/index.d.ts', 'svelte/index.js', 'types/index.d.ts', 'vue/index.d.ts', 'vue/index.js', 'workspaces.js']
   const shipped = files.map((f) => f.replace(/^pkg\/snippets\/[^/]+\//, 'pkg/snippets/*/')).sort()
   if (JSON.stringify(shipped) !== JSON.stringify(expected)) fail(`tarball files differ from the expected list:\n  got:      ${shipped.join(', ')}\n  expected: ${expected.join(', ')}`)
 
   // A tree that cannot build refuses to pack (npm's prepack) instead of shipping no wasm.
   const bare = join(dir, 'unbuilt')
   mkdirSync(join(bare, 'scripts'), { recursive: true })
-  for (const f of ['package.json', 'index.js', 'cache.js', 'share.js', 'workspaces.js', 'models.js', 'store.js', 'node.js', 'first.js', 'README.md', 'scripts/prepack.sh']) writeFileSync(join(bare, f), readFileSync(join(ROOT, f)))
+  for (const f of ['package.json', 'index.js', 'cache.js', 'share.js', 'workspaces.js', 'models.js', 'subagents.js', 'store.js', 'node.js', 'first.js', 'README.md', 'scripts/prepack.sh']) writeFileSync(join(bare, f), readFileSync(join(ROOT, f)))
   const refused = spawnSync('npm', ['pack', '--dry-run'], { cwd: bare, encoding: 'utf8', env: { ...process.env, PATH: '/usr/bin:/bin' } })
   if (refused.status === 0 || !/prepack: REFUSED/.test(refused.stderr)) fail(`npm pack of an unbuilt tree without build tools did not refuse (exit ${refused.status}): ${refused.stderr}`)
   console.log(`[pack-check] ${info.filename}: ${files.length} files, ${(info.size / 1024).toFixed(1)} kB packed, ${(info.unpackedSize / 1024).toFixed(1)} kB unpacked`)

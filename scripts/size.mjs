@@ -46,11 +46,12 @@ console.log(`  package files: ${files.join(', ')}`)
 // bounded on its own (size-budget.json). The local cache (cacheKB) by apps that turn it on; the
 // many-tabs layer (shareKB) by every HostClient in a browser with Web Locks and
 // BroadcastChannel (unless `share: false`); the workspaces store (workspacesKB) by the first
-// `host.workspaces()`; the models store (modelsKB) by the first `host.models(id)`; what the stores and the cache
+// `host.workspaces()`; the models store (modelsKB) by the first `host.models(id)`; the subagents store
+// (subagentsKB) by the first `host.subagents(id)`; what the stores and the cache
 // share (storeKB) with the first of them.
 const budgets = JSON.parse(readFileSync(root + 'size-budget.json', 'utf8'))
 let lazyWithin = true
-for (const m of ['cache', 'share', 'workspaces', 'models', 'store']) {
+for (const m of ['cache', 'share', 'workspaces', 'models', 'subagents', 'store']) {
   const bound = budgets[`${m}KB`]
   const f = `pkg/${m}.js`
   const gz = files.includes(f) ? gzipSync(readFileSync(root + f), { level: 9 }).length : 0

@@ -86,6 +86,23 @@ export interface ModelStore {
   /** `session.selectModel` for the session's next step; resolves the host's answer. */
   select(selection: ModelSelection): Promise<HostRpcResult<{ selected: ModelSelection }>>
 }
+/** `host.subagents(parentSessionId)`'s snapshot: frozen, the same object until the catalog changes. */
+export interface SubagentsSnapshot {
+  /** `loading` until `subagent.list` answers; `unsupported` on a host without it (a seed host). */
+  readonly state: 'loading' | 'ready' | 'unsupported' | 'error'
+  /** The catalog in creation order; an entry that did not change stays the same object. */
+  readonly items: readonly Readonly<SubagentListEntry>[]
+  readonly parentAvailable: boolean
+  readonly error: HostRpcError | null
+}
+/** One session's subagents, kept live: `subagent.list` again at every new connection and
+ * whenever the live list's children of the session come, go or start and stop running. Open a
+ * child with `host.session(entry.id)`. */
+export interface SubagentStore {
+  getSnapshot(): SubagentsSnapshot
+  /** Returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void
+}
 /** The 2026-08 host's workspaces and archive set, kept live by its `host/workspace-*` and
  * `host/archived-sessions-changed` frames; `workspace.list` again at every new connection. */
 export interface WorkspaceStore {
@@ -282,6 +299,9 @@ export class HostClient {
   /** The 2026-08 host's model directory and selection of one session (loaded on the first
    * call; the same store for the same id). Rejects with `bad-argument` for an empty id. */
   models(sessionId: string): Promise<ModelStore>
+  /** The 2026-08 host's subagents of one session, kept live (loaded on the first call; the same
+   * store for the same id). Rejects with `bad-argument` for an empty id. */
+  subagents(parentSessionId: string): Promise<SubagentStore>
   /** The resident Session for the id: the same object for the same id. */
   session(sessionId: string): Session
   /** Empties the local cache: every host's entries (whether or not this client uses it). */

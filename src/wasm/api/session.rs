@@ -126,7 +126,7 @@ impl JsSession {
         }
         let answers = js::js_json(&answers)
             .and_then(|v| crate::core::wire::interaction::Answer::read_list(v.text()).ok())
-            .ok_or_else(|| js::bad_argument("answers must be [{questionId, selectedOptionIds?, text?}]"))?;
+            .ok_or_else(|| js::bad_argument("answers must be [{questionId, …}]"))?;
         self.op(SessionOp::Answer { prompt_id, answers })
     }
 

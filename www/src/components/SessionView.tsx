@@ -98,7 +98,7 @@ export function SessionView({
   useEffect(() => {
     if (speaks2026) onUpstream?.()
   }, [speaks2026, onUpstream])
-  const byCall = useSubagents(host, session.sessionId, snap.nodes, snap.running, speaks2026 && snap.openState === 'open')
+  const byCall = useSubagents(host, session.sessionId, snap.nodes, speaks2026 && snap.openState === 'open')
   const subagents = useMemo(() => ({ byCall, open: (id: string) => onOpen?.(id) }), [byCall, onOpen])
 
   // The host's title (live session list), else the snapshot's; never a guess from the window.

@@ -1,25 +1,32 @@
-import { createContext, useContext, useEffect, useMemo, useState } from 'react'
-import type { ConversationNode, HostClient, SubagentListEntry } from 'agent-session'
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, useSyncExternalStore } from 'react'
+import type { ConversationNode, HostClient, SubagentListEntry, SubagentStore } from 'agent-session'
 
 type Child = Extract<SubagentListEntry, { kind: 'child' }>
 
 /** Each `subagent` tool call's child (by `callId`), and how to open one. */
 export const SubagentsContext = createContext<{ byCall: ReadonlyMap<string, Child>; open(id: string): void } | null>(null)
 
-/** The session's direct children from the 2026-08 host's `subagent.list` (through
- *  `host.call`), read on open and whenever a turn ends, each matched to the tool call that
- *  spawned it: a continuable child's result names it (`started subagent <id>`); otherwise the
- *  n-th `subagent` call spawned the n-th child (the catalog is in creation order). */
-export function useSubagents(host: HostClient, sessionId: string, nodes: readonly ConversationNode[], running: boolean, enabled: boolean) {
-  const [children, setChildren] = useState<Child[]>([])
+const none = () => () => {}
+const noEntries: readonly SubagentListEntry[] = []
+
+/** The session's direct children, kept live by the package (`host.subagents(sessionId)`), each
+ *  matched to the tool call that spawned it: a continuable child's result names it (`started
+ *  subagent <id>`); otherwise the n-th `subagent` call spawned the n-th child (the catalog is
+ *  in creation order). */
+export function useSubagents(host: HostClient, sessionId: string, nodes: readonly ConversationNode[], enabled: boolean) {
+  const [store, setStore] = useState<SubagentStore | null>(null)
   useEffect(() => {
-    if (!enabled || running) return
-    const c = new AbortController()
-    void host.call('subagent.list', { parentSessionId: sessionId }, { signal: c.signal }).then((r) => {
-      if (r.ok) setChildren(r.value.entries.filter((e): e is Child => e.kind === 'child'))
-    })
-    return () => c.abort()
-  }, [host, sessionId, running, enabled])
+    if (!enabled) return
+    let live = true
+    void host.subagents(sessionId).then((s) => live && setStore(s))
+    return () => {
+      live = false
+      setStore(null)
+    }
+  }, [host, sessionId, enabled])
+  const subscribe = useCallback((l: () => void) => (store ? store.subscribe(l) : none()), [store])
+  const entries = useSyncExternalStore(subscribe, () => store?.getSnapshot().items ?? noEntries)
+  const children = useMemo(() => entries.filter((e): e is Child => e.kind === 'child'), [entries])
   return useMemo(() => {
     const byCall = new Map<string, Child>()
     const rest = [...children]

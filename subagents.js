@@ -1,0 +1,60 @@
+// The 2026-08 host's subagents of one session (`host.subagents(parentSessionId)`, docs/API.md
+// "Subagents"), kept live. Loaded by index.js on the first call. Made of `host.call`
+// (`subagent.list`) and the live session list: a child is a session whose `parentSessionId`
+// is the parent's, so the catalog is asked again at every new connection and whenever the
+// live list's children of the parent come, go or change their running state; the newest ask
+// wins (an older one is given up). Each child opens as a session of its own:
+// `host.session(child.id)`.
+
+import { Store, keyed } from './store.js'
+
+/** The store of `parentSessionId`'s subagents on client `host` (one per parent). */
+export function store(host, parentSessionId) {
+  return keyed(host, 'subagents', 'parentSessionId', parentSessionId, () => new Subagents(host, parentSessionId))
+}
+
+class Subagents extends Store {
+  constructor(host, parent) {
+    super({ state: 'loading', items: [], parentAvailable: true, error: null })
+    this.host = host
+    this.parent = parent
+    // What the catalog was last asked for: the generation and the children as listed live.
+    this.seen = null
+    this.ask = null
+    host.subscribe(() => this.changed())
+    this.changed()
+  }
+
+  changed() {
+    const c = this.host.getSnapshot()
+    if (c.state !== 'open') return
+    const children = this.host.getSessions().items.filter((i) => i.parentSessionId === this.parent)
+    const seen = `${c.generation}\n${children.map((i) => `${i.sessionId}:${i.running}:${i.waiting}`).join('\n')}`
+    if (seen === this.seen) return
+    this.seen = seen
+    this.list()
+  }
+
+  async list() {
+    this.ask?.abort()
+    const ask = (this.ask = new AbortController())
+    const r = await this.host.call('subagent.list', { parentSessionId: this.parent }, { signal: ask.signal })
+    if (ask !== this.ask) return
+    this.ask = null
+    const v = r.ok && r.value
+    if (v && Array.isArray(v.entries) && v.entries.every((e) => e && typeof e.id === 'string' && typeof e.kind === 'string')) {
+      // Entries equal to the ones shown stay the same objects.
+      const old = new Map(this.snap.items.map((e) => [e.id, e]))
+      const items = v.entries.map((e) => {
+        const o = old.get(e.id)
+        return o && JSON.stringify(o) === JSON.stringify(e) ? o : e
+      })
+      const same = items.length === this.snap.items.length && items.every((e, i) => e === this.snap.items[i])
+      const next = { state: 'ready', items: same ? this.snap.items : items, parentAvailable: v.parentAvailable !== false, error: null }
+      if (!same || Object.keys(next).some((k) => next[k] !== this.snap[k])) this.show(next)
+    } else if (r.ok || r.error.code !== 'cancelled') {
+      const error = r.ok ? { code: 'internal', message: 'subagent.list: not {entries, parentAvailable}' } : r.error
+      this.show({ ...this.snap, state: error.code === 'unsupported' ? 'unsupported' : 'error', error })
+    }
+  }
+}
