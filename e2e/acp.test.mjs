@@ -131,7 +131,11 @@ describe('a real ACP agent (claude-code-acp) behind the host, through the demo U
     assert.doesNotMatch(text, /word199 of the long answer/, 'the answer was cut short')
     // claude-code-acp answers the cancelled prompt before its Claude query has wound down; a
     // prompt sent within that moment sometimes streams its first words and then nothing
-    // (seen about once in four runs). Give the agent the moment a user's next message takes.
+    // (seen about once in four runs, and again with a 2 s pause alone). Wait until the query
+    // gave its model stream up (the fake model sees it close), then the moment a user's next
+    // message takes.
+    for (const t0 = Date.now(); acp.fake.streaming > 0 && Date.now() - t0 < 20_000; ) await new Promise((r) => setTimeout(r, 50))
+    assert.equal(acp.fake.streaming, 0, 'the stopped query gave its model stream up')
     await new Promise((r) => setTimeout(r, 2000))
     await hello()
     await shot(page, 'acp-after-stop')

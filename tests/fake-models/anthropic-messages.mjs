@@ -10,6 +10,7 @@
 //   import { startFakeMessages } from './anthropic-messages.mjs';
 //   const fake = await startFakeMessages();      // fake.url === 'http://127.0.0.1:PORT'
 //   ...; fake.requests;                           // [{method, path, query, headers, body, scenario}]
+//   fake.streaming;                               // streamed answers still open
 //   await fake.close();
 //
 //   node tests/fake-models/anthropic-messages.mjs --port 8124 [--log] [--requests-log FILE]
@@ -379,6 +380,8 @@ function apiError(res, status, type, message) {
 
 export function startFakeMessages({ port = 0, log = null } = {}) {
   const requests = [];
+  // Streamed answers still open (a client that gave one up closes it: its query wound down).
+  let streaming = 0;
   const say = typeof log === 'function' ? log : log ? (m) => process.stderr.write(`[fake-messages] ${m}\n`) : () => {};
 
   const server = http.createServer(async (req, res) => {
@@ -435,12 +438,15 @@ export function startFakeMessages({ port = 0, log = null } = {}) {
     const run = scenarios[name] || scenarios.hello;
     const s = new Stream(res, body.model || 'fake');
     const ctx = { body, messages, results: resultsAfter(messages, tag ? tag.index : -1) };
+    streaming++;
     try {
       await run(s, ctx);
       say(`  scenario ${name} ${s.finished ? 'done' : 'stopped: the client went away'}`);
     } catch (e) {
       say(`  scenario ${name} threw: ${e.stack || e}`);
       s.end();
+    } finally {
+      streaming--;
     }
   });
 
@@ -452,6 +458,7 @@ export function startFakeMessages({ port = 0, log = null } = {}) {
         url: `http://127.0.0.1:${actual}`,
         port: actual,
         requests,
+        get streaming() { return streaming; },
         close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }),
       });
     });
