@@ -32,7 +32,9 @@ export function keyed(host, kind, what, id, make) {
   return s
 }
 
-/** A store's snapshot and listeners (`getSnapshot`, `subscribe`), as the package's own are. */
+/** A store's snapshot and listeners (`getSnapshot`, `subscribe`), as the package's own are. A
+ *  store with a `watched(on)` method is told when its first listener comes and its last goes,
+ *  so what keeps it current (a host listener) is held only while someone listens. */
 export class Store {
   constructor(snap) {
     this.snap = deepFreeze(snap)
@@ -47,7 +49,8 @@ export class Store {
     if (typeof listener !== 'function') throw bad('listener must be a function')
     const l = () => listener()
     this.listeners.add(l)
-    return () => this.listeners.delete(l)
+    if (this.listeners.size === 1) this.watched?.(true)
+    return () => this.listeners.delete(l) && !this.listeners.size && this.watched?.(false)
   }
 
   /** `next` is the snapshot (frozen here); every listener is told. */

@@ -3,8 +3,10 @@
 // (`subagent.list`) and the live session list: a child is a session whose `parentSessionId`
 // is the parent's, so the catalog is asked again at every new connection and whenever the
 // live list's children of the parent come, go or change their running state; the newest ask
-// wins (an older one is given up). Each child opens as a session of its own:
-// `host.session(child.id)`.
+// wins (an older one is given up). It follows the live list only while it has a listener (the
+// host holds no reference to a store nobody watches, so one per session visited does not pile
+// up); a listener that comes back finds what changed meanwhile. Each child opens as a session
+// of its own: `host.session(child.id)`.
 
 import { Store, keyed } from './store.js'
 
@@ -21,8 +23,18 @@ class Subagents extends Store {
     // What the catalog was last asked for: the generation and the children as listed live.
     this.seen = null
     this.ask = null
-    host.subscribe(() => this.changed())
+    this.off = null
     this.changed()
+  }
+
+  watched(on) {
+    if (on) {
+      this.off = this.host.subscribe(() => this.changed())
+      this.changed()
+    } else {
+      this.off()
+      this.off = null
+    }
   }
 
   changed() {

@@ -98,6 +98,22 @@ describe('host.subagents(parentSessionId): one session subagents, kept live', ()
     await assert.rejects(page.evaluate(() => window.__t.host.subagents('')), /parentSessionId must be a non-empty string/)
   })
 
+  it('a store follows the live list only while it has a listener', async () => {
+    const r = await page.evaluate(async () => {
+      const t = window.__t
+      const count = () => t.host.diagnostics().hostListeners
+      const before = count()
+      const other = await t.host.subagents((await t.host.createSession()).value.sessionId)
+      const unwatched = count()
+      const off = other.subscribe(() => {})
+      const watched = count()
+      off()
+      off()
+      return { before, unwatched, watched, after: count() }
+    })
+    assert.deepEqual(r, { before: r.before, unwatched: r.before, watched: r.before + 1, after: r.before })
+  })
+
   it("a seed host's store says unsupported", async () => {
     const p = await browser.newPage()
     const g = await guardPage(p)

@@ -95,9 +95,10 @@ export interface SubagentsSnapshot {
   readonly parentAvailable: boolean
   readonly error: HostRpcError | null
 }
-/** One session's subagents, kept live: `subagent.list` again at every new connection and
- * whenever the live list's children of the session come, go or start and stop running. Open a
- * child with `host.session(entry.id)`. */
+/** One session's subagents, kept live while it has a listener: `subagent.list` again at every
+ * new connection and whenever the live list's children of the session come, go or start and
+ * stop running (a listener that comes back finds what changed meanwhile). Open a child with
+ * `host.session(entry.id)`. */
 export interface SubagentStore {
   getSnapshot(): SubagentsSnapshot
   /** Returns the unsubscribe function. */
