@@ -32,6 +32,17 @@ export function keyed(host, kind, what, id, make) {
   return s
 }
 
+/** Resolves once client `host` is connected, so the host's description has said which
+ *  methods it has: a seed host is then never asked what it lacks (the client refuses it,
+ *  where asking would be a failed request the browser reports as a console error). */
+export function opened(host) {
+  return new Promise((resolve) => {
+    let off
+    const open = () => host.getSnapshot().state === 'open' && (off?.(), resolve(), true)
+    if (!open()) off = host.subscribe(open)
+  })
+}
+
 /** A store's snapshot and listeners (`getSnapshot`, `subscribe`), as the package's own are. A
  *  store with a `watched(on)` method is told when its first listener comes and its last goes,
  *  so what keeps it current (a host listener) is held only while someone listens. */

@@ -114,10 +114,11 @@ describe('host.subagents(parentSessionId): one session subagents, kept live', ()
     assert.deepEqual(r, { before: r.before, unwatched: r.before, watched: r.before + 1, after: r.before })
   })
 
-  it("a seed host's store says unsupported", async () => {
+  it("a seed host's store says unsupported without asking it: no failed request, no console error", async () => {
     const p = await browser.newPage()
     const g = await guardPage(p)
-    g.expect(/Failed to load resource: the server responded with a status of 404/)
+    const asked = []
+    p.on('request', (r) => asked.push(new URL(r.url()).pathname))
     await p.goto(`${seedHost.url}/subagents.html`)
     await p.waitForFunction(() => window.__t?.host.getSnapshot().state === 'open')
     const s = await p.evaluate(async () => {
@@ -126,6 +127,8 @@ describe('host.subagents(parentSessionId): one session subagents, kept live', ()
       return store.getSnapshot()
     })
     assert.equal(s.state, 'unsupported')
+    assert.ok(!asked.includes('/api/subagent.list'), `never asked: ${asked.join(' ')}`)
+    assert.ok(asked.includes('/api/host.describe'), 'the description is what said so')
     g.assertClean()
     await p.close()
   })

@@ -111,15 +111,18 @@ describe('host.workspaces(): the 2026-08 host workspaces, kept live', () => {
     assert.deepEqual({ items: s.items, archivedSessionIds: s.archivedSessionIds }, listed)
   })
 
-  it("a seed host's store says unsupported", async () => {
+  it("a seed host's store says unsupported without asking it: no failed request, no console error", async () => {
     const p = await browser.newPage()
     const g = await guardPage(p)
-    g.expect(/Failed to load resource: the server responded with a status of 404/)
+    const asked = []
+    p.on('request', (r) => asked.push(new URL(r.url()).pathname))
     await p.goto(`${seedHost.url}/workspaces.html`)
     await p.waitForFunction(() => window.__t?.store.getSnapshot().state === 'unsupported', undefined, { timeout: 10_000 })
     const s = await p.evaluate(() => window.__t.store.getSnapshot())
     assert.equal(s.error.code, 'unsupported')
     assert.deepEqual(s.items, [])
+    assert.ok(!asked.includes('/api/workspace.list'), `never asked: ${asked.join(' ')}`)
+    assert.ok(asked.includes('/api/host.describe'), 'the description is what said so')
     g.assertClean()
     await p.close()
   })

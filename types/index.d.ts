@@ -216,9 +216,17 @@ export type Transport = 'auto' | 'websocket' | 'sse'
 export interface HostDescription {
   version: string
   cwd: string
-  provider: string
-  model: string
+  /** Optional in the 2026-08 schema (every seed host sends it). */
+  provider?: string
+  /** Optional in the 2026-08 schema (every seed host sends it). */
+  model?: string
   attachedSessions: number
+  /** The 2026-08 host: the host account's home directory. */
+  home?: string
+  /** The 2026-08 host (in every description of it, in none of the seed's): whether it can
+   *  hand a path to a native desktop. The client asks a host without it only the seed's
+   *  methods. */
+  canOpenPath?: boolean
 }
 
 export interface SessionSummary {

@@ -147,6 +147,23 @@ pub fn lists_command(value: &Json, command: &str) -> ReadResult<bool> {
     Ok(items.iter().any(|n| n.name == command))
 }
 
+/// What a client sends a host whose description is the seed's ([`HostDescription::is_seed`]):
+/// the seed's eight methods (upstream at ced6ab9d14 has no others), and the package's own
+/// extension paths, which a seed-generation host may serve (`respond`, `session.answer`).
+/// Any other method would answer 404, which a browser reports as a console error.
+pub const SEED_METHODS: &[&str] = &[
+    HOST_DESCRIBE,
+    SESSION_LIST,
+    SESSION_CREATE,
+    SESSION_HISTORY,
+    SESSION_PROMPT,
+    SESSION_CANCEL,
+    SESSION_PLAN_MODE,
+    SESSION_SET_PLAN_MODE,
+    RESPOND_PATH,
+    super::interaction::SESSION_ANSWER,
+];
+
 /// Every unary method the client calls through `POST /api/<method>` (not the respond path).
 pub const METHODS: &[&str] = &[
     HOST_DESCRIBE,
@@ -171,12 +188,24 @@ record! {
         pub version: String = "version",
         /// The host's working directory.
         pub cwd: String = "cwd",
-        /// The agent's provider.
-        pub provider: String = "provider",
-        /// The agent's model.
-        pub model: String = "model",
+        /// The agent's provider (optional in the 2026-08 schema).
+        pub provider: Option<String> = opt "provider",
+        /// The agent's model (optional in the 2026-08 schema).
+        pub model: Option<String> = opt "model",
         /// How many sessions the host holds attached.
         pub attached_sessions: u64 = "attachedSessions",
+        /// The 2026-08 host: the host account's home directory (the seed has none).
+        pub home: Option<String> = opt "home",
+        /// The 2026-08 host: whether it can hand a path to a native desktop (the seed has
+        /// none; every 2026-08 description has it, which is how a client tells the two apart).
+        pub can_open_path: Option<bool> = opt "canOpenPath",
+    }
+}
+
+impl HostDescription {
+    /// Whether this is the seed host's description: a host that has only [`SEED_METHODS`].
+    pub fn is_seed(&self) -> bool {
+        self.can_open_path.is_none()
     }
 }
 
@@ -535,16 +564,26 @@ mod readers {
 
     #[test]
     fn host_description_list_and_create() {
-        round_trips(&HostDescription {
+        let seed = HostDescription {
             version: "1".into(),
             cwd: "/w".into(),
-            provider: "p".into(),
-            model: "m\u{e9}".into(),
+            provider: Some("p".into()),
+            model: Some("m\u{e9}".into()),
             attached_sessions: u64::MAX,
-        });
-        accepted::<HostDescription>(
-            r#"{"x":{"y":[1]},"version":"1","cwd":"/","provider":"p","model":"m","attachedSessions":0}"#,
-        );
+            home: None,
+            can_open_path: None,
+        };
+        round_trips(&seed);
+        assert!(seed.is_seed());
+        let d: HostDescription =
+            accepted(r#"{"x":{"y":[1]},"version":"1","cwd":"/","provider":"p","model":"m","attachedSessions":0}"#);
+        assert!(d.is_seed(), "the seed's description has no canOpenPath");
+        // The 2026-08 description, as upstream's schema has it: provider and model optional,
+        // home and canOpenPath always there.
+        let d: HostDescription =
+            accepted(r#"{"version":"0.0.1","cwd":"/","attachedSessions":0,"home":"/h","canOpenPath":false}"#);
+        assert!(!d.is_seed());
+        assert_eq!((d.provider, d.home.as_deref()), (None, Some("/h")));
         refused::<HostDescription>(r#"{"version":"1","cwd":"/","provider":"p","model":"m"}"#);
         refused::<HostDescription>(r#"{"version":"1","cwd":"/","provider":"p","model":"m","attachedSessions":1.5}"#);
         refused::<HostDescription>(r#"{"version":null,"cwd":"/","provider":"p","model":"m","attachedSessions":1}"#);

@@ -236,9 +236,11 @@ fn serialized_shapes_match_the_snapshot() {
             &HostDescription {
                 version: "1".into(),
                 cwd: "/".into(),
-                provider: "p".into(),
-                model: "m".into(),
+                provider: Some("p".into()),
+                model: Some("m".into()),
                 attached_sessions: 2,
+                home: None,
+                can_open_path: None,
             },
         );
         s.put("CreateValue", &CreateValue { session_id: "s".into() });

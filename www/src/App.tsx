@@ -22,6 +22,9 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
   const [hostInfo, setHostInfo] = useState<string | null>(null)
   // The agent the host runs (`scripted` for the reference host's scripted profiles).
   const [hostProvider, setHostProvider] = useState<string | null>(null)
+  // A 2026-08 host (its description says so, or an open session of it lists commands) has
+  // workspaces and renames sessions.
+  const [upstream, setUpstream] = useState(false)
   const providers = useMemo(() => providerOptions(hostProvider), [hostProvider])
   const everOpen = useRef(false)
   if (conn.state === 'open') everOpen.current = true
@@ -43,9 +46,11 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
     let live = true
     void host.describe().then((r) => {
       if (!live || !r.ok) return
-      setHostInfo(`${r.value.model || r.value.provider} · v${r.value.version}`)
-      setHostProvider(r.value.provider)
-      setModelKnown(r.value.model !== '')
+      setHostInfo(`${r.value.model || r.value.provider || 'agent'} · v${r.value.version}`)
+      setHostProvider(r.value.provider ?? null)
+      setModelKnown(!!r.value.model)
+      // Every 2026-08 description has `canOpenPath`, none of the seed's.
+      if (r.value.canOpenPath !== undefined) setUpstream(true)
     })
     return () => {
       live = false
@@ -112,8 +117,6 @@ export function App({ host, baseUrl }: { host: HostClient; baseUrl: string }) {
     [host],
   )
 
-  // A 2026-08 host (an open session of it lists commands) has workspaces.
-  const [upstream, setUpstream] = useState(false)
   const onUpstream = useCallback(() => setUpstream(true), [])
   const createIn = useCallback((workspaceId: string) => createWith({ workspaceId }), [createWith])
 

@@ -85,12 +85,17 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
         wire::HOST_DESCRIBE => {
             let _: Value = payload(method, &optional_payload(p))?;
             let (provider, model) = app.agent.describe();
+            // The 2026-08 description adds `home` and `canOpenPath` (this host hands no path
+            // to a desktop); a client tells the generations apart by them.
+            let upstream = app.options.wire.is_upstream();
             to_value(HostDescription {
                 version: env!("CARGO_PKG_VERSION").to_string(),
                 cwd: std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default(),
-                provider,
-                model,
+                provider: Some(provider),
+                model: Some(model),
                 attached_sessions: app.sessions().len() as u64,
+                home: upstream.then(|| std::env::var("HOME").unwrap_or_default()),
+                can_open_path: upstream.then_some(false),
             })
         }
         wire::SESSION_LIST => {

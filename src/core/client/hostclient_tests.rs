@@ -102,7 +102,10 @@ fn close_settles_every_pending_operation_and_closes_every_stream_and_call() {
     let mut d = Driver::sse();
     d.establish();
     d.open(1, "s1");
-    d.input(Input::Host { handle: OpHandle(2), call: HostCall::Call { method: "session.list".into(), payload: "{}".into() } });
+    d.input(Input::Host {
+        handle: OpHandle(2),
+        call: HostCall::Call { method: "session.list".into(), payload: "{}".into() },
+    });
     d.input(Input::Session {
         handle: OpHandle(3),
         session: "s1".into(),
@@ -168,7 +171,10 @@ fn a_respond_whose_call_fails_settles_a_transport_receipt() {
 fn unreadable_replies_are_transport_errors_naming_the_path() {
     let mut d = Driver::sse();
     d.establish();
-    d.input(Input::Host { handle: OpHandle(1), call: HostCall::Call { method: "host.describe".into(), payload: "{}".into() } });
+    d.input(Input::Host {
+        handle: OpHandle(1),
+        call: HostCall::Call { method: "host.describe".into(), payload: "{}".into() },
+    });
     let (call, _) = d.take("host.describe");
     d.input(Input::Response {
         call,
@@ -201,7 +207,8 @@ fn a_frame_of_a_type_the_client_does_not_know_is_handed_on_not_counted_malformed
     let mut d = Driver::sse();
     d.establish();
     let host = d.mux();
-    let newer = r#"{"type":"server-request","rpcId":"r9","method":"host/goal-changed","payload":{"type":"host/goal-changed"}}"#;
+    let newer =
+        r#"{"type":"server-request","rpcId":"r9","method":"host/goal-changed","payload":{"type":"host/goal-changed"}}"#;
     d.input(Input::StreamBytes { stream: host, bytes: format!("data: {newer}\n\n").into_bytes() });
     // A known type that fails its schema is still malformed, and not handed on.
     let bad = r#"{"type":"server-request","rpcId":"r10","method":"session/title","payload":{"type":"session/title"}}"#;
@@ -336,7 +343,7 @@ fn an_opened_websocket_drops_its_upgrade_deadline() {
 #[test]
 fn a_forwarded_commands_change_is_read_and_refreshes_command_lists() {
     let mut d = Driver::sse();
-    d.establish();
+    d.establish_as(DESCRIBE_2026_08);
     d.open(1, "s1");
     let page = r#"{"events":[],"hasMore":false,"projections":{"asOfSeq":-1,"values":{"title":null,"plan":{"active":false,"pending":false}}}}"#;
     d.answer("session.history", page);
@@ -358,7 +365,7 @@ fn call(method: &str, payload: &str) -> HostCall {
 #[test]
 fn a_call_sends_any_method_and_settles_with_the_hosts_result_as_written_its_own_codes_kept() {
     let mut d = Driver::sse();
-    d.establish();
+    d.establish_as(DESCRIBE_2026_08);
     d.input(Input::Host { handle: OpHandle(5), call: call("workspace.rename", r#"{"workspaceId":"w1","title":"x"}"#) });
     let (c, body) = d.take("workspace.rename");
     assert_eq!((body["type"].as_str(), body["method"].as_str()), (Some("client-request"), Some("workspace.rename")));
@@ -382,7 +389,7 @@ fn a_call_sends_any_method_and_settles_with_the_hosts_result_as_written_its_own_
 #[test]
 fn a_call_a_host_does_not_know_resolves_unsupported_and_a_fork_sends_its_payload() {
     let mut d = Driver::sse();
-    d.establish();
+    d.establish_as(DESCRIBE_2026_08);
     d.input(Input::Host { handle: OpHandle(5), call: call("session.fork", r#"{"sessionId":"s1","atSeq":12}"#) });
     let (c, body) = d.take("session.fork");
     assert_eq!(body["payload"], json!({"sessionId": "s1", "atSeq": 12}));
@@ -396,10 +403,51 @@ fn a_call_a_host_does_not_know_resolves_unsupported_and_a_fork_sends_its_payload
     }
 }
 
+/// A browser reports every failed request as a console error, so what the seed host lacks
+/// is never asked of it: its description (no `canOpenPath`) says which host it is.
+#[test]
+fn a_seed_host_is_asked_only_its_own_methods_and_the_rest_resolve_unsupported_without_a_request() {
+    let mut d = Driver::sse();
+    d.establish();
+    d.seed();
+    d.input(Input::Host { handle: OpHandle(5), call: call("workspace.list", "{}") });
+    assert!(matches!(d.settlement(5), Some(Settlement::Result(Err(e))) if e.code == ErrorCode::Unsupported));
+    // A session verb the seed does not have, the same way.
+    d.open(1, "s1");
+    d.answer("session.history", r#"{"events":[],"hasMore":false}"#);
+    let verb = crate::core::session::io::Call::Rename { title: "t".into() };
+    d.input(Input::Session { handle: OpHandle(6), session: "s1".into(), op: SessionOp::Verb(verb) });
+    assert!(matches!(d.settlement(6), Some(Settlement::Result(Err(e))) if e.code == ErrorCode::Unsupported));
+    let asked: Vec<&str> = d.sent.iter().map(|s| s.1.as_str()).collect();
+    assert!(!asked.iter().any(|m| *m == "workspace.list" || *m == "session.rename"), "{asked:?}");
+    assert_eq!(d.client.diagnostics().inflight_calls, d.sent.len(), "nothing waits but what was sent");
+    // Its own methods are asked as ever.
+    d.input(Input::Host { handle: OpHandle(7), call: call("session.list", "{}") });
+    d.answer("session.list", r#"{"items":[]}"#);
+    assert!(matches!(d.settlement(7), Some(Settlement::Receipt(_))));
+}
+
+#[test]
+fn each_connects_description_decides_again_what_the_host_is_asked() {
+    let mut d = Driver::sse();
+    d.establish();
+    d.seed();
+    d.input(Input::Host { handle: OpHandle(5), call: call("session.search", r#"{"query":"a"}"#) });
+    assert!(matches!(d.settlement(5), Some(Settlement::Result(Err(e))) if e.code == ErrorCode::Unsupported));
+    // The host comes back as the 2026-08 host (upgraded while the page stayed open).
+    let mux = d.mux();
+    d.input(Input::StreamEnded { stream: mux, why: "stream ended".into() });
+    d.advance_to_timeout();
+    d.establish_as(DESCRIBE_2026_08);
+    d.input(Input::Host { handle: OpHandle(6), call: call("session.search", r#"{"query":"a"}"#) });
+    d.answer("session.search", r#"{"items":[],"hasMore":false}"#);
+    assert!(matches!(d.settlement(6), Some(Settlement::Receipt(_))));
+}
+
 #[test]
 fn an_abandoned_call_is_aborted_settles_cancelled_once_and_leaves_no_deadline() {
     let mut d = Driver::sse();
-    d.establish();
+    d.establish_as(DESCRIBE_2026_08);
     d.seed();
     assert_eq!(d.client.poll_timeout(), None, "no deadline before the call");
     d.input(Input::Host { handle: OpHandle(5), call: call("session.search", r#"{"query":"a"}"#) });
@@ -459,7 +507,10 @@ fn a_call_unanswered_past_the_request_timeout_is_aborted_and_fails_with_the_time
     d.establish();
     d.seed();
     let sent_at = d.now;
-    d.input(Input::Host { handle: OpHandle(7), call: HostCall::Call { method: "session.list".into(), payload: "{}".into() } });
+    d.input(Input::Host {
+        handle: OpHandle(7),
+        call: HostCall::Call { method: "session.list".into(), payload: "{}".into() },
+    });
     let (call, _) = d.take("session.list");
     let deadline = Instant::from_ms(sent_at + DEFAULT_TIMEOUT_MS);
     assert_eq!(d.client.poll_timeout(), Some(deadline), "the call's deadline is the one timer");
@@ -477,13 +528,19 @@ fn an_answered_call_leaves_no_deadline_and_a_zero_timeout_arms_none() {
     let mut d = Driver::sse();
     d.establish();
     d.seed();
-    d.input(Input::Host { handle: OpHandle(7), call: HostCall::Call { method: "session.list".into(), payload: "{}".into() } });
+    d.input(Input::Host {
+        handle: OpHandle(7),
+        call: HostCall::Call { method: "session.list".into(), payload: "{}".into() },
+    });
     d.answer("session.list", r#"{"items":[]}"#);
     assert_eq!(d.client.poll_timeout(), None, "the deadline went with the answer");
     let mut d =
         Driver::new(Config { transport: Transport::Only(Carrier::Sse), request_timeout_ms: 0.0, ..Config::default() });
     d.establish();
-    d.input(Input::Host { handle: OpHandle(7), call: HostCall::Call { method: "session.list".into(), payload: "{}".into() } });
+    d.input(Input::Host {
+        handle: OpHandle(7),
+        call: HostCall::Call { method: "session.list".into(), payload: "{}".into() },
+    });
     assert_eq!(d.client.poll_timeout(), None, "requestTimeoutMs 0: no call deadline");
 }
 
@@ -493,7 +550,10 @@ fn a_body_past_max_response_bytes_is_aborted_and_fails_naming_the_limit() {
         Driver::new(Config { transport: Transport::Only(Carrier::Sse), max_response_bytes: 16, ..Config::default() });
     d.establish();
     d.seed();
-    d.input(Input::Host { handle: OpHandle(7), call: HostCall::Call { method: "session.list".into(), payload: "{}".into() } });
+    d.input(Input::Host {
+        handle: OpHandle(7),
+        call: HostCall::Call { method: "session.list".into(), payload: "{}".into() },
+    });
     let (call, _) = d.take("session.list");
     d.input(Input::ResponseBytes { call, bytes: vec![b' '; 16] });
     assert!(d.aborted.is_empty() && d.settled.is_empty(), "16 bytes are within the bound");
@@ -541,7 +601,7 @@ fn the_2026_08_methods_written_from_upstream_source_replay_through_call_as_writt
     let (mut answers, mut frames) = (0, 0);
     for file in files {
         let mut d = Driver::sse();
-        d.establish();
+        d.establish_as(DESCRIBE_2026_08);
         let host = d.opened.iter().rev().find(|o| o.1 == StreamKind::Host).expect("a host stream").0;
         let text = std::fs::read_to_string(&file).expect("readable");
         let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();

@@ -7,6 +7,9 @@ use serde_json::{json, Value};
 pub(super) const DESCRIBE: &str =
     r#"{"version":"1","cwd":"/w","provider":"scripted","model":"none","attachedSessions":0}"#;
 
+/// The 2026-08 host's description (capture websocket/04): `home` and `canOpenPath` tell it.
+pub(super) const DESCRIBE_2026_08: &str = r#"{"version":"0.0.1","cwd":"/w","provider":"deepseek-official","model":"deepseek-v4-flash","attachedSessions":0,"home":"/h","canOpenPath":false}"#;
+
 /// A driver with no network: it records what the client asks and answers by hand.
 pub(super) struct Driver {
     pub(super) client: HostClient,
@@ -80,12 +83,17 @@ impl Driver {
         self.opened.iter().rev().take(2).map(|o| o.0).collect()
     }
 
-    /// Opens the newest pair of streams and answers `host.describe`.
+    /// Opens the newest pair of streams and answers `host.describe` as the seed host.
     pub(super) fn establish(&mut self) {
+        self.establish_as(DESCRIBE);
+    }
+
+    /// The same, answering `host.describe` with `description`.
+    pub(super) fn establish_as(&mut self, description: &str) {
         for s in self.streams_of_last_generation() {
             self.input(Input::StreamOpened { stream: s });
         }
-        self.answer("host.describe", DESCRIBE);
+        self.answer("host.describe", description);
     }
 
     /// Answers the `session.list` seed of the generation (an empty list): no call of the

@@ -30,7 +30,8 @@ export function providerOptions(hostProvider: string | null): ProviderOption[] |
 
 interface Props {
   host: HostClient
-  /** The host speaks the 2026-08 wire (an open session lists commands): it has workspaces. */
+  /** The host speaks the 2026-08 wire (an open session lists commands): it has workspaces and
+   *  renames sessions (the seed host has neither, and the client does not ask it). */
   upstream: boolean
   /** A new session in a workspace; resolves its id. */
   onCreateIn(workspaceId: string): Promise<string | null>
@@ -213,7 +214,7 @@ export function Sidebar(p: Props) {
                 <span>{relativeTime(s.updatedAt)}</span>
               </span>
             </button>,
-            s.sessionId === p.selected && p.onRename ? <Rename key={`${s.sessionId}-rename`} id={s.sessionId} title={s.title} onRename={p.onRename} /> : null,
+            s.sessionId === p.selected && p.onRename && p.upstream ? <Rename key={`${s.sessionId}-rename`} id={s.sessionId} title={s.title} onRename={p.onRename} /> : null,
           ])
         )}
       </nav>

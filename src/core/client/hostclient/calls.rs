@@ -28,12 +28,19 @@ impl HostClient {
         let page = path == wire::SESSION_HISTORY && matches!(what, CallFor::Session { .. });
         let reading = if page { Body::Page(Box::default()) } else { Body::Bytes(Vec::new()) };
         let path = path.to_owned();
-        self.calls.insert(call, PendingCall { what, form, path: path.clone(), body: reading, received: 0 });
-        self.outputs.push_back(Output::Send { call, path, body });
         let ms = self.cfg.request_timeout_ms;
         if ms > 0.0 {
             self.timers.set(Timer::Call(call), self.now.after_ms(ms));
         }
+        // The connection's own calls (describe, tickets, the list seed) are never refused.
+        let lacks = self.seed_host
+            && matches!(what, CallFor::Call { .. } | CallFor::Session { .. })
+            && !wire::SEED_METHODS.contains(&path.as_str());
+        self.calls.insert(call, PendingCall { what, form, path: path.clone(), body: reading, received: 0 });
+        if lacks {
+            return self.on_response(call, Reply::Status(404));
+        }
+        self.outputs.push_back(Output::Send { call, path, body });
     }
 
     /// Gives up a call in flight (its deadline passed, or its body outgrew the bound): the
@@ -114,7 +121,11 @@ impl HostClient {
                 self.outputs.push_back(Output::Settle { handle, settlement });
             }
             CallFor::Describe { gen } => match result.and_then(|v| checked(wire::HOST_DESCRIBE, v)) {
-                Ok(_) => self.conn.described(gen),
+                Ok(v) => {
+                    // `HostDescription::is_seed`, read off the checked value.
+                    self.seed_host = wire::read::Obj::parse(v.text()).is_ok_and(|o| o.raw("canOpenPath").is_none());
+                    self.conn.described(gen)
+                }
                 Err(e) => self.fail_generation(gen, GenerationEnd::Describe(e.message)),
             },
             CallFor::Ticket { gen, stream } => self.on_ticket(gen, stream, result),

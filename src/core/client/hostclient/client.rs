@@ -118,6 +118,12 @@ pub struct HostClient {
     pub(super) router: Router,
     pub(super) list: SessionList,
     pub(super) calls: VecMap<CallId, PendingCall>,
+    /// The host's last `host.describe` was the seed's (no `canOpenPath`, which every
+    /// 2026-08 description has). Invariant: while it is, no call of a method outside
+    /// [`wire::SEED_METHODS`](crate::core::wire::SEED_METHODS) reaches the wire; each is
+    /// refused as its 404 would be, since a browser reports every failed request as a console
+    /// error. Before the first description nothing is known, and every call is sent.
+    pub(super) seed_host: bool,
     pub(super) streams: Vec<Stream>,
     pub(super) timers: TimerTable<Timer>,
     pub(super) waits: VecMap<(String, OpId), (OpHandle, Waits)>,
@@ -141,6 +147,7 @@ impl HostClient {
             router: Router::new(),
             list: SessionList::default(),
             calls: VecMap::new(),
+            seed_host: false,
             streams: Vec::new(),
             timers: TimerTable::default(),
             waits: VecMap::new(),
