@@ -38,6 +38,7 @@ fn main() {
             running: false,
             parent_session_id: None,
             cwd: None,
+            origin: None,
             title: None,
             waiting: None,
             projections: None,

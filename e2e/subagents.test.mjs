@@ -65,9 +65,12 @@ describe('host.subagents(parentSessionId): one session subagents, kept live', ()
         ranFirst: t.seen.some((x) => x.items.some((e) => e.activity === 'running')),
         frozen: Object.isFrozen(snap.items[0]),
         lists: performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/api/subagent.list')).length,
+        // The live list says what made it: from the host's `host/session-added` frame.
+        live: t.host.getSessions().items.find((i) => i.sessionId === snap.items[0].id),
       }
     })
     assert.equal(s.items.length, 1)
+    assert.deepEqual({ origin: s.live?.origin, parent: s.live?.parentSessionId }, { origin: 'subagent', parent: await page.evaluate(() => window.__t.parent) })
     assert.equal(s.items[0].mode, 'one-shot')
     assert.ok(s.ranFirst, 'the child was shown running before it was done')
     assert.ok(s.frozen)

@@ -681,8 +681,13 @@ export interface SessionListItem {
   readonly waiting: boolean
   /** Epoch ms of the session's last known activity; the list is ordered by it, newest first. */
   readonly updatedAt: number
+  /** The session it was forked or spawned from. */
   readonly parentSessionId?: string
   readonly cwd?: string
+  /** `'subagent'` for a child a turn spawned (the 2026-08 host; `subagents(parentSessionId)`
+   *  lists them with their state); absent for a fork and a top-level session. Any other word
+   *  a host writes comes through as written. */
+  readonly origin?: 'subagent' | (string & {})
 }
 
 /** The live session list: seeded by `session.list` on every (re)connect, then kept current

@@ -363,7 +363,13 @@ fn cancel_restart_and_crash_each_continue_the_same_acp_session() {
     r.host.prompt(&sid, "queue", "Third words [fake:hello]");
     let (kind, events) = r.wait_turn_end(&sid, 5);
     assert_eq!(kind, "completed", "{:?}", common::types(&events));
-    assert!(Real::assistant_text(&Real::turn_events(&events, 5)).contains("Hello from the fake model."));
+    let said = Real::assistant_text(&Real::turn_events(&events, 5));
+    let asked: Vec<Value> = model_turns(&r.fake).iter().map(|q| q["scenario"].clone()).collect();
+    assert!(
+        said.contains("Hello from the fake model."),
+        "turn 5 said {said:?}; its events {:?}; the model was asked {asked:?}",
+        common::types(&Real::turn_events(&events, 5))
+    );
     let last = model_turns(&r.fake).last().expect("a model request").to_string();
     assert!(last.contains("pineapple") && last.contains("Second words"), "loaded again: {last}");
     assert_ne!(r.agent_pid(), agent, "a new agent process");

@@ -159,7 +159,7 @@ pub(crate) fn run<R>(shared: &Shared, f: impl FnOnce(&mut Inner) -> R) -> R {
     let mut f = Some(f);
     let mut r = None;
     run_dyn(shared, &mut |inner| r = f.take().map(|f| f(inner)));
-    r.expect("run_dyn calls its closure once")
+    r.unwrap() // run_dyn calls its closure once
 }
 
 #[inline(never)]

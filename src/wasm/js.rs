@@ -155,7 +155,8 @@ pub fn is_function(v: &JsValue) -> Option<Function> {
 pub fn promise() -> (Promise, Function) {
     let mut resolve = None;
     let p = Promise::new(&mut |res, _rej| resolve = Some(res));
-    (p, resolve.expect("Promise executor runs synchronously"))
+    // Cannot fail: the Promise executor runs synchronously.
+    (p, resolve.unwrap())
 }
 
 /// An `RpcResult` as its wire object (not frozen-sensitive: a fresh object per call).

@@ -76,7 +76,8 @@ impl RpcError {
         RpcError {
             code: ErrorCode::Internal,
             message,
-            details: details.unwrap_or_else(|_| unreachable!("literal JSON")),
+            // Cannot fail: literal JSON.
+            details: details.unwrap_or_else(|_| unreachable!()),
             http_status: status,
         }
     }

@@ -216,6 +216,9 @@ record! {
         pub parent_session_id: Option<String> = opt "parentSessionId",
         /// Its working directory.
         pub cwd: Option<String> = opt "cwd",
+        /// The 2026-08 host: `'subagent'` for a child a turn spawned (absent for a fork and a
+        /// top-level session).
+        pub origin: Option<String> = opt "origin",
         /// When it last changed (epoch milliseconds), to place it in a live list.
         pub updated_at: Option<f64> = opt "updatedAt",
     }

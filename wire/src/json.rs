@@ -36,7 +36,7 @@ impl Json {
     }
     /// `{}`: the empty payload of describe/list, and the default error `details`.
     pub fn empty_object() -> Json {
-        Json::from_text("{}").unwrap_or_else(|_| unreachable!("{{}} is JSON"))
+        Json::from_text("{}").unwrap_or_else(|_| unreachable!()) // `{}` is JSON
     }
     /// A validated raw value, copied out of the text it was split from.
     pub fn from_raw(v: &RawValue) -> Json {
@@ -44,7 +44,8 @@ impl Json {
     }
     /// A tree's text (the host, tests).
     pub fn from_value(v: &Value) -> Json {
-        Json(serde_json::value::to_raw_value(v).unwrap_or_else(|_| unreachable!("a Value always serializes")))
+        // Cannot fail: a Value always serializes.
+        Json(serde_json::value::to_raw_value(v).unwrap_or_else(|_| unreachable!()))
     }
     /// Any serializable value's text; `null` if it does not serialize.
     pub fn from_serialize<T: Serialize>(v: &T) -> Json {

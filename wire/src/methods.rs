@@ -232,6 +232,9 @@ record! {
         pub parent_session_id: Option<String> = opt "parentSessionId",
         /// Its working directory.
         pub cwd: Option<String> = opt "cwd",
+        /// The 2026-08 host: `'subagent'` for a child a turn spawned (absent for a fork and a
+        /// top-level session).
+        pub origin: Option<String> = opt "origin",
         /// Reference-host extensions (CONTRACT-EXTENSIONS.md §6): the latest title and whether
         /// the open turn waits on the user.
         pub title: Option<String> = opt "title",
@@ -527,6 +530,7 @@ mod readers {
             running: true,
             parent_session_id: parent.map(Into::into),
             cwd: cwd.map(Into::into),
+            origin: None,
             title: None,
             waiting: None,
             projections: None,

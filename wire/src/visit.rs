@@ -282,7 +282,7 @@ pub(crate) fn members<'de>(
 ) -> Result<Vec<(Cow<'de, str>, &'de RawValue)>, serde_json::Error> {
     match whole(text, Shape::Members(repeated))? {
         Parts::Members(m) => Ok(m),
-        _ => unreachable!("a Members shape reads members"),
+        _ => unreachable!(), // a Members shape reads members
     }
 }
 
@@ -290,7 +290,7 @@ pub(crate) fn members<'de>(
 pub(crate) fn items(text: &str) -> Result<Vec<&RawValue>, serde_json::Error> {
     match whole(text, Shape::Items)? {
         Parts::Items(i) => Ok(i),
-        _ => unreachable!("an Items shape reads items"),
+        _ => unreachable!(), // an Items shape reads items
     }
 }
 
@@ -302,7 +302,7 @@ pub fn leaf<'de, A: MapAccess<'de>, T>(
 ) -> Result<T, A::Error> {
     match map.next_value_seed(Any(Shape::Leaf))? {
         Parts::Leaf(v) => take(v).ok_or_else(|| refused(what)),
-        _ => unreachable!("a Leaf shape reads a leaf"),
+        _ => unreachable!(), // a Leaf shape reads a leaf
     }
 }
 

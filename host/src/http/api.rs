@@ -114,6 +114,7 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
                         running: s.is_running(),
                         parent_session_id: s.parent_id().map(str::to_owned),
                         cwd: s.cwd.clone(),
+                        origin: s.subagent().is_some().then(|| crate::log::children::ORIGIN_SUBAGENT.into()),
                         title: None,
                         waiting: Some(s.is_running() && s.is_waiting()),
                         projections: None,
@@ -127,15 +128,7 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
                 })
                 .collect();
             items.sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at));
-            let mut value = to_value(ListValue { items })?;
-            // Upstream's `origin: 'subagent'`, a member the wire crate's summary does not carry.
-            for item in value["items"].as_array_mut().into_iter().flatten() {
-                let sid = item["sessionId"].as_str().unwrap_or_default();
-                if app.session(sid).is_ok_and(|s| s.subagent().is_some()) {
-                    item["origin"] = json!("subagent");
-                }
-            }
-            Ok(value)
+            to_value(ListValue { items })
         }
         wire::SESSION_CREATE => crate::http::verbs::create(app, &optional_payload(p)),
         wire::SESSION_PROMPT => {

@@ -40,29 +40,15 @@ pub fn create_child(
         session_id: id,
         parent_session_id: Some(parent.id.clone()),
         cwd: session.cwd.clone(),
+        origin: origin.then(|| ORIGIN_SUBAGENT.into()),
         updated_at: Some(created_at),
     };
-    let mut out = app.hub.out(&Frame::SessionAdded(added));
-    if origin {
-        out = with_origin(&out);
-    }
-    app.hub.host(out);
+    app.hub.host(app.hub.out(&Frame::SessionAdded(added)));
     Ok(session)
 }
 
-/// The frame with `origin: 'subagent'` in its payload.
-fn with_origin(out: &crate::log::hub::OutFrame) -> Arc<crate::log::hub::OutFrame> {
-    let mut v: Value = serde_json::from_str(&out.json).unwrap_or(Value::Null);
-    if let Some(p) = v.get_mut("payload").and_then(Value::as_object_mut) {
-        p.insert("origin".into(), Value::from("subagent"));
-    }
-    Arc::new(crate::log::hub::OutFrame {
-        json: v.to_string(),
-        rpc_id: out.rpc_id.clone(),
-        session_id: out.session_id.clone(),
-        event_seq: out.event_seq,
-    })
-}
+/// The `origin` of a child a turn spawned, in the live list and its `host/session-added`.
+pub const ORIGIN_SUBAGENT: &str = "subagent";
 
 /// The text of the child's last assistant message (upstream's one-shot `output`).
 pub fn final_text(app: &Base, child: &Session) -> Option<String> {

@@ -190,7 +190,8 @@ impl Router {
     /// no generation runs).
     pub fn open(&mut self, id: &str, live_gen: Option<u64>) -> OpId {
         self.ensure(id);
-        let entry = self.sessions.get_mut(id).expect("ensured");
+        // Cannot fail: the session was ensured above.
+        let entry = self.sessions.get_mut(id).unwrap();
         if matches!(entry.session.open_state(), OpenState::Cold | OpenState::Error) {
             entry.opened_on = live_gen;
         }

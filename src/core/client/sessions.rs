@@ -55,6 +55,8 @@ pub struct ListItem {
     pub parent_session_id: Option<String>,
     /// Its working directory, if the host gave one.
     pub cwd: Option<String>,
+    /// `'subagent'` for a child a turn spawned (the 2026-08 host), as the host wrote it.
+    pub origin: Option<String>,
     /// Bumped whenever the item changes (export identity).
     pub rev: u64,
     /// `(generation, eventSeq)` of the title frame that set `title`, if one did.
@@ -67,8 +69,8 @@ pub struct ListItem {
 impl ListItem {
     /// Whether the exported fields are equal (bookkeeping aside).
     fn same_view(&self, o: &ListItem) -> bool {
-        (&self.session_id, &self.title, self.running, self.waiting, &self.parent_session_id, &self.cwd)
-            == (&o.session_id, &o.title, o.running, o.waiting, &o.parent_session_id, &o.cwd)
+        (&self.session_id, &self.title, self.running, self.waiting, &self.parent_session_id, &self.cwd, &self.origin)
+            == (&o.session_id, &o.title, o.running, o.waiting, &o.parent_session_id, &o.cwd, &o.origin)
             && self.updated_at.total_cmp(&o.updated_at).is_eq()
     }
 
@@ -81,6 +83,7 @@ impl ListItem {
             updated_at: 0.0,
             parent_session_id: None,
             cwd: None,
+            origin: None,
             rev: 0,
             title_from: None,
             status_gen: None,
@@ -252,6 +255,7 @@ impl SessionList {
             Frame::SessionAdded(f) => self.update(&f.session_id, true, |i, _| {
                 i.parent_session_id = f.parent_session_id.clone().or(i.parent_session_id.take());
                 i.cwd = f.cwd.clone().or(i.cwd.take());
+                i.origin = f.origin.clone().or(i.origin.take());
                 i.updated_at = i.updated_at.max(f.updated_at.unwrap_or(0.0));
             }),
             Frame::SessionRemoved(f) => {
@@ -330,6 +334,7 @@ impl SessionList {
             item.updated_at = item.updated_at.max(s.updated_at);
             item.parent_session_id = s.parent_session_id.clone();
             item.cwd = s.cwd.clone();
+            item.origin = s.origin.clone();
             if !old.is_some_and(|o| o.same_view(&item)) {
                 item.rev = self.bump();
             }
@@ -380,6 +385,7 @@ mod tests {
             running,
             parent_session_id: None,
             cwd: Some("/w".into()),
+            origin: None,
             title: title.map(Into::into),
             waiting: None,
             projections: None,
@@ -436,6 +442,46 @@ mod tests {
         assert_eq!(ids(&l), ["a", "c"]);
         assert!(!l.on_frame(&removed("b")), "removing twice is no change");
         assert!(!l.on_frame(&Frame::SessionRemoved(SessionIdFrame { session_id: "zz".into() })));
+    }
+
+    #[test]
+    fn a_subagent_child_shows_its_origin_from_its_frame_and_from_the_seed() {
+        let mut l = SessionList::default();
+        l.begin(1);
+        let child = SummaryOrigin { id: "child", parent: "p", origin: "subagent" };
+        assert!(l.seed(1, Ok(vec![summary("p", 10.0, false, None), child.summary(5.0)])));
+        assert_eq!(get(&l, "child").origin.as_deref(), Some("subagent"));
+        assert_eq!(get(&l, "p").origin, None, "a top-level session has none");
+        assert!(l.on_frame(&child.added("live", 20.0)), "a child spawned live");
+        let live = get(&l, "live");
+        assert_eq!((live.origin.as_deref(), live.parent_session_id.as_deref()), (Some("subagent"), Some("p")));
+        // A later frame without one (a status) keeps it.
+        assert!(l.on_frame(&status("live", true, false, 21.0)));
+        assert_eq!(get(&l, "live").origin.as_deref(), Some("subagent"));
+    }
+
+    struct SummaryOrigin {
+        id: &'static str,
+        parent: &'static str,
+        origin: &'static str,
+    }
+    impl SummaryOrigin {
+        fn summary(&self, at: f64) -> SessionSummary {
+            SessionSummary {
+                parent_session_id: Some(self.parent.into()),
+                origin: Some(self.origin.into()),
+                ..summary(self.id, at, false, None)
+            }
+        }
+        fn added(&self, id: &str, at: f64) -> Frame {
+            Frame::SessionAdded(SessionAddedFrame {
+                session_id: id.into(),
+                parent_session_id: Some(self.parent.into()),
+                origin: Some(self.origin.into()),
+                updated_at: Some(at),
+                ..Default::default()
+            })
+        }
     }
 
     #[test]

@@ -266,7 +266,8 @@ impl Fold {
         if text.is_empty() && reasoning.is_empty() {
             return false;
         }
-        let p = Rc::make_mut(self.partial.as_mut().expect("same_step implies a partial"));
+        // Cannot fail: same_step implies a partial.
+        let p = Rc::make_mut(self.partial.as_mut().unwrap());
         p.text.push_str(text);
         p.reasoning.push_str(reasoning);
         p.last_seq = seq;

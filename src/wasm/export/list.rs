@@ -26,6 +26,9 @@ fn item_js(i: &ListItem) -> JsValue {
     if let Some(c) = &i.cwd {
         f.push(("cwd", c.as_str().into()));
     }
+    if let Some(o) = &i.origin {
+        f.push(("origin", o.as_str().into()));
+    }
     frozen(&f)
 }
 

@@ -210,6 +210,12 @@ export function Sidebar(p: Props) {
                 {s.title ?? 'New session'}
               </span>
               <span className="session-meta">
+                {/* What made a child: the host's `origin` ('subagent'), else a fork. */}
+                {s.parentSessionId ? (
+                  <span className="tag subtle" data-testid="session-origin">
+                    {s.origin === 'subagent' ? 'subagent' : 'fork'}
+                  </span>
+                ) : null}
                 <Activity running={s.running} waiting={s.waiting} />
                 <span>{relativeTime(s.updatedAt)}</span>
               </span>

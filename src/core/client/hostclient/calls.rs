@@ -158,7 +158,8 @@ impl HostClient {
         let (op_id, waits) = match op {
             SessionOp::Open => (self.router.open(&id, self.conn.live_generation()), Waits::Done),
             other => {
-                let s = self.router.get_mut(&id).expect("ensured");
+                // Cannot fail: the session was ensured above.
+                let s = self.router.get_mut(&id).unwrap();
                 match other {
                     SessionOp::LoadOlder => (s.load_older(), Waits::Done),
                     SessionOp::Prompt { content, mode, adopted } => {
@@ -173,7 +174,7 @@ impl HostClient {
                     SessionOp::Respond { key, result } => (s.respond(&key, result), Waits::Receipt),
                     SessionOp::Answer { prompt_id, answers } => (s.answer(&prompt_id, answers), Waits::Result),
                     SessionOp::Verb(call) => (s.verb(call), Waits::Result),
-                    SessionOp::Open => unreachable!("handled above"),
+                    SessionOp::Open => unreachable!(), // handled above
                 }
             }
         };
