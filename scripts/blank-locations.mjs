@@ -15,38 +15,15 @@
 //
 // Usage: node scripts/blank-locations.mjs <module.wasm>
 import { readFileSync, writeFileSync } from 'node:fs'
+import { failer, sections } from './wasm-module.mjs'
 
-function fail(why) {
-  console.error(`blank-locations: ${why}`)
-  process.exit(1)
-}
-
-function readU32(buf, at) {
-  let value = 0
-  let shift = 0
-  for (;;) {
-    const byte = buf[at++]
-    value += (byte & 0x7f) * 2 ** shift
-    shift += 7
-    if (byte < 0x80) return [value, at]
-  }
-}
+const fail = failer('blank-locations')
 
 /** The [start, end) of the module's data section (id 11), which must be the only one. */
 function dataSection(wasm) {
-  let found = null
-  let at = 8
-  while (at < wasm.length) {
-    const id = wasm[at]
-    const [size, start] = readU32(wasm, at + 1)
-    if (id === 11) {
-      if (found) fail('more than one data section')
-      found = [start, start + size]
-    }
-    at = start + size
-  }
-  if (!found) fail('no data section')
-  return found
+  const data = [...sections(wasm)].filter((s) => s.id === 11)
+  if (data.length !== 1) fail(`${data.length} data sections, not one`)
+  return [data[0].start, data[0].end]
 }
 
 // A file name ends in `.rs` and is made of path characters; the three roots are the only ones

@@ -12,30 +12,14 @@
 //
 // Usage: node scripts/minify-names.mjs <mapping.json> <glue.js> <module.wasm>
 import { readFileSync, writeFileSync } from 'node:fs'
+import { failer, readU32, sections } from './wasm-module.mjs'
 
-function fail(why) {
-  console.error(`minify-names: ${why}`)
-  process.exit(1)
-}
-
-function readU32(buf, at) {
-  let value = 0
-  let shift = 0
-  for (;;) {
-    const byte = buf[at++]
-    value += (byte & 0x7f) * 2 ** shift
-    shift += 7
-    if (byte < 0x80) return [value, at]
-  }
-}
+const fail = failer('minify-names')
 
 /** The distinct module names of the wasm's import section. */
 function importModules(wasm) {
   const modules = new Set()
-  let at = 8
-  while (at < wasm.length) {
-    const id = wasm[at]
-    const [size, start] = readU32(wasm, at + 1)
+  for (const { id, start } of sections(wasm)) {
     if (id === 2) {
       let [count, p] = readU32(wasm, start)
       for (; count > 0; count--) {
@@ -67,7 +51,6 @@ function importModules(wasm) {
       }
       return modules
     }
-    at = start + size
   }
   return modules
 }

@@ -588,6 +588,24 @@ mod readers {
             accepted(r#"{"version":"0.0.1","cwd":"/","attachedSessions":0,"home":"/h","canOpenPath":false}"#);
         assert!(!d.is_seed());
         assert_eq!((d.provider, d.home.as_deref()), (None, Some("/h")));
+        // The seed's rpc-map at ced6ab9d14, then the package's own paths a seed host may serve.
+        let mut seed: Vec<&str> = SEED_METHODS[..8].to_vec();
+        seed.sort_unstable();
+        assert_eq!(
+            seed,
+            [
+                "host.describe",
+                "session.cancel",
+                "session.create",
+                "session.history",
+                "session.list",
+                "session.planMode",
+                "session.prompt",
+                "session.setPlanMode"
+            ]
+        );
+        assert_eq!(SEED_METHODS[8..], [RESPOND_PATH, super::super::interaction::SESSION_ANSWER]);
+        assert!(SEED_METHODS.iter().all(|m| METHODS.contains(m) || *m == RESPOND_PATH || m.ends_with("answer")));
         refused::<HostDescription>(r#"{"version":"1","cwd":"/","provider":"p","model":"m"}"#);
         refused::<HostDescription>(r#"{"version":"1","cwd":"/","provider":"p","model":"m","attachedSessions":1.5}"#);
         refused::<HostDescription>(r#"{"version":null,"cwd":"/","provider":"p","model":"m","attachedSessions":1}"#);
