@@ -22,7 +22,9 @@ class HostClient extends Wasm {
     const kept = options?.cache && { w: new Set() }
     // Frames of types the wasm does not read go to `host.workspaces()`'s store once it is in.
     const h = { s: link, k: kept }
-    options = { ...options, __frames: (t) => h.w?.deref()?.f(t) }
+    // Prompts carry the runtime's time zone unless the app says otherwise (as upstream's own
+    // client sends it; `clientTimeZone: null` sends none).
+    options = { clientTimeZone: Intl.DateTimeFormat().resolvedOptions().timeZone, ...options, __frames: (t) => h.w?.deref()?.f(t) }
     if (link) options.__socket = (path, url) => link.m?.socket(path, url) ?? (link.w.push({ path, url, close() { this.gone = 1 } }), link.w.at(-1))
     if (kept) options.__store = (s) => (kept.f ? kept.f(s) : kept.w.add(s))
     super(options)

@@ -2,8 +2,8 @@
 # Builds the npm package's wasm + JS glue into pkg/:
 #   cargo (release, wasm32) -> wasm-bindgen --target web (pinned CLI) -> wasm-opt -O2, no inlining,
 #   functions ordered by name (npm binaryen) -> import/export names
-#   minified (wasm-opt + scripts/minify-names.mjs) -> panic locations' file names blanked
-#   (scripts/blank-locations.mjs) -> glue minified (npm terser)
+#   minified (wasm-opt + scripts/minify-names.mjs) -> what only a panic reads blanked
+#   (scripts/blank-panics.mjs) -> glue minified (npm terser)
 # CARGO_TARGET_DIR is honoured (default: target/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,9 +51,9 @@ node_modules/.bin/wasm-opt --minify-imports-and-exports-and-modules --strip-targ
   pkg/agent_session_bg.wasm -o pkg/agent_session_bg.wasm > pkg/names.json
 node scripts/minify-names.mjs pkg/names.json pkg/agent_session.js pkg/agent_session_bg.wasm
 rm pkg/names.json
-# Panic locations' file names blanked (nothing reads them: no panic hook, and a panic traps):
-# measured -400 B gzipped (scripts/blank-locations.mjs).
-node scripts/blank-locations.mjs pkg/agent_session_bg.wasm
+# Panic locations' file names and std's panic messages blanked (nothing reads them: no panic
+# hook, and a panic traps): measured -690 B gzipped (scripts/blank-panics.mjs).
+node scripts/blank-panics.mjs pkg/agent_session_bg.wasm
 # The glue is shipped minified (names of exported classes kept): measured 5.9 -> 4.1 KB gzipped.
 # Its console.warn calls go (pure_funcs): wasm-bindgen's notices of the positional init forms
 # and of a .wasm served without the application/wasm type, both of which still load (the

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 wasm=pkg/agent_session_bg.wasm
-inputs=(src wire/src onepass/src Cargo.toml Cargo.lock wire/Cargo.toml onepass/Cargo.toml scripts/build.sh scripts/minify-names.mjs scripts/blank-locations.mjs scripts/wasm-module.mjs)
+inputs=(src wire/src onepass/src Cargo.toml Cargo.lock wire/Cargo.toml onepass/Cargo.toml scripts/build.sh scripts/minify-names.mjs scripts/blank-panics.mjs scripts/wasm-module.mjs)
 if [ -f "$wasm" ] && [ -f pkg/agent_session.js ] && [ -z "$(find "${inputs[@]}" -newer "$wasm" -print -quit 2>/dev/null)" ]; then
   echo "prepack: pkg/ is up to date with its sources" >&2
   exit 0

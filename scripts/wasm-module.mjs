@@ -1,4 +1,4 @@
-// What the build's wasm post-passes share (scripts/minify-names.mjs, scripts/blank-locations.mjs):
+// What the build's wasm post-passes share (scripts/minify-names.mjs, scripts/blank-panics.mjs):
 // a failure that stops the build, LEB128 reading and the module's sections.
 
 /** Prints `why` as `tool`'s and exits the build with a failure. */

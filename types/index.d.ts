@@ -198,6 +198,13 @@ export interface HostClientOptions {
    *  `baseUrl` and token, where Web Locks and BroadcastChannel exist (default `true`; `false`:
    *  this client connects alone). */
   share?: boolean
+  /**
+   * Sent with every prompt as its `clientTimeZone`, as upstream's own client does: the 2026-08
+   * host keeps it on the user message, so the agent knows the user's zone (the seed host's
+   * schema drops it). Default: this runtime's zone (`Intl.DateTimeFormat().resolvedOptions()
+   * .timeZone`); `null`: none is sent.
+   */
+  clientTimeZone?: string | null
 }
 
 /** `host.sharing()`: this client's part in the shared connection (docs/API.md "Many tabs"). */

@@ -86,15 +86,137 @@ fn an_image_prompt_is_stored_by_its_sha256_and_read_back() {
     let read = host.call("session.attachment", json!({ "sessionId": sid, "attachmentId": id }));
     assert_eq!(read["data"], PNG_1X1);
     assert_eq!(read["attachment"]["name"], "dot.png");
-    // Another session does not hold it; bad images are refused.
+    // Another session does not hold it (upstream's `attachment-error`, below).
     let other = host.create();
+    let err = host.call_err("session.attachment", json!({ "sessionId": other, "attachmentId": id }));
     assert_eq!(
-        host.call_err("session.attachment", json!({ "sessionId": other, "attachmentId": id }))["code"],
-        "bad-request"
+        (&err["code"], &err["details"]["reason"]),
+        (&json!("attachment-error"), &json!("ATTACHMENT_NOT_REFERENCED"))
     );
-    let bad = json!([{ "type": "image", "mediaType": "image/jpeg", "data": PNG_1X1 }]);
-    let err = host.call_err("session.prompt", json!({ "sessionId": sid, "mode": "queue", "content": bad }));
-    assert_eq!(err["code"], "bad-request");
+}
+
+/// What upstream's `session.prompt` and `session.attachment` refuse, with its codes, messages
+/// and reasons (b150a551b8 `api-proxy.ts` and `@deepseek-ai/attachment`); the seed dialect
+/// answers `bad-request`.
+#[test]
+fn refused_images_are_attachment_errors_upstream_and_bad_request_in_the_seed_dialect() {
+    let image = |media: &str, data: &str| json!({ "type": "image", "mediaType": media, "data": data });
+    let cases = [
+        (
+            vec![image("image/bmp", PNG_1X1)],
+            "UNSUPPORTED_IMAGE_TYPE",
+            "Image type image/bmp is not accepted by this deployment.",
+        ),
+        (vec![image("image/png", "not base64!")], "INVALID_IMAGE_BASE64", "Image upload is not canonical base64."),
+        (vec![image("image/jpeg", PNG_1X1)], "IMAGE_TYPE_MISMATCH", "Declared image type does not match its bytes."),
+        (vec![image("image/png", "AAAA")], "INVALID_IMAGE", "Unsupported or malformed image data."),
+        (
+            vec![image("image/png", PNG_1X1); 21],
+            "TOO_MANY_IMAGES",
+            "Image batch exceeds the configured image-count limit.",
+        ),
+    ];
+    for wire in [&["--wire", "2026-08"][..], &[]] {
+        let host = Host::start(wire);
+        let sid = host.create();
+        for (content, reason, message) in &cases {
+            let err = host.call_err("session.prompt", json!({ "sessionId": sid, "mode": "queue", "content": content }));
+            match wire.is_empty() {
+                false => assert_eq!(
+                    err,
+                    json!({ "code": "attachment-error", "message": message, "details": { "reason": reason } }),
+                    "{reason}"
+                ),
+                true => assert_eq!(err["code"], "bad-request", "{reason}: {err}"),
+            }
+        }
+        let err = host.call_err("session.attachment", json!({ "sessionId": sid, "attachmentId": "sha256:00" }));
+        let want = if wire.is_empty() { "bad-request" } else { "attachment-error" };
+        assert_eq!(
+            (err["code"].as_str(), err["message"].as_str()),
+            (Some(want), Some("Image is not referenced by this session."))
+        );
+        assert!(host.event_types(&sid).is_empty(), "nothing refused reached the log");
+    }
+}
+
+#[test]
+fn a_prompt_keeps_the_browsers_time_zone_on_its_user_message_and_a_malformed_one_is_refused() {
+    let host = upstream();
+    let sid = host.create();
+    let prompt = |zone: &str| json!({ "sessionId": sid, "mode": "queue", "content": [{ "type": "text", "text": "hi" }], "clientTimeZone": zone });
+    for bad in ["Mars Base", "Europe/", "/Berlin", " UTC", "Berlin", ""] {
+        let err = host.call_err("session.prompt", prompt(bad));
+        assert_eq!(
+            err,
+            json!({ "code": "invalid-time-zone", "message": "clientTimeZone must be UTC or a valid IANA Area/Location name", "details": { "value": bad } }),
+            "{bad:?}"
+        );
+    }
+    assert_eq!(host.call("session.prompt", prompt("America/Argentina/Buenos_Aires")), json!({ "accepted": true }));
+    let events = host.wait_turn_end(&sid, 1);
+    let user = events.iter().find(|e| e["type"] == "user/message").expect("user/message");
+    let source = &user["data"]["source"];
+    assert_eq!(
+        (&source["kind"], &source["clientTimeZone"]),
+        (&json!("user"), &json!("America/Argentina/Buenos_Aires"))
+    );
+    assert!(source["rpcId"].as_str().is_some_and(|r| r.starts_with("t-")), "{source}");
+    assert_eq!(host.call("session.prompt", prompt("UTC")), json!({ "accepted": true }));
+    let events = host.wait_turn_end(&sid, 2);
+    let user = events.iter().rev().find(|e| e["type"] == "user/message").expect("user/message");
+    assert_eq!(user["data"]["source"]["clientTimeZone"], "UTC");
+}
+
+#[test]
+fn a_queue_edit_takes_text_only_and_a_steer_needs_a_running_turn() {
+    for upstream in [true, false] {
+        let mut args = vec!["--chunk-delay-ms", "30"];
+        if upstream {
+            args.extend(["--wire", "2026-08"]);
+        }
+        let host = Host::start(&args);
+        let sid = host.create();
+        let mut mux = host.mux();
+        host.prompt(&sid, "queue", "first, a reply long enough to stream for a while");
+        host.prompt(&sid, "queue", "queued");
+        let frames = mux.until(
+            "one queued",
+            |f| matches!(f, Frame::Queue(q) if q.items.value().as_array().is_some_and(|a| a.len() == 1)),
+        );
+        let item = frames
+            .iter()
+            .rev()
+            .find_map(|f| match &f.frame {
+                Frame::Queue(q) => q.items.value()[0]["id"].as_str().map(str::to_string),
+                _ => None,
+            })
+            .unwrap();
+        let edit =
+            json!({ "kind": "edit", "content": [{ "type": "image", "mediaType": "image/png", "data": PNG_1X1 }] });
+        let err = host.call_err("session.updateQueue", json!({ "sessionId": sid, "itemId": item, "action": edit }));
+        match upstream {
+            true => assert_eq!(
+                err,
+                json!({ "code": "attachment-error", "message": "queue edits accept text content only", "details": { "reason": "QUEUE_EDIT_NON_TEXT" } })
+            ),
+            false => assert_eq!(err["code"], "bad-request", "{err}"),
+        }
+        if !upstream {
+            continue;
+        }
+        // After a cancel the 2026-08 host holds the queue with no running turn: nothing to steer.
+        host.call("session.cancel", json!({ "sessionId": sid }));
+        host.wait_turn_end(&sid, 1);
+        let err = host.call_err(
+            "session.updateQueue",
+            json!({ "sessionId": sid, "itemId": item, "action": { "kind": "steer" } }),
+        );
+        assert_eq!(
+            err,
+            json!({ "code": "steer-unavailable", "message": "current turn no longer accepts steering", "details": { "itemId": item } })
+        );
+    }
 }
 
 #[test]

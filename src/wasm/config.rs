@@ -135,6 +135,10 @@ pub(crate) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Config), JsValu
     if let Some(ms) = positive(&opts, "releaseAfterMs")? {
         retention.release_after_ms = ms;
     }
+    let zone = js::get(&opts, "clientTimeZone");
+    if !(zone.is_string() || zone.is_null() || zone.is_undefined()) {
+        return Err(js::bad_argument("clientTimeZone must be a string or null"));
+    }
     let seed = (js::random() * 4_294_967_296.0) as u64;
     let cfg = Config {
         transport,
@@ -144,6 +148,7 @@ pub(crate) fn parse_options(opts: &JsValue) -> Result<(Endpoint, Config), JsValu
         max_response_bytes,
         authenticated: token.is_some(),
         rpc_prefix: format!("c{seed}-"),
+        client_time_zone: zone.as_string(),
         seed: seed ^ ((js::random() * 4_294_967_296.0) as u64) << 32,
         retention,
     };

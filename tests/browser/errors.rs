@@ -72,6 +72,8 @@ async fn programmer_errors_throw_errors_with_stable_codes() {
         "{\"transport\":\"WebSocket\"}",
         "{\"transport\":5}",
         "{\"transport\":null}",
+        "{\"clientTimeZone\":5}",
+        "{\"clientTimeZone\":{}}",
     ] {
         let e = HostClient::new(obj(bad)).err().expect("bad options throw");
         assert_eq!(err_code(&e), "bad-argument", "options {bad}");

@@ -382,6 +382,9 @@ record! {
         pub mode: PromptMode = "mode",
         /// The prompt's content blocks, kept as trees (host side).
         pub content: Vec<Value> = "content",
+        /// The 2026-08 host: the browser's time zone (`UTC` or an IANA `Area/Location` name),
+        /// kept on the user message's source.
+        pub client_time_zone: Option<String> = opt "clientTimeZone",
     }
 }
 

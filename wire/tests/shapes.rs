@@ -106,6 +106,7 @@ fn serialized_shapes_match_the_snapshot() {
                 session_id: "s".into(),
                 mode: if full { PromptMode::Steer } else { PromptMode::Queue },
                 content: vec![json!({"type": "text"})],
+                client_time_zone: o("Europe/Berlin"),
             },
         );
         s.put("SetPlanModePayload", &SetPlanModePayload { session_id: "s".into(), active: full });

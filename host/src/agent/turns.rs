@@ -171,7 +171,13 @@ pub fn restore_queue(app: &Base, s: &Session, ctl: &mut Control) -> Result<(), S
             continue;
         }
         ctl.accepted.insert(rpc_id.to_string());
-        ctl.queue.push_back(Prompt { content: content.clone(), rpc_id: rpc_id.to_string(), id: id.to_string() });
+        let client_time_zone = it["clientTimeZone"].as_str().map(str::to_string);
+        ctl.queue.push_back(Prompt {
+            content: content.clone(),
+            rpc_id: rpc_id.to_string(),
+            id: id.to_string(),
+            client_time_zone,
+        });
     }
     keep_queue(app, s, &ctl.queue);
     Ok(())
@@ -196,7 +202,7 @@ pub async fn resume_queue(app: &Arc<Base>, runtime: &Arc<dyn Runtime>, s: &Sessi
 fn keep_queue(app: &Base, s: &Session, queue: &std::collections::VecDeque<Prompt>) {
     let items = (!queue.is_empty()).then(|| {
         let items: Vec<Value> =
-            queue.iter().map(|p| json!({ "id": p.id, "rpcId": p.rpc_id, "content": p.content })).collect();
+            queue.iter().map(|p| json!({ "id": p.id, "rpcId": p.rpc_id, "content": p.content, "clientTimeZone": p.client_time_zone })).collect();
         Value::Array(items).to_string()
     });
     if let Err(e) = app.store.set_queue(s.pk, items.as_deref()) {
@@ -210,7 +216,7 @@ pub fn publish_queue(app: &Base, s: &Session, queue: &std::collections::VecDeque
     let items: Vec<Value> = queue
         .iter()
         .map(|p| {
-            let message = json!({ "content": p.content, "source": { "kind": "user", "rpcId": p.rpc_id }, "role": "user", "id": p.id });
+            let message = json!({ "content": p.content, "source": p.source(), "role": "user", "id": p.id });
             json!({ "id": p.id, "placement": "queued", "message": message })
         })
         .collect();
@@ -254,7 +260,7 @@ pub(crate) fn title_frame(app: &Base, s: &Session, title: &str, event_seq: u64, 
 async fn begin_turn(app: &Base, s: &Session, p: Prompt, scripted_modes: bool) -> Result<Turn, AppendError> {
     let mut log = s.log.lock().await;
     let number = log.turn + 1;
-    let source = json!({ "kind": "user", "rpcId": p.rpc_id });
+    let source = p.source();
     s.append_locked(
         app,
         &mut log,

@@ -134,7 +134,7 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
         wire::SESSION_PROMPT => {
             let p: PromptPayload = payload(method, p)?;
             let s = app.session(&p.session_id)?;
-            let content = crate::http::attachments::store_images(app, &s, p.content)?;
+            let content = crate::http::attachments::store_images(app, &s, p.content).map_err(Refusal::seed)?;
             agent::prompt(&app.base, &app.agent, &s, p.mode, Prompt::new(content, rpc_id.to_string())).await?;
             Ok(json!({ "accepted": true }))
         }
@@ -179,7 +179,7 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
         wire::SESSION_ATTACHMENT => {
             let p: wire::AttachmentPayload = payload(method, p)?;
             let s = app.session(&p.session_id)?;
-            crate::http::attachments::read(app, &s, &p.attachment_id)
+            crate::http::attachments::read(app, &s, &p.attachment_id).map_err(Refusal::seed)
         }
         SESSION_ANSWER => {
             let p: AnswerPayload = payload(method, p)?;

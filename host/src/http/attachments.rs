@@ -2,12 +2,17 @@
 //! `{type:'image', mediaType, data (base64), name?}` is stored once per session under
 //! `sha256:<hex>` and the log keeps `{type:'image', attachment: {attachmentId, mediaType,
 //! bytes, width, height, name?}}`; `session.attachment` reads the bytes back.
+//!
+//! A refused image is upstream's `attachment-error {reason}` with its message in the 2026-08
+//! dialect (`TOO_MANY_IMAGES`, `UNSUPPORTED_IMAGE_TYPE`, `IMAGE_TOO_LARGE`,
+//! `INVALID_IMAGE_BASE64`, `INVALID_IMAGE`, `IMAGE_TYPE_MISMATCH`, and for a read
+//! `ATTACHMENT_NOT_REFERENCED`), `bad-request` with this host's own words in the seed's.
 
 use crate::app::App;
 use crate::http::rpc::internal;
+use crate::http::verbs::Refusal;
 use crate::log::session::Session;
 use crate::log::store::Image;
-use agent_session_wire::RpcError;
 use serde_json::{json, Value};
 
 /// Upstream's per-image limit (its `imageLimits.maxImageBytes`).
@@ -16,15 +21,37 @@ pub const MAX_IMAGE_BYTES: usize = 20 * 1024 * 1024;
 pub const MAX_IMAGES_PER_MESSAGE: usize = 20;
 const MEDIA_TYPES: &[&str] = &["image/png", "image/jpeg", "image/webp", "image/gif"];
 
-fn refused(message: impl Into<String>) -> RpcError {
-    RpcError::bad_request(message, vec![])
+/// Upstream's `attachment-error {reason}` (its message `upstream`), `seed` in the seed dialect.
+fn refused(reason: &str, seed: impl Into<String>, upstream: &str) -> Refusal {
+    Refusal::Verb {
+        code: "attachment-error",
+        seed: seed.into(),
+        upstream: upstream.to_string(),
+        details: json!({ "reason": reason }),
+    }
+}
+
+/// The format the bytes are, by their signature (upstream refuses a declared type they are not).
+fn sniff(d: &[u8]) -> Option<&'static str> {
+    match d {
+        [0x89, b'P', b'N', b'G', ..] => Some("image/png"),
+        [0xFF, 0xD8, ..] => Some("image/jpeg"),
+        [b'G', b'I', b'F', b'8', ..] => Some("image/gif"),
+        [b'R', b'I', b'F', b'F', _, _, _, _, b'W', b'E', b'B', b'P', ..] => Some("image/webp"),
+        _ => None,
+    }
 }
 
 /// Replaces each inline image part of `content` with its stored reference.
-pub fn store_images(app: &App, s: &Session, content: Vec<Value>) -> Result<Vec<Value>, RpcError> {
+#[allow(clippy::result_large_err)] // a refusal is made once per refused request, never in a loop
+pub fn store_images(app: &App, s: &Session, content: Vec<Value>) -> Result<Vec<Value>, Refusal> {
     let count = content.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("image")).count();
     if count > MAX_IMAGES_PER_MESSAGE {
-        return Err(refused(format!("at most {MAX_IMAGES_PER_MESSAGE} images per message")));
+        return Err(refused(
+            "TOO_MANY_IMAGES",
+            format!("at most {MAX_IMAGES_PER_MESSAGE} images per message"),
+            "Image batch exceeds the configured image-count limit.",
+        ));
     }
     content
         .into_iter()
@@ -35,17 +62,40 @@ pub fn store_images(app: &App, s: &Session, content: Vec<Value>) -> Result<Vec<V
         .collect()
 }
 
-fn store_one(app: &App, s: &Session, block: &Value) -> Result<Value, RpcError> {
+#[allow(clippy::result_large_err)] // a refusal is made once per refused request, never in a loop
+fn store_one(app: &App, s: &Session, block: &Value) -> Result<Value, Refusal> {
     let media_type = block.get("mediaType").and_then(Value::as_str).unwrap_or_default();
     if !MEDIA_TYPES.contains(&media_type) {
-        return Err(refused(format!("image mediaType must be one of {MEDIA_TYPES:?}")));
+        return Err(refused(
+            "UNSUPPORTED_IMAGE_TYPE",
+            format!("image mediaType must be one of {MEDIA_TYPES:?}"),
+            &format!("Image type {media_type} is not accepted by this deployment."),
+        ));
     }
-    let text = block.get("data").and_then(Value::as_str).ok_or_else(|| refused("image data must be base64 text"))?;
+    let not_base64 =
+        || refused("INVALID_IMAGE_BASE64", "image data is not valid base64", "Image upload is not canonical base64.");
+    let text = block.get("data").and_then(Value::as_str).ok_or_else(not_base64)?;
     if text.len() / 4 * 3 > MAX_IMAGE_BYTES + 3 {
-        return Err(refused(format!("an image is at most {MAX_IMAGE_BYTES} bytes")));
+        return Err(refused(
+            "IMAGE_TOO_LARGE",
+            format!("an image is at most {MAX_IMAGE_BYTES} bytes"),
+            "Image exceeds the configured byte limit.",
+        ));
     }
-    let data = base64_decode(text).ok_or_else(|| refused("image data is not valid base64"))?;
-    let (width, height) = dimensions(media_type, &data).ok_or_else(|| refused("image data is not a readable image"))?;
+    let data = base64_decode(text).ok_or_else(not_base64)?;
+    if data.is_empty() {
+        return Err(refused("INVALID_IMAGE", "image data is empty", "Image is empty."));
+    }
+    if sniff(&data).is_some_and(|t| t != media_type) {
+        return Err(refused(
+            "IMAGE_TYPE_MISMATCH",
+            "image data is not of its mediaType",
+            "Declared image type does not match its bytes.",
+        ));
+    }
+    let (width, height) = dimensions(media_type, &data).ok_or_else(|| {
+        refused("INVALID_IMAGE", "image data is not a readable image", "Unsupported or malformed image data.")
+    })?;
     let name = block.get("name").and_then(Value::as_str).map(str::to_string);
     let image = Image {
         id: format!("sha256:{}", hex(&sha256(&data))),
@@ -55,7 +105,7 @@ fn store_one(app: &App, s: &Session, block: &Value) -> Result<Value, RpcError> {
         name,
         data,
     };
-    app.store.put_attachment(s.pk, &image).map_err(internal)?;
+    app.store.put_attachment(s.pk, &image).map_err(|e| Refusal::Rpc(internal(e)))?;
     Ok(json!({ "type": "image", "attachment": reference(&image) }))
 }
 
@@ -70,10 +120,14 @@ fn reference(i: &Image) -> Value {
 }
 
 /// `session.attachment {sessionId, attachmentId}` → `{attachment, data}`.
-pub fn read(app: &App, s: &Session, id: &str) -> Result<Value, RpcError> {
-    match app.store.attachment(s.pk, id).map_err(internal)? {
+#[allow(clippy::result_large_err)] // a refusal is made once per refused request, never in a loop
+pub fn read(app: &App, s: &Session, id: &str) -> Result<Value, Refusal> {
+    match app.store.attachment(s.pk, id).map_err(|e| Refusal::Rpc(internal(e)))? {
         Some(image) => Ok(json!({ "attachment": reference(&image), "data": base64_encode(&image.data) })),
-        None => Err(refused("Image is not referenced by this session.")),
+        None => {
+            let words = "Image is not referenced by this session.";
+            Err(refused("ATTACHMENT_NOT_REFERENCED", words, words))
+        }
     }
 }
 

@@ -109,9 +109,29 @@ pub async fn rename(app: &App, s: &Session, title: &str) -> Result<Value, Refusa
     Ok(json!({ "title": title, "seq": ev.seq }))
 }
 
+/// Upstream's rule for an edit: text content only (`attachment-error {reason:
+/// 'QUEUE_EDIT_NON_TEXT'}`), checked before the item is looked up.
+#[allow(clippy::result_large_err)] // a refusal is made once per refused request, never in a loop
+pub fn text_only_edit(action: &Value) -> Result<(), Refusal> {
+    let blocks = action.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    if action.get("kind").and_then(Value::as_str) == Some("edit")
+        && blocks.iter().any(|b| b.get("type").and_then(Value::as_str) != Some("text"))
+    {
+        let words = "queue edits accept text content only";
+        return Err(Refusal::Verb {
+            code: "attachment-error",
+            seed: words.into(),
+            upstream: words.into(),
+            details: json!({ "reason": "QUEUE_EDIT_NON_TEXT" }),
+        });
+    }
+    Ok(())
+}
+
 /// `session.updateQueue {sessionId, itemId, action}`: edit, remove or steer one queued prompt;
 /// the next `session/queue` frame is the result.
 pub async fn update_queue(app: &App, s: &Session, item_id: &str, action: &Value) -> Result<Value, Refusal> {
+    text_only_edit(action)?;
     let mut ctl = s.ctl.lock().await;
     let Some(at) = ctl.queue.iter().position(|p| p.id == item_id) else {
         return Err(Refusal::queue_item_not_found(item_id));
@@ -132,6 +152,15 @@ pub async fn update_queue(app: &App, s: &Session, item_id: &str, action: &Value)
         }
         Some("remove") => {
             ctl.queue.remove(at);
+        }
+        // As upstream: only a running turn takes steering.
+        Some("steer") if !ctl.running => {
+            return Err(Refusal::Verb {
+                code: "steer-unavailable",
+                seed: "no running turn to steer".into(),
+                upstream: "current turn no longer accepts steering".into(),
+                details: json!({ "itemId": item_id }),
+            });
         }
         Some("steer") => {
             // The prompt goes next and ends the running turn, as a `steer` prompt does.

@@ -444,6 +444,29 @@ fn each_connects_description_decides_again_what_the_host_is_asked() {
     assert!(matches!(d.settlement(6), Some(Settlement::Receipt(_))));
 }
 
+/// Upstream's own client sends the browser's zone with every prompt; the 2026-08 host keeps it
+/// on the user message (the seed's schema drops a member it does not know).
+#[test]
+fn a_prompt_carries_the_clients_time_zone_where_it_has_one() {
+    for zone in [Some("America/Argentina/Buenos_Aires"), None] {
+        let mut d = Driver::new(Config {
+            client_time_zone: zone.map(Into::into),
+            transport: Transport::Only(Carrier::Sse),
+            ..Config::default()
+        });
+        d.establish();
+        d.seed();
+        d.open(1, "s1");
+        d.answer("session.history", r#"{"events":[],"hasMore":false}"#);
+        let content = crate::core::wire::Json::from_text(r#"[{"type":"text","text":"hi"}]"#).unwrap();
+        let prompt = SessionOp::Prompt { content, mode: crate::core::wire::PromptMode::Queue, adopted: None };
+        d.input(Input::Session { handle: OpHandle(2), session: "s1".into(), op: prompt });
+        let (_, body) = d.take("session.prompt");
+        assert_eq!(body["payload"].get("clientTimeZone").and_then(Value::as_str), zone, "{body}");
+        assert_eq!(body["payload"]["content"][0]["text"], "hi");
+    }
+}
+
 #[test]
 fn an_abandoned_call_is_aborted_settles_cancelled_once_and_leaves_no_deadline() {
     let mut d = Driver::sse();

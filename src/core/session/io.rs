@@ -110,14 +110,17 @@ impl Call {
 
     /// The method payload (for `Respond`, the client-response's `result`).
     pub fn payload(&self, session_id: &str) -> Json {
-        Json::from_text(&self.payload_text(session_id)).unwrap_or_default()
+        Json::from_text(&self.payload_text(session_id, None)).unwrap_or_default()
     }
 
     /// The payload's text, written by one object writer (`wire::object_text`): no serde impl
     /// per payload, and the body takes the text as written (no parse).
-    fn payload_text(&self, session_id: &str) -> String {
+    /// A prompt carries `zone` as its `clientTimeZone` (the 2026-08 host keeps it on the user
+    /// message, as upstream's own client sends it; the seed's schema drops unknown members).
+    fn payload_text(&self, session_id: &str, zone: Option<&str>) -> String {
         let q = |s: &str| Some(wire::quote(s));
         let max: Option<String>;
+        let mut zone_text: Option<String> = None;
         // Every payload is `{<id>: session, <second>?, <third>?}`, a command's inside `args`.
         let (id, second, a, third, b) = match self {
             Call::History { before_seq, max_messages } => {
@@ -130,6 +133,7 @@ impl Call {
             }
             Call::Prompt { mode, content, .. } => {
                 let mode = if *mode == PromptMode::Steer { r#""steer""# } else { r#""queue""# };
+                zone_text = zone.map(wire::quote);
                 ("sessionId", "mode", Some(mode.to_string()), "content", Some(content.text()))
             }
             Call::Respond { result, .. } => return wire::result_text(result),
@@ -144,7 +148,12 @@ impl Call {
             Call::Attachment { attachment_id } => ("sessionId", "attachmentId", q(attachment_id), "", None),
         };
         let sid = wire::quote(session_id);
-        let text = wire::object_text(&[(id, Some(&sid)), (second, a.as_deref()), (third, b)]);
+        let text = wire::object_text(&[
+            (id, Some(&sid)),
+            (second, a.as_deref()),
+            (third, b),
+            ("clientTimeZone", zone_text.as_deref()),
+        ]);
         match id {
             "agentId" => wire::object_text(&[("args", Some(&text))]),
             _ => text,
@@ -152,10 +161,10 @@ impl Call {
     }
 
     /// The full request body for `POST /api/<path>` under envelope rpcId `rpc_id`.
-    pub fn body(&self, session_id: &str, rpc_id: &str) -> String {
+    pub fn body(&self, session_id: &str, rpc_id: &str, zone: Option<&str>) -> String {
         match self {
             Call::Respond { rpc_id: answering, result } => wire::client_response_text(answering, result),
-            _ => wire::client_request_text(rpc_id, self.path(), &self.payload_text(session_id)),
+            _ => wire::client_request_text(rpc_id, self.path(), &self.payload_text(session_id, zone)),
         }
     }
 

@@ -20,10 +20,13 @@ mod workspaces;
 
 use answer::{Answer, Refused};
 
+use crate::agent;
 use crate::app::App;
+use crate::http::attachments;
 use crate::http::check::payload;
 use crate::http::rpc;
 use crate::http::verbs::{self, Refusal};
+use crate::log::session::Prompt;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
@@ -47,10 +50,16 @@ pub const METHODS: &[&str] = &[
     "subagent.interrupt",
 ];
 
-/// The session verbs of `http::verbs`, answered here in the 2026-08 dialect (by
-/// `http::api` in the seed's).
-pub const VERBS: &[&str] =
-    &[agent_session_wire::SESSION_RENAME, agent_session_wire::SESSION_FORK, agent_session_wire::SESSION_UPDATE_QUEUE];
+/// The session verbs of `http::verbs`, and the prompt and attachment methods whose refusals
+/// have upstream codes of their own (`attachment-error`, `invalid-time-zone`), answered here
+/// in the 2026-08 dialect (by `http::api` in the seed's).
+pub const VERBS: &[&str] = &[
+    agent_session_wire::SESSION_RENAME,
+    agent_session_wire::SESSION_FORK,
+    agent_session_wire::SESSION_UPDATE_QUEUE,
+    agent_session_wire::SESSION_PROMPT,
+    agent_session_wire::SESSION_ATTACHMENT,
+];
 
 /// Whether this module answers `method` with payload-carrying envelope `v` on this host: its
 /// methods, the session verbs and `session.create` naming a workspace, in the 2026-08 dialect.
@@ -96,12 +105,52 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> Answ
         }
         agent_session_wire::SESSION_UPDATE_QUEUE => {
             let p: agent_session_wire::UpdateQueuePayload = payload(method, p)?;
+            // As upstream: a non-text edit is refused before anything is looked up.
+            verbs::text_only_edit(&p.action.value())?;
             // As upstream: a session with no live agent holds no pending item.
             let Ok(s) = app.session(&p.session_id) else {
                 return Err(Refusal::queue_item_not_found(&p.item_id).into());
             };
             Ok(verbs::update_queue(app, &s, &p.item_id, &p.action.value()).await?)
         }
+        agent_session_wire::SESSION_PROMPT => {
+            let p: agent_session_wire::PromptPayload = payload(method, p)?;
+            let zone = client_time_zone(p.client_time_zone)?;
+            let s = app.session(&p.session_id)?;
+            let content = attachments::store_images(app, &s, p.content)?;
+            let prompt = Prompt { client_time_zone: zone, ..Prompt::new(content, rpc_id.to_string()) };
+            agent::prompt(&app.base, &app.agent, &s, p.mode, prompt).await?;
+            Ok(json!({ "accepted": true }))
+        }
+        agent_session_wire::SESSION_ATTACHMENT => {
+            let p: agent_session_wire::AttachmentPayload = payload(method, p)?;
+            let s = app.session(&p.session_id)?;
+            Ok(attachments::read(app, &s, &p.attachment_id)?)
+        }
         _ => workspaces::dispatch(app, method, p),
     }
+}
+
+/// A prompt's `clientTimeZone` checked as upstream does (`invalid-time-zone {value}`), to be
+/// kept on its user message's source.
+pub(super) fn client_time_zone(zone: Option<String>) -> Result<Option<String>, Refused> {
+    match zone {
+        Some(z) if !time_zone(&z) => {
+            let words = "clientTimeZone must be UTC or a valid IANA Area/Location name";
+            Err(Refused::new("invalid-time-zone", words, json!({ "value": z })))
+        }
+        zone => Ok(zone),
+    }
+}
+
+/// Upstream's browser-zone profile: `UTC`, or an IANA `Area/Location` name (a letter, then
+/// letters, digits and `_+.-`; one or more `/`-parts of the same). Upstream then asks `Intl`
+/// whether the zone exists and for its canonical name; this host carries no zone database, so
+/// a well-formed name it does not know is kept as given.
+fn time_zone(z: &str) -> bool {
+    let part = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || "_+.-".contains(c));
+    let mut parts = z.split('/');
+    let first = parts.next().unwrap_or_default();
+    z == "UTC"
+        || (first.starts_with(|c: char| c.is_ascii_alphabetic()) && part(first) && z.contains('/') && parts.all(part))
 }

@@ -32,6 +32,8 @@ struct Address {
     mode: String,
     #[serde(default)]
     content: Vec<Value>,
+    #[serde(default)]
+    client_time_zone: Option<String>,
 }
 
 /// The parent's direct subagent children, oldest first (upstream: `createdAt`, then id).
@@ -89,6 +91,7 @@ pub async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> 
             Ok(serde_json::to_value(value).map_err(internal)?)
         }
         "subagent.prompt" => {
+            let zone = super::client_time_zone(a.client_time_zone.clone())?;
             if app.session(&a.parent_session_id).is_err() {
                 return Err(Refused::new(
                     "subagent-parent-unavailable",
@@ -97,7 +100,7 @@ pub async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> 
                 ));
             }
             let child = catalog_child(app, &a, Mode::Continuable.name())?;
-            let prompt = Prompt::new(a.content, rpc_id.to_string());
+            let prompt = Prompt { client_time_zone: zone, ..Prompt::new(a.content, rpc_id.to_string()) };
             let message_id = prompt.id.clone();
             crate::agent::prompt(&app.base, &app.agent, &child, PromptMode::Queue, prompt).await?;
             Ok(json!({ "messageId": message_id }))

@@ -17,7 +17,7 @@ use crate::log::store::{LoadedSession, SessionUpdate, StoreError};
 use crate::providers::registry::Provider;
 use agent_session_wire::interaction::{PROJ_CAPABILITIES, PROJ_MODE};
 use agent_session_wire::{EventFrame, Frame, Json, SessionEvent, SessionStatusFrame};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
@@ -63,11 +63,24 @@ pub struct Prompt {
     pub rpc_id: String,
     /// The message id a queue item is addressed by (`session.updateQueue`).
     pub id: String,
+    /// The 2026-08 host: the browser's time zone, as the prompt's `clientTimeZone` gave it.
+    pub client_time_zone: Option<String>,
 }
 
 impl Prompt {
     pub fn new(content: Vec<Value>, rpc_id: String) -> Prompt {
-        Prompt { content, rpc_id, id: uuid::Uuid::new_v4().to_string() }
+        Prompt { content, rpc_id, id: uuid::Uuid::new_v4().to_string(), client_time_zone: None }
+    }
+
+    /// The user message's `source`: the request's `rpcId`, and the browser's zone where the
+    /// prompt carried one (upstream: "request identity and optional browser zone ride the
+    /// exact durable user message").
+    pub fn source(&self) -> Value {
+        let mut source = json!({ "kind": "user", "rpcId": self.rpc_id });
+        if let Some(zone) = &self.client_time_zone {
+            source["clientTimeZone"] = json!(zone);
+        }
+        source
     }
 }
 

@@ -217,7 +217,7 @@ impl HostClient {
                     crate::core::session::Call::Prompt { rpc_id: Some(id), .. } => id.clone(),
                     _ => self.mint_rpc(),
                 };
-                let body = call.body(&id, &rpc);
+                let body = call.body(&id, &rpc, self.cfg.client_time_zone.as_deref());
                 let form = call.response_form(&rpc);
                 self.dispatch(CallFor::Session { session: id, req }, call.path(), body, form);
             }

@@ -51,6 +51,8 @@ pub struct Config {
     pub authenticated: bool,
     /// Prefix of every minted envelope `rpcId` (unique per client instance).
     pub rpc_prefix: String,
+    /// The browser's time zone, sent with every prompt as its `clientTimeZone` (`None`: not sent).
+    pub client_time_zone: Option<String>,
     /// Seeds the backoff jitter.
     pub seed: u64,
     /// Which unwatched sessions stay warm, and for how long.
@@ -67,6 +69,7 @@ impl Default for Config {
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             authenticated: false,
             rpc_prefix: "c-".into(),
+            client_time_zone: None,
             seed: 0x9e37_79b9_7f4a_7c15,
             retention: Retention::default(),
         }

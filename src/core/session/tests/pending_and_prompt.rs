@@ -120,7 +120,7 @@ fn respond_sends_the_client_response_for_the_frames_rpc_id() {
     d.frame(question_frame("rq-7"));
     let op = d.s.respond("question:rq-7", Ok(Json::from(json!({"answers": {"q1": "yes"}}))));
     let (req, call) = d.take(|c| matches!(c, Call::Respond { .. }));
-    let body: Value = serde_json::from_str(&call.body(SID, "ignored")).unwrap();
+    let body: Value = serde_json::from_str(&call.body(SID, "ignored", None)).unwrap();
     assert_eq!(body["type"], "client-response");
     assert_eq!(body["rpcId"], "rq-7");
     assert_eq!(body["result"], json!({"ok": true, "value": {"answers": {"q1": "yes"}}}));
