@@ -21,10 +21,10 @@ class HostClient extends Wasm {
     // cache.js is in wait for it.
     const kept = options?.cache && { w: new Set() }
     // Frames of types the wasm does not read go to `host.workspaces()`'s store once it is in.
-    const h = { s: link, k: kept }
     // Prompts carry the runtime's time zone unless the app says otherwise (as upstream's own
-    // client sends it; `clientTimeZone: null` sends none).
+    // client sends it; `clientTimeZone: null` sends none); `subagents.js` reads it from `h.z`.
     options = { clientTimeZone: Intl.DateTimeFormat().resolvedOptions().timeZone, ...options, __frames: (t) => h.w?.deref()?.f(t) }
+    const h = { s: link, k: kept, z: options.clientTimeZone }
     if (link) options.__socket = (path, url) => link.m?.socket(path, url) ?? (link.w.push({ path, url, close() { this.gone = 1 } }), link.w.at(-1))
     if (kept) options.__store = (s) => (kept.f ? kept.f(s) : kept.w.add(s))
     super(options)
@@ -81,7 +81,7 @@ class HostClient extends Wasm {
 
   // One session's subagents, kept live (subagents.js, loaded on the first call).
   subagents(parentSessionId) {
-    return import('./subagents.js').then((m) => m.store(this, parentSessionId))
+    return import('./subagents.js').then((m) => m.store(this, this.h, parentSessionId))
   }
 
   clearCache() {

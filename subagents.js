@@ -6,25 +6,45 @@
 // wins (an older one is given up). It follows the live list only while it has a listener (the
 // host holds no reference to a store nobody watches, so one per session visited does not pile
 // up); a listener that comes back finds what changed meanwhile. Each child opens as a session
-// of its own: `host.session(child.id)`.
+// of its own: `host.session(child.id)`; a continuable one takes prompts and interrupts here.
+// `h.z` is the client's `clientTimeZone`, which upstream's own client sends with these
+// prompts too.
 
 import { Store, keyed } from './store.js'
 
 /** The store of `parentSessionId`'s subagents on client `host` (one per parent). */
-export function store(host, parentSessionId) {
-  return keyed(host, 'subagents', 'parentSessionId', parentSessionId, () => new Subagents(host, parentSessionId))
+export function store(host, h, parentSessionId) {
+  return keyed(host, 'subagents', 'parentSessionId', parentSessionId, () => new Subagents(host, h, parentSessionId))
 }
 
 class Subagents extends Store {
-  constructor(host, parent) {
+  constructor(host, h, parent) {
     super({ state: 'loading', items: [], parentAvailable: true, error: null })
     this.host = host
+    this.h = h
     this.parent = parent
     // What the catalog was last asked for: the generation and the children as listed live.
     this.seen = null
     this.ask = null
     this.off = null
     this.changed()
+  }
+
+  /** `subagent.prompt`: `content` (text parts) to continuable child `childSessionId`;
+   *  resolves the host's answer (`{messageId}`). The catalog shows the child running. */
+  prompt(childSessionId, content) {
+    const zone = this.h.z
+    return this.host.call('subagent.prompt', { ...this.to(childSessionId), content, ...(zone ? { clientTimeZone: zone } : {}) })
+  }
+
+  /** `subagent.interrupt`: ends child `childSessionId`'s running turn; resolves the host's answer. */
+  interrupt(childSessionId) {
+    return this.host.call('subagent.interrupt', this.to(childSessionId))
+  }
+
+  /** A continuable child's address, as upstream's schema has it. */
+  to(childSessionId) {
+    return { parentSessionId: this.parent, childSessionId, mode: 'continuable' }
   }
 
   watched(on) {

@@ -101,6 +101,38 @@ describe('host.subagents(parentSessionId): one session subagents, kept live', ()
     await assert.rejects(page.evaluate(() => window.__t.host.subagents('')), /parentSessionId must be a non-empty string/)
   })
 
+  it('a continuable child takes a prompt with the client time zone, and an interrupt, through the store', async () => {
+    const r = await page.evaluate(async () => {
+      const t = window.__t
+      const parent = (await t.host.createSession()).value.sessionId
+      const store = await t.host.subagents(parent)
+      const off = store.subscribe(() => {})
+      const s = t.host.session(parent)
+      await s.open()
+      await s.prompt([{ type: 'text', text: 'Keep watching the build [subagent:continuable]' }])
+      const done = (e) => e.mode === 'continuable' && e.activity === 'inactive'
+      await new Promise((r) => (store.getSnapshot().items.some(done) ? r() : store.subscribe(() => store.getSnapshot().items.some(done) && r())))
+      const child = store.getSnapshot().items.find(done)
+      const sent = await store.prompt(child.id, [{ type: 'text', text: 'And the tests too' }])
+      const stopped = await store.interrupt(child.id)
+      off()
+      return { child: child.id, sent, stopped, zone: Intl.DateTimeFormat().resolvedOptions().timeZone }
+    })
+    assert.equal(r.sent.ok, true, JSON.stringify(r.sent))
+    assert.equal(typeof r.sent.value.messageId, 'string')
+    assert.equal(r.stopped.ok, true, JSON.stringify(r.stopped))
+    // The child's log holds the prompt, its source carrying the page's zone.
+    let source
+    for (let i = 0; i < 100 && !source; i++) {
+      const body = { type: 'client-request', rpcId: `t-${i}`, method: 'session.history', payload: { sessionId: r.child } }
+      const res = await fetch(`${host.url}/api/session.history`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const users = (await res.json()).result.value.events.map((i) => i.event).filter((e) => e.type === 'user/message')
+      source = users.map((u) => u.data.source ?? u.data.message?.source).find((x) => x?.clientTimeZone)
+      if (!source) await new Promise((res) => setTimeout(res, 50))
+    }
+    assert.equal(source?.clientTimeZone, r.zone)
+  })
+
   it('a store follows the live list only while it has a listener', async () => {
     const r = await page.evaluate(async () => {
       const t = window.__t

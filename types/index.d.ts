@@ -103,6 +103,11 @@ export interface SubagentStore {
   getSnapshot(): SubagentsSnapshot
   /** Returns the unsubscribe function. */
   subscribe(listener: () => void): () => void
+  /** `subagent.prompt` to continuable child `childSessionId` (text parts), with the client's
+   *  `clientTimeZone` as upstream's own client sends it. */
+  prompt(childSessionId: string, content: readonly { type: 'text'; text: string }[]): Promise<HostRpcResult<{ messageId: string }>>
+  /** `subagent.interrupt`: ends the child's running turn. */
+  interrupt(childSessionId: string): Promise<HostRpcResult<{ accepted: true }>>
 }
 /** The 2026-08 host's workspaces and archive set, kept live by its `host/workspace-*` and
  * `host/archived-sessions-changed` frames; `workspace.list` again at every new connection. */
@@ -129,7 +134,7 @@ export interface HostMethods {
   'workspace.archiveSession': { payload: { sessionId: string }; value: { archivedSessionIds: string[] } }
   'subagent.list': { payload: { parentSessionId: string }; value: { entries: SubagentListEntry[]; parentAvailable: boolean } }
   'subagent.history': { payload: SubagentAddress & { beforeSeq?: number; maxMessages?: number }; value: { events: { event: { type: string; seq: number; time: number; data: unknown } }[]; hasMore: boolean } }
-  'subagent.prompt': { payload: SubagentAddress & { mode: 'continuable'; content: ContentBlock[] }; value: { messageId: string } }
+  'subagent.prompt': { payload: SubagentAddress & { mode: 'continuable'; content: ContentBlock[]; clientTimeZone?: string }; value: { messageId: string } }
   'subagent.interrupt': { payload: SubagentAddress & { mode: 'continuable' }; value: { accepted: true } }
 }
 type MethodPayload<M extends string> = M extends keyof HostMethods ? HostMethods[M]['payload'] : object

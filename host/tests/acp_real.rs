@@ -364,11 +364,17 @@ fn cancel_restart_and_crash_each_continue_the_same_acp_session() {
     let (kind, events) = r.wait_turn_end(&sid, 5);
     assert_eq!(kind, "completed", "{:?}", common::types(&events));
     let said = Real::assistant_text(&Real::turn_events(&events, 5));
-    let asked: Vec<Value> = model_turns(&r.fake).iter().map(|q| q["scenario"].clone()).collect();
+    // The fake model picks its answer by the last user message's `[fake:…]` tag: what it last
+    // saw says which answer it gave.
+    let last_asked = model_turns(&r.fake)
+        .last()
+        .map(|q| q["body"]["messages"].as_array().and_then(|m| m.last()).cloned().unwrap_or_default().to_string())
+        .unwrap_or_default();
     assert!(
         said.contains("Hello from the fake model."),
-        "turn 5 said {said:?}; its events {:?}; the model was asked {asked:?}",
-        common::types(&Real::turn_events(&events, 5))
+        "turn 5 said {said:?}; its events {:?}; the model's last request ended with {}",
+        common::types(&Real::turn_events(&events, 5)),
+        last_asked.chars().take(800).collect::<String>()
     );
     let last = model_turns(&r.fake).last().expect("a model request").to_string();
     assert!(last.contains("pineapple") && last.contains("Second words"), "loaded again: {last}");

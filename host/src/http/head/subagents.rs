@@ -91,7 +91,7 @@ pub async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> 
             Ok(serde_json::to_value(value).map_err(internal)?)
         }
         "subagent.prompt" => {
-            let zone = super::client_time_zone(a.client_time_zone.clone())?;
+            let zone = super::zone::client_time_zone(a.client_time_zone.clone())?;
             if app.session(&a.parent_session_id).is_err() {
                 return Err(Refused::new(
                     "subagent-parent-unavailable",
