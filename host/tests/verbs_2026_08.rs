@@ -102,11 +102,6 @@ fn an_image_prompt_is_stored_by_its_sha256_and_read_back() {
 fn refused_images_are_attachment_errors_upstream_and_bad_request_in_the_seed_dialect() {
     let image = |media: &str, data: &str| json!({ "type": "image", "mediaType": media, "data": data });
     let cases = [
-        (
-            vec![image("image/bmp", PNG_1X1)],
-            "UNSUPPORTED_IMAGE_TYPE",
-            "Image type image/bmp is not accepted by this deployment.",
-        ),
         (vec![image("image/png", "not base64!")], "INVALID_IMAGE_BASE64", "Image upload is not canonical base64."),
         (vec![image("image/jpeg", PNG_1X1)], "IMAGE_TYPE_MISMATCH", "Declared image type does not match its bytes."),
         (vec![image("image/png", "AAAA")], "INVALID_IMAGE", "Unsupported or malformed image data."),
@@ -136,6 +131,14 @@ fn refused_images_are_attachment_errors_upstream_and_bad_request_in_the_seed_dia
             (err["code"].as_str(), err["message"].as_str()),
             (Some(want), Some("Image is not referenced by this session."))
         );
+        // A media type outside the four fails upstream's schema first: an invalid payload.
+        let bmp = json!([image("image/bmp", PNG_1X1)]);
+        let err = host.call_err("session.prompt", json!({ "sessionId": sid, "mode": "queue", "content": bmp }));
+        assert_eq!(
+            (err["code"].as_str(), err["message"].as_str()),
+            (Some("bad-request"), Some("invalid payload for session.prompt"))
+        );
+        assert_eq!(err["details"]["issues"][0]["path"], json!(["content", 0, "mediaType"]));
         assert!(host.event_types(&sid).is_empty(), "nothing refused reached the log");
     }
 }

@@ -4,12 +4,13 @@
 //! bytes, width, height, name?}}`; `session.attachment` reads the bytes back.
 //!
 //! A refused image is upstream's `attachment-error {reason}` with its message in the 2026-08
-//! dialect (`TOO_MANY_IMAGES`, `UNSUPPORTED_IMAGE_TYPE`, `IMAGE_TOO_LARGE`,
-//! `INVALID_IMAGE_BASE64`, `INVALID_IMAGE`, `IMAGE_TYPE_MISMATCH`, and for a read
-//! `ATTACHMENT_NOT_REFERENCED`), `bad-request` with this host's own words in the seed's.
+//! dialect (`TOO_MANY_IMAGES`, `IMAGE_TOO_LARGE`, `INVALID_IMAGE_BASE64`, `INVALID_IMAGE`,
+//! `IMAGE_TYPE_MISMATCH`, and for a read `ATTACHMENT_NOT_REFERENCED`), `bad-request` with this
+//! host's own words in the seed's. A media type outside the four is an invalid payload in both,
+//! as upstream's schema refuses it before any attachment code runs.
 
 use crate::app::App;
-use crate::http::rpc::internal;
+use crate::http::rpc::{custom_issue, internal, invalid_payload};
 use crate::http::verbs::Refusal;
 use crate::log::session::Session;
 use crate::log::store::Image;
@@ -55,22 +56,23 @@ pub fn store_images(app: &App, s: &Session, content: Vec<Value>) -> Result<Vec<V
     }
     content
         .into_iter()
-        .map(|block| match block.get("type").and_then(Value::as_str) {
-            Some("image") if block.get("data").is_some() => store_one(app, s, &block),
+        .enumerate()
+        .map(|(i, block)| match block.get("type").and_then(Value::as_str) {
+            Some("image") if block.get("data").is_some() => store_one(app, s, i, &block),
             _ => Ok(block),
         })
         .collect()
 }
 
 #[allow(clippy::result_large_err)] // a refusal is made once per refused request, never in a loop
-fn store_one(app: &App, s: &Session, block: &Value) -> Result<Value, Refusal> {
+fn store_one(app: &App, s: &Session, at: usize, block: &Value) -> Result<Value, Refusal> {
     let media_type = block.get("mediaType").and_then(Value::as_str).unwrap_or_default();
     if !MEDIA_TYPES.contains(&media_type) {
-        return Err(refused(
-            "UNSUPPORTED_IMAGE_TYPE",
-            format!("image mediaType must be one of {MEDIA_TYPES:?}"),
-            &format!("Image type {media_type} is not accepted by this deployment."),
-        ));
+        let issue = custom_issue(
+            vec![json!("content"), json!(at), json!("mediaType")],
+            &format!("must be one of {MEDIA_TYPES:?}"),
+        );
+        return Err(Refusal::Rpc(invalid_payload("session.prompt", vec![issue])));
     }
     let not_base64 =
         || refused("INVALID_IMAGE_BASE64", "image data is not valid base64", "Image upload is not canonical base64.");

@@ -19,7 +19,12 @@ pub struct Exchange {
 }
 
 pub fn fixtures() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/head");
+    fixtures_in("")
+}
+
+/// The transcripts of `fixtures/head/<sub>` (`""`: the folder itself), in name order.
+pub fn fixtures_in(sub: &str) -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/head").join(sub);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("fixtures/head")
         .map(|e| e.expect("entry").path())

@@ -617,10 +617,14 @@ fn a_client_only_made_resident_never_connects_until_its_first_other_input() {
 #[test]
 fn the_2026_08_methods_written_from_upstream_source_replay_through_call_as_written() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("host/tests/fixtures/head");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("the fixtures").map(|e| e.expect("entry").path()).collect();
+    let mut files: Vec<_> = [dir.clone(), dir.join("refusals")]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).expect("the fixtures"))
+        .map(|e| e.expect("entry").path())
+        .collect();
     files.retain(|p| p.extension().is_some_and(|e| e == "txt"));
     files.sort();
-    assert!(files.len() >= 10, "{files:?}");
+    assert!(files.len() >= 13, "{files:?}");
     let (mut answers, mut frames) = (0, 0);
     for file in files {
         let mut d = Driver::sse();
