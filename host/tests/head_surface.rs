@@ -9,7 +9,7 @@ mod common;
 mod replay;
 
 use common::*;
-use replay::{bind, check, exchanges, fixtures, fixtures_in, RawFrames};
+use replay::{fixtures, fixtures_in, replay, RawFrames};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -68,7 +68,7 @@ fn each_method_answers_as_its_transcript_written_from_upstream_source() {
     let files = fixtures();
     assert_eq!(files.len(), METHODS.len() + 1, "one transcript per method, and session.create: {files:?}");
     for file in files {
-        replay(&file);
+        replay_fresh(&file);
     }
 }
 
@@ -78,25 +78,14 @@ fn each_refusal_answers_as_its_transcript_written_from_upstream_source() {
     let files = fixtures_in("refusals");
     assert_eq!(files.len(), 3, "{files:?}");
     for file in files {
-        replay(&file);
+        replay_fresh(&file);
     }
 }
 
-/// One transcript against a fresh host of [`setup`]: every answer and the frames after it.
-fn replay(file: &std::path::Path) {
-    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+/// One transcript against a fresh host of [`setup`].
+fn replay_fresh(file: &std::path::Path) {
     let (host, names, _dirs) = setup();
-    let frames = RawFrames::open(&host);
-    for (i, ex) in exchanges(&std::fs::read_to_string(file).unwrap()).iter().enumerate() {
-        let raw = host.post(&format!("/api/{}", ex.method), &bind(&ex.request, &names).to_string());
-        assert_eq!(raw.status, 200, "{name} #{i}: {}", raw.body);
-        check(&bind(&ex.response, &names), &raw.json(), &format!("{name} #{i}")).unwrap();
-        for expected in &ex.frames {
-            let method = expected["method"].as_str().unwrap();
-            let got = frames.next_of(method, WAIT).unwrap_or_else(|| panic!("{name} #{i}: no {method} frame"));
-            check(&bind(expected, &names), &got, &format!("{name} #{i} {method}")).unwrap();
-        }
-    }
+    replay(&host, &names, file, WAIT);
 }
 
 #[test]

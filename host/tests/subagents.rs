@@ -11,7 +11,7 @@ mod common;
 mod replay;
 
 use common::*;
-use replay::{bind, check, exchanges, RawFrames};
+use replay::{replay, RawFrames};
 use serde_json::{json, Value};
 
 fn host(wire: &str) -> Host {
@@ -165,19 +165,8 @@ fn each_subagent_method_answers_as_its_transcript_written_from_upstream_source()
     files.sort();
     assert_eq!(files.len(), METHODS.len(), "one transcript per method: {files:?}");
     for file in files {
-        let file_name = file.file_name().unwrap().to_string_lossy().into_owned();
         let (host, names) = setup();
-        let frames = RawFrames::open(&host);
-        for (i, ex) in exchanges(&std::fs::read_to_string(&file).unwrap()).iter().enumerate() {
-            let raw = host.post(&format!("/api/{}", ex.method), &bind(&ex.request, &names).to_string());
-            assert_eq!(raw.status, 200, "{file_name} #{i}: {}", raw.body);
-            check(&bind(&ex.response, &names), &raw.json(), &format!("{file_name} #{i}")).unwrap();
-            for expected in &ex.frames {
-                let method = expected["method"].as_str().unwrap();
-                let got = frames.next_of(method, WAIT).unwrap_or_else(|| panic!("{file_name} #{i}: no {method}"));
-                check(&bind(expected, &names), &got, &format!("{file_name} #{i} {method}")).unwrap();
-            }
-        }
+        replay(&host, &names, &file, WAIT);
     }
 }
 

@@ -16,6 +16,26 @@ fn upstream() -> Host {
 const PNG_1X1: &str =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
+/// A turn streaming for a while and `second` queued behind it: the queued item's id, as the
+/// `session/queue` frame names it.
+fn one_queued(host: &Host, sid: &str, second: &str) -> String {
+    let mut mux = host.mux();
+    host.prompt(sid, "queue", "first, a reply long enough to stream for a while");
+    host.prompt(sid, "queue", second);
+    let frames = mux.until(
+        "one queued",
+        |f| matches!(f, Frame::Queue(q) if q.items.value().as_array().is_some_and(|a| a.len() == 1)),
+    );
+    frames
+        .iter()
+        .rev()
+        .find_map(|f| match &f.frame {
+            Frame::Queue(q) => q.items.value()[0]["id"].as_str().map(str::to_string),
+            _ => None,
+        })
+        .unwrap()
+}
+
 #[test]
 fn rename_normalizes_the_title_and_publishes_it() {
     for wire in [&["--wire", "2026-08"][..], &[]] {
@@ -180,21 +200,7 @@ fn a_queue_edit_takes_text_only_and_a_steer_needs_a_running_turn() {
         }
         let host = Host::start(&args);
         let sid = host.create();
-        let mut mux = host.mux();
-        host.prompt(&sid, "queue", "first, a reply long enough to stream for a while");
-        host.prompt(&sid, "queue", "queued");
-        let frames = mux.until(
-            "one queued",
-            |f| matches!(f, Frame::Queue(q) if q.items.value().as_array().is_some_and(|a| a.len() == 1)),
-        );
-        let item = frames
-            .iter()
-            .rev()
-            .find_map(|f| match &f.frame {
-                Frame::Queue(q) => q.items.value()[0]["id"].as_str().map(str::to_string),
-                _ => None,
-            })
-            .unwrap();
+        let item = one_queued(&host, &sid, "queued");
         let edit =
             json!({ "kind": "edit", "content": [{ "type": "image", "mediaType": "image/png", "data": PNG_1X1 }] });
         let err = host.call_err("session.updateQueue", json!({ "sessionId": sid, "itemId": item, "action": edit }));
@@ -406,22 +412,7 @@ fn an_item_no_longer_queued_is_queue_item_not_found_upstream_and_bad_request_in_
         };
         let host = Host::start(args);
         let sid = host.create();
-        let mut mux = host.mux();
-        host.prompt(&sid, "queue", "first, a reply long enough to stream for a while");
-        host.prompt(&sid, "queue", "second");
-        let frames = mux.until(
-            "one queued",
-            |f| matches!(f, Frame::Queue(q) if q.items.value().as_array().is_some_and(|a| a.len() == 1)),
-        );
-        let queued = frames
-            .iter()
-            .rev()
-            .find_map(|f| match &f.frame {
-                Frame::Queue(q) => Some(q.items.value()),
-                _ => None,
-            })
-            .unwrap();
-        let item = queued[0]["id"].as_str().unwrap().to_string();
+        let item = one_queued(&host, &sid, "second");
         // The agent takes it: the second turn runs it.
         host.wait_turn_end(&sid, 2);
         let edit = json!({ "kind": "edit", "content": [{ "type": "text", "text": "too late" }] });

@@ -6,7 +6,7 @@ use crate::common::Host;
 use agent_session_onepass::sse::{SseItem, SseParser};
 use serde_json::Value;
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -32,6 +32,23 @@ pub fn fixtures_in(sub: &str) -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
+}
+
+/// Replays transcript `file` against `host` (its setup's `$NAME` bindings in `names`): every
+/// answer, and the host frames listed after it, arriving within `within`, in order.
+pub fn replay(host: &Host, names: &[(String, String)], file: &Path, within: Duration) {
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    let frames = RawFrames::open(host);
+    for (i, ex) in exchanges(&std::fs::read_to_string(file).unwrap()).iter().enumerate() {
+        let raw = host.post(&format!("/api/{}", ex.method), &bind(&ex.request, names).to_string());
+        assert_eq!(raw.status, 200, "{name} #{i}: {}", raw.body);
+        check(&bind(&ex.response, names), &raw.json(), &format!("{name} #{i}")).unwrap();
+        for expected in &ex.frames {
+            let method = expected["method"].as_str().unwrap();
+            let got = frames.next_of(method, within).unwrap_or_else(|| panic!("{name} #{i}: no {method} frame"));
+            check(&bind(expected, names), &got, &format!("{name} #{i} {method}")).unwrap();
+        }
+    }
 }
 
 pub fn exchanges(text: &str) -> Vec<Exchange> {
