@@ -147,7 +147,7 @@ pub fn lists_command(value: &Json, command: &str) -> ReadResult<bool> {
     Ok(items.iter().any(|n| n.name == command))
 }
 
-/// What a client sends a host whose description is the seed's ([`HostDescription::is_seed`]):
+/// What a client sends a host whose description is the seed's ([`describes_seed`]):
 /// the seed's eight methods (upstream at ced6ab9d14 has no others), and the package's own
 /// extension paths, which a seed-generation host may serve (`respond`, `session.answer`).
 /// Any other method would answer 404, which a browser reports as a console error.
@@ -202,11 +202,11 @@ record! {
     }
 }
 
-impl HostDescription {
-    /// Whether this is the seed host's description: a host that has only [`SEED_METHODS`].
-    pub fn is_seed(&self) -> bool {
-        self.can_open_path.is_none()
-    }
+/// Whether `value`, a `host.describe` value its schema passed, is the seed host's: a host
+/// that has only [`SEED_METHODS`]. Read off the value's members, not through the whole
+/// [`HostDescription`] (a client reads nothing else of it).
+pub fn describes_seed(value: &Json) -> bool {
+    Obj::parse(value.text()).is_ok_and(|o| o.raw("canOpenPath").is_none())
 }
 
 record! {
@@ -581,16 +581,16 @@ mod readers {
             can_open_path: None,
         };
         round_trips(&seed);
-        assert!(seed.is_seed());
-        let d: HostDescription =
-            accepted(r#"{"x":{"y":[1]},"version":"1","cwd":"/","provider":"p","model":"m","attachedSessions":0}"#);
-        assert!(d.is_seed(), "the seed's description has no canOpenPath");
+        assert!(describes_seed(&Json::from_serialize(&seed)));
+        let text = r#"{"x":{"y":[1]},"version":"1","cwd":"/","provider":"p","model":"m","attachedSessions":0}"#;
+        accepted::<HostDescription>(text);
+        assert!(describes_seed(&Json::from_text(text).unwrap()), "the seed's description has no canOpenPath");
         // The 2026-08 description, as upstream's schema has it: provider and model optional,
         // home and canOpenPath always there.
-        let d: HostDescription =
-            accepted(r#"{"version":"0.0.1","cwd":"/","attachedSessions":0,"home":"/h","canOpenPath":false}"#);
-        assert!(!d.is_seed());
-        assert_eq!((d.provider, d.home.as_deref()), (None, Some("/h")));
+        let text = r#"{"version":"0.0.1","cwd":"/","attachedSessions":0,"home":"/h","canOpenPath":false}"#;
+        let d: HostDescription = accepted(text);
+        assert!(!describes_seed(&Json::from_text(text).unwrap()));
+        assert_eq!((d.provider, d.home.as_deref(), d.can_open_path), (None, Some("/h"), Some(false)));
         // The seed's rpc-map at ced6ab9d14, then the package's own paths a seed host may serve.
         let mut seed: Vec<&str> = SEED_METHODS[..8].to_vec();
         seed.sort_unstable();

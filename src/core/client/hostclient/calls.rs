@@ -122,8 +122,7 @@ impl HostClient {
             }
             CallFor::Describe { gen } => match result.and_then(|v| checked(wire::HOST_DESCRIBE, v)) {
                 Ok(v) => {
-                    // `HostDescription::is_seed`, read off the checked value.
-                    self.seed_host = wire::read::Obj::parse(v.text()).is_ok_and(|o| o.raw("canOpenPath").is_none());
+                    self.seed_host = wire::describes_seed(&v);
                     self.conn.described(gen)
                 }
                 Err(e) => self.fail_generation(gen, GenerationEnd::Describe(e.message)),
