@@ -14,7 +14,6 @@ use crate::http::history;
 use crate::http::rpc::{self, internal, invalid_payload};
 use crate::http::verbs::Refusal;
 use crate::log::plan;
-use crate::log::session::Prompt;
 use crate::tickets::STREAM_TICKET;
 use agent_session_wire::interaction::{AnswerPayload, SESSION_ANSWER};
 use agent_session_wire::{
@@ -133,10 +132,8 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> RpcR
         wire::SESSION_CREATE => crate::http::verbs::create(app, &optional_payload(p)),
         wire::SESSION_PROMPT => {
             let p: PromptPayload = payload(method, p)?;
-            let s = app.session(&p.session_id)?;
-            let content = crate::http::attachments::store_images(app, &s, p.content).map_err(Refusal::seed)?;
-            agent::prompt(&app.base, &app.agent, &s, p.mode, Prompt::new(content, rpc_id.to_string())).await?;
-            Ok(json!({ "accepted": true }))
+            // The seed's schema has no `clientTimeZone`: none is kept.
+            crate::http::attachments::prompt(app, rpc_id, p, None).await.map_err(Refusal::seed)
         }
         wire::SESSION_CANCEL => {
             let p: SessionRef = payload(method, p)?;

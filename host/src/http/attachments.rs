@@ -12,8 +12,9 @@
 use crate::app::App;
 use crate::http::rpc::{custom_issue, internal, invalid_payload};
 use crate::http::verbs::Refusal;
-use crate::log::session::Session;
+use crate::log::session::{Prompt, Session};
 use crate::log::store::Image;
+use agent_session_wire::PromptPayload;
 use serde_json::{json, Value};
 
 /// Upstream's per-image limit (its `imageLimits.maxImageBytes`).
@@ -22,14 +23,14 @@ pub const MAX_IMAGE_BYTES: usize = 20 * 1024 * 1024;
 pub const MAX_IMAGES_PER_MESSAGE: usize = 20;
 const MEDIA_TYPES: &[&str] = &["image/png", "image/jpeg", "image/webp", "image/gif"];
 
-/// Upstream's `attachment-error {reason}` (its message `upstream`), `seed` in the seed dialect.
-fn refused(reason: &str, seed: impl Into<String>, upstream: &str) -> Refusal {
-    Refusal::Verb {
-        code: "attachment-error",
-        seed: seed.into(),
-        upstream: upstream.to_string(),
-        details: json!({ "reason": reason }),
-    }
+/// `session.prompt` in either dialect: its images stored, then the prompt queued or steering,
+/// with the browser's `zone` where the 2026-08 dialect took one.
+pub async fn prompt(app: &App, rpc_id: &str, p: PromptPayload, zone: Option<String>) -> Result<Value, Refusal> {
+    let s = app.session(&p.session_id)?;
+    let content = store_images(app, &s, p.content)?;
+    let prompt = Prompt { client_time_zone: zone, ..Prompt::new(content, rpc_id.to_string()) };
+    crate::agent::prompt(&app.base, &app.agent, &s, p.mode, prompt).await?;
+    Ok(json!({ "accepted": true }))
 }
 
 /// The format the bytes are, by their signature (upstream refuses a declared type they are not).
@@ -48,7 +49,7 @@ fn sniff(d: &[u8]) -> Option<&'static str> {
 pub fn store_images(app: &App, s: &Session, content: Vec<Value>) -> Result<Vec<Value>, Refusal> {
     let count = content.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("image")).count();
     if count > MAX_IMAGES_PER_MESSAGE {
-        return Err(refused(
+        return Err(Refusal::attachment(
             "TOO_MANY_IMAGES",
             format!("at most {MAX_IMAGES_PER_MESSAGE} images per message"),
             "Image batch exceeds the configured image-count limit.",
@@ -74,11 +75,16 @@ fn store_one(app: &App, s: &Session, at: usize, block: &Value) -> Result<Value, 
         );
         return Err(Refusal::Rpc(invalid_payload("session.prompt", vec![issue])));
     }
-    let not_base64 =
-        || refused("INVALID_IMAGE_BASE64", "image data is not valid base64", "Image upload is not canonical base64.");
+    let not_base64 = || {
+        Refusal::attachment(
+            "INVALID_IMAGE_BASE64",
+            "image data is not valid base64",
+            "Image upload is not canonical base64.",
+        )
+    };
     let text = block.get("data").and_then(Value::as_str).ok_or_else(not_base64)?;
     if text.len() / 4 * 3 > MAX_IMAGE_BYTES + 3 {
-        return Err(refused(
+        return Err(Refusal::attachment(
             "IMAGE_TOO_LARGE",
             format!("an image is at most {MAX_IMAGE_BYTES} bytes"),
             "Image exceeds the configured byte limit.",
@@ -86,17 +92,21 @@ fn store_one(app: &App, s: &Session, at: usize, block: &Value) -> Result<Value, 
     }
     let data = base64_decode(text).ok_or_else(not_base64)?;
     if data.is_empty() {
-        return Err(refused("INVALID_IMAGE", "image data is empty", "Image is empty."));
+        return Err(Refusal::attachment("INVALID_IMAGE", "image data is empty", "Image is empty."));
     }
     if sniff(&data).is_some_and(|t| t != media_type) {
-        return Err(refused(
+        return Err(Refusal::attachment(
             "IMAGE_TYPE_MISMATCH",
             "image data is not of its mediaType",
             "Declared image type does not match its bytes.",
         ));
     }
     let (width, height) = dimensions(media_type, &data).ok_or_else(|| {
-        refused("INVALID_IMAGE", "image data is not a readable image", "Unsupported or malformed image data.")
+        Refusal::attachment(
+            "INVALID_IMAGE",
+            "image data is not a readable image",
+            "Unsupported or malformed image data.",
+        )
     })?;
     let name = block.get("name").and_then(Value::as_str).map(str::to_string);
     let image = Image {
@@ -128,7 +138,7 @@ pub fn read(app: &App, s: &Session, id: &str) -> Result<Value, Refusal> {
         Some(image) => Ok(json!({ "attachment": reference(&image), "data": base64_encode(&image.data) })),
         None => {
             let words = "Image is not referenced by this session.";
-            Err(refused("ATTACHMENT_NOT_REFERENCED", words, words))
+            Err(Refusal::attachment("ATTACHMENT_NOT_REFERENCED", words, words))
         }
     }
 }

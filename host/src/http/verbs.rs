@@ -40,6 +40,17 @@ impl Refusal {
         }
     }
 
+    /// Upstream's `attachment-error {reason}` (its message `upstream`), `seed` in the seed
+    /// dialect: a refused image, or an edit that is not text.
+    pub fn attachment(reason: &str, seed: impl Into<String>, upstream: &str) -> Refusal {
+        Refusal::Verb {
+            code: "attachment-error",
+            seed: seed.into(),
+            upstream: upstream.to_string(),
+            details: json!({ "reason": reason }),
+        }
+    }
+
     /// Upstream's answer when the queue holds no item `item_id` (it took it, or it never was).
     pub fn queue_item_not_found(item_id: &str) -> Refusal {
         Refusal::Verb {
@@ -118,12 +129,7 @@ pub fn text_only_edit(action: &Value) -> Result<(), Refusal> {
         && blocks.iter().any(|b| b.get("type").and_then(Value::as_str) != Some("text"))
     {
         let words = "queue edits accept text content only";
-        return Err(Refusal::Verb {
-            code: "attachment-error",
-            seed: words.into(),
-            upstream: words.into(),
-            details: json!({ "reason": "QUEUE_EDIT_NON_TEXT" }),
-        });
+        return Err(Refusal::attachment("QUEUE_EDIT_NON_TEXT", words, words));
     }
     Ok(())
 }

@@ -21,13 +21,11 @@ mod zone;
 
 use answer::{Answer, Refused};
 
-use crate::agent;
 use crate::app::App;
 use crate::http::attachments;
 use crate::http::check::payload;
 use crate::http::rpc;
 use crate::http::verbs::{self, Refusal};
-use crate::log::session::Prompt;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
@@ -115,13 +113,9 @@ async fn dispatch(app: &Arc<App>, method: &str, rpc_id: &str, p: &Value) -> Answ
             Ok(verbs::update_queue(app, &s, &p.item_id, &p.action.value()).await?)
         }
         agent_session_wire::SESSION_PROMPT => {
-            let p: agent_session_wire::PromptPayload = payload(method, p)?;
-            let zone = zone::client_time_zone(p.client_time_zone)?;
-            let s = app.session(&p.session_id)?;
-            let content = attachments::store_images(app, &s, p.content)?;
-            let prompt = Prompt { client_time_zone: zone, ..Prompt::new(content, rpc_id.to_string()) };
-            agent::prompt(&app.base, &app.agent, &s, p.mode, prompt).await?;
-            Ok(json!({ "accepted": true }))
+            let mut p: agent_session_wire::PromptPayload = payload(method, p)?;
+            let zone = zone::client_time_zone(p.client_time_zone.take())?;
+            Ok(attachments::prompt(app, rpc_id, p, zone).await?)
         }
         agent_session_wire::SESSION_ATTACHMENT => {
             let p: agent_session_wire::AttachmentPayload = payload(method, p)?;
