@@ -202,7 +202,16 @@ describe("demo UI with the 2026-08 session verbs", () => {
     assert.equal(await links.count(), 2, 'one child under each subagent call')
     const child = await links.first().getAttribute('data-session-id')
     assert.notEqual(child, parent)
-    // In the list, each child right under its parent, one level in.
+    // In the list, each child right under its parent, one level in. The catalog's answer
+    // (HTTP) can come before the child's `host/session-added` (the host downlink): the list
+    // is waited for, then read.
+    await page
+      .waitForFunction((id) => {
+        const items = [...document.querySelectorAll('.session-item')]
+        const at = items.findIndex((e) => e.getAttribute('data-session-id') === id)
+        return items.slice(at + 1, at + 3).filter((e) => e.getAttribute('data-depth') === '1').length === 2
+      }, parent, { timeout: T })
+      .catch(() => {})
     const order = await page.locator('.session-item').evaluateAll((els) => els.map((e) => [e.getAttribute('data-session-id'), e.getAttribute('data-depth')]))
     const at = order.findIndex(([id]) => id === parent)
     assert.deepEqual(order.slice(at + 1, at + 3).map(([, d]) => d), ['1', '1'], JSON.stringify(order))
