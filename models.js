@@ -1,9 +1,9 @@
 // The 2026-08 host's model directory and selection of one session (`host.models(sessionId)`,
 // docs/API.md "Models"). Loaded by index.js on the first call (apps without it never load this
 // file). Made of `host.call`: `session.models` once the client is connected, then
-// `session.selectModel` per pick. The host sends no frame when a selection changes, so what is shown is what its answers say,
-// behind a fence: each pick is numbered, and only the answer to the newest one is applied (a
-// slower answer to an older pick never overwrites a newer one).
+// `session.selectModel` per pick. The host sends no frame when a selection changes, so what is
+// shown is what its answers say, behind a fence: each pick is numbered, and only the answer to
+// the newest one is applied (a slower answer to an older pick never overwrites a newer one).
 
 import { Store, keyed, opened } from './store.js'
 
