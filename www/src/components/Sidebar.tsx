@@ -30,8 +30,8 @@ export function providerOptions(hostProvider: string | null): ProviderOption[] |
 
 interface Props {
   host: HostClient
-  /** The host speaks the 2026-08 wire (an open session lists commands): it has workspaces and
-   *  renames sessions (the seed host has neither, and the client does not ask it). */
+  /** The host speaks the 2026-08 wire (its description or an open session says so): it has
+   *  workspaces and renames sessions (the seed host has neither, and the client does not ask it). */
   upstream: boolean
   /** A new session in a workspace; resolves its id. */
   onCreateIn(workspaceId: string): Promise<string | null>
